@@ -1,0 +1,277 @@
+//! Environment settings, parsed once into typed values.
+//!
+//! A bad value gives one warning line naming the variable, and the default.
+
+use std::time::Duration;
+
+/// Report sort orders (`TICKPROF_SORT`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SortKey {
+    /// Total time, descending (the default).
+    Total,
+    /// Self time, descending.
+    SelfTime,
+    /// Number of calls, descending.
+    Calls,
+    /// Mean time per call, descending.
+    Mean,
+    /// Name, ascending.
+    Name,
+}
+
+/// Text report layouts (`TICKPROF_REPORT`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// The flat table (the default).
+    Flat,
+    /// The flat table, then a caller/callee section per site.
+    Tree,
+}
+
+/// Default `TICKPROF_MAX_DELTA`: one hour.
+pub const DEFAULT_MAX_DELTA: Duration = Duration::from_secs(3600);
+/// Default `TICKPROF_MAX_NODES`: calling-context tree nodes per thread.
+pub const DEFAULT_MAX_NODES: usize = 1_000_000;
+
+/// All settings, with defaults for what was unset or invalid.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// `TICKPROF`: record and report (true) or do nothing (false).
+    pub enabled: bool,
+    /// `TICKPROF_OUT`: extra output files, format chosen by extension.
+    pub outputs: Vec<String>,
+    /// `TICKPROF_TOP`: at most this many rows in the text table.
+    pub top: Option<usize>,
+    /// `TICKPROF_SORT`.
+    pub sort: SortKey,
+    /// `TICKPROF_MAX_DELTA`: deltas above this are rejected as oversized.
+    pub max_delta: Duration,
+    /// `TICKPROF_MAX_NODES`: calling-context tree nodes per thread.
+    pub max_nodes: usize,
+    /// `TICKPROF_REPORT`.
+    pub layout: Layout,
+    /// `TICKPROF_THREADS`: add a per-thread breakdown.
+    pub threads: bool,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            enabled: true,
+            outputs: Vec::new(),
+            top: None,
+            sort: SortKey::Total,
+            max_delta: DEFAULT_MAX_DELTA,
+            max_nodes: DEFAULT_MAX_NODES,
+            layout: Layout::Flat,
+            threads: false,
+        }
+    }
+}
+
+/// Known output extensions (`TICKPROF_OUT`).
+pub(crate) const OUTPUT_EXTENSIONS: &[&str] = &[".csv", ".txt"];
+
+impl Config {
+    /// Parses settings through `get` (the environment in production).
+    /// Returns the settings and one warning line per bad value.
+    pub fn parse(get: impl Fn(&str) -> Option<String>) -> (Config, Vec<String>) {
+        let mut c = Config::default();
+        let mut warnings = Vec::new();
+        let mut warn = |var: &str, value: &str, why: &str, default: &str| {
+            warnings.push(format!(
+                "tickprof: warning: {var}={value:?} {why}; using the default ({default})"
+            ));
+        };
+        if let Some(v) = get("TICKPROF") {
+            match v.trim().to_ascii_lowercase().as_str() {
+                "off" | "0" | "false" | "no" => c.enabled = false,
+                "on" | "1" | "true" | "yes" | "" => c.enabled = true,
+                _ => warn("TICKPROF", &v, "is not on or off", "on"),
+            }
+        }
+        let mut bad_outputs = Vec::new();
+        if let Some(v) = get("TICKPROF_OUT") {
+            for path in v.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+                if OUTPUT_EXTENSIONS.iter().any(|e| path.ends_with(e)) {
+                    c.outputs.push(path.to_owned());
+                } else {
+                    bad_outputs.push(format!(
+                        "tickprof: warning: TICKPROF_OUT: {path:?} has no known extension ({}); not written",
+                        OUTPUT_EXTENSIONS.join(" ")
+                    ));
+                }
+            }
+        }
+        if let Some(v) = get("TICKPROF_TOP") {
+            match v.trim().parse::<usize>() {
+                Ok(0) => c.top = None,
+                Ok(n) => c.top = Some(n),
+                Err(_) => warn("TICKPROF_TOP", &v, "is not a whole number", "all rows"),
+            }
+        }
+        if let Some(v) = get("TICKPROF_SORT") {
+            match v.trim().to_ascii_lowercase().as_str() {
+                "total" => c.sort = SortKey::Total,
+                "self" => c.sort = SortKey::SelfTime,
+                "calls" => c.sort = SortKey::Calls,
+                "mean" => c.sort = SortKey::Mean,
+                "name" => c.sort = SortKey::Name,
+                _ => warn(
+                    "TICKPROF_SORT",
+                    &v,
+                    "is not one of total, self, calls, mean, name",
+                    "total",
+                ),
+            }
+        }
+        if let Some(v) = get("TICKPROF_MAX_DELTA") {
+            match parse_duration(&v) {
+                Some(d) if !d.is_zero() => c.max_delta = d,
+                _ => warn(
+                    "TICKPROF_MAX_DELTA",
+                    &v,
+                    "is not a positive duration like 500ms, 30s, 2m or 1h",
+                    "1h",
+                ),
+            }
+        }
+        if let Some(v) = get("TICKPROF_MAX_NODES") {
+            match v.trim().parse::<usize>() {
+                Ok(n) if n >= 1 => c.max_nodes = n,
+                _ => warn(
+                    "TICKPROF_MAX_NODES",
+                    &v,
+                    "is not a positive whole number",
+                    "1000000",
+                ),
+            }
+        }
+        if let Some(v) = get("TICKPROF_REPORT") {
+            match v.trim().to_ascii_lowercase().as_str() {
+                "flat" => c.layout = Layout::Flat,
+                "tree" => c.layout = Layout::Tree,
+                _ => warn("TICKPROF_REPORT", &v, "is not flat or tree", "flat"),
+            }
+        }
+        if let Some(v) = get("TICKPROF_THREADS") {
+            match v.trim().to_ascii_lowercase().as_str() {
+                "1" | "on" | "true" | "yes" => c.threads = true,
+                "0" | "off" | "false" | "no" | "" => c.threads = false,
+                _ => warn("TICKPROF_THREADS", &v, "is not 0 or 1", "0"),
+            }
+        }
+        warnings.extend(bad_outputs);
+        (c, warnings)
+    }
+
+    /// Parses the process environment. A variable that is set but not valid
+    /// Unicode counts as a bad value.
+    pub fn from_env() -> (Config, Vec<String>) {
+        Config::parse(|name| std::env::var_os(name).map(|v| v.to_string_lossy().into_owned()))
+    }
+}
+
+/// Parses `500ms`, `30s`, `1.5s`, `2m`, `1h`, `250us`, `250µs`, `100ns`.
+/// A unit is required.
+pub(crate) fn parse_duration(s: &str) -> Option<Duration> {
+    let s = s.trim();
+    let split = s.find(|c: char| !(c.is_ascii_digit() || c == '.'))?;
+    let (num, unit) = s.split_at(split);
+    let value: f64 = num.parse().ok()?;
+    let scale = match unit.trim() {
+        "ns" => 1e-9,
+        "us" | "µs" => 1e-6,
+        "ms" => 1e-3,
+        "s" => 1.0,
+        "m" | "min" => 60.0,
+        "h" => 3600.0,
+        _ => return None,
+    };
+    Duration::try_from_secs_f64(value * scale).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn parse(vars: &[(&str, &str)]) -> (Config, Vec<String>) {
+        let map: HashMap<String, String> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        Config::parse(|k| map.get(k).cloned())
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("500ms"), Some(Duration::from_millis(500)));
+        assert_eq!(parse_duration("30s"), Some(Duration::from_secs(30)));
+        assert_eq!(parse_duration("1.5s"), Some(Duration::from_millis(1500)));
+        assert_eq!(parse_duration("2m"), Some(Duration::from_secs(120)));
+        assert_eq!(parse_duration("1h"), Some(Duration::from_secs(3600)));
+        assert_eq!(parse_duration("250µs"), Some(Duration::from_micros(250)));
+        assert_eq!(parse_duration("10"), None);
+        assert_eq!(parse_duration("abc"), None);
+        assert_eq!(parse_duration("5 parsecs"), None);
+        assert_eq!(parse_duration("-5s"), None);
+    }
+
+    #[test]
+    fn defaults_when_unset() {
+        let (c, w) = parse(&[]);
+        assert!(w.is_empty());
+        assert!(c.enabled);
+        assert_eq!(c.max_delta, DEFAULT_MAX_DELTA);
+        assert_eq!(c.sort, SortKey::Total);
+        assert_eq!(c.top, None);
+    }
+
+    #[test]
+    fn valid_values() {
+        let (c, w) = parse(&[
+            ("TICKPROF", "off"),
+            ("TICKPROF_TOP", "5"),
+            ("TICKPROF_SORT", "calls"),
+            ("TICKPROF_MAX_DELTA", "30s"),
+            ("TICKPROF_OUT", "a.csv, b.txt"),
+            ("TICKPROF_REPORT", "tree"),
+        ]);
+        assert!(w.is_empty(), "{w:?}");
+        assert!(!c.enabled);
+        assert_eq!(c.top, Some(5));
+        assert_eq!(c.sort, SortKey::Calls);
+        assert_eq!(c.max_delta, Duration::from_secs(30));
+        assert_eq!(c.outputs, vec!["a.csv".to_string(), "b.txt".to_string()]);
+        assert_eq!(c.layout, Layout::Tree);
+    }
+
+    #[test]
+    fn each_bad_value_gives_one_warning_naming_the_variable_and_the_default() {
+        for (var, bad) in [
+            ("TICKPROF", "maybe"),
+            ("TICKPROF_TOP", "ten"),
+            ("TICKPROF_SORT", "size"),
+            ("TICKPROF_MAX_DELTA", "10"),
+            ("TICKPROF_MAX_NODES", "0"),
+            ("TICKPROF_REPORT", "graph"),
+            ("TICKPROF_THREADS", "2"),
+        ] {
+            let (c, w) = parse(&[(var, bad)]);
+            assert_eq!(w.len(), 1, "{var}: {w:?}");
+            assert!(w[0].contains(var) && w[0].contains("default"), "{}", w[0]);
+            assert!(!w[0].contains('\n'));
+            let d = Config::default();
+            assert_eq!(c.enabled, d.enabled);
+            assert_eq!(c.top, d.top);
+            assert_eq!(c.sort, d.sort);
+            assert_eq!(c.max_delta, d.max_delta);
+            assert_eq!(c.max_nodes, d.max_nodes);
+        }
+        let (c, w) = parse(&[("TICKPROF_OUT", "a.csv,b.xyz")]);
+        assert_eq!(w.len(), 1);
+        assert!(w[0].contains("TICKPROF_OUT") && w[0].contains("b.xyz"));
+        assert_eq!(c.outputs, vec!["a.csv".to_string()]);
+    }
+}

@@ -1,0 +1,69 @@
+//! Runtime of [tickprof](https://docs.rs/tickprof): the clock, call sites,
+//! guards, per-thread calling-context trees and reports.
+//!
+//! Use the `tickprof` crate; this one is its implementation.
+
+#![warn(missing_docs)]
+#![deny(unsafe_op_in_unsafe_fn)]
+#![warn(clippy::undocumented_unsafe_blocks)]
+
+#[cfg(feature = "enabled")]
+mod clock;
+mod config;
+mod report;
+#[cfg(feature = "enabled")]
+mod runtime;
+mod site;
+#[cfg(feature = "enabled")]
+mod thread;
+mod tree;
+
+pub use config::{Config, Layout, SortKey};
+pub use report::{
+    fmt_ns, ClockSource, Edge, Report, RunInfo, SiteKind, SiteStats, TextOptions, ThreadSite,
+    ThreadStats, CSV_HEADER,
+};
+
+/// The profile so far: every call site that ran, on every thread.
+///
+/// Threads still running are included as they are now; threads that
+/// finished are included in full. With profiling off (the `enabled` feature
+/// off, or `TICKPROF=off`) the report is empty.
+///
+/// # Examples
+///
+/// ```
+/// let report = tickprof_runtime::report();
+/// for site in &report.sites {
+///     println!("{} {} calls", site.name, site.calls);
+/// }
+/// ```
+pub fn report() -> Report {
+    #[cfg(feature = "enabled")]
+    {
+        runtime::collect()
+    }
+    #[cfg(not(feature = "enabled"))]
+    {
+        Report::empty()
+    }
+}
+
+/// Zeroes every call site's figures and restarts the run's wall clock.
+///
+/// Exact when no marked function is running on another thread; a call that
+/// is running during the reset may keep part of its figures.
+pub fn reset() {
+    #[cfg(feature = "enabled")]
+    runtime::reset();
+}
+
+/// Used by generated code, not public API.
+#[doc(hidden)]
+pub mod __private {
+    #[cfg(feature = "enabled")]
+    pub use crate::runtime::record_raw;
+    pub use crate::site::{path_of, CallSite};
+    #[cfg(feature = "enabled")]
+    pub use crate::thread::Guard;
+}

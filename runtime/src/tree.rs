@@ -1,0 +1,286 @@
+//! Plain-data calling-context trees: snapshots of arenas, merged across
+//! threads, and the flat per-site table derived from them.
+
+use crate::site::CallSite;
+#[cfg(feature = "enabled")]
+use crate::thread::{Node, OVERFLOW_NESTED, OVERFLOW_OUTER};
+#[cfg(feature = "enabled")]
+use core::sync::atomic::Ordering;
+use std::collections::HashMap;
+
+/// Accumulators of one node (or one site, once summed).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Acc {
+    pub calls: u64,
+    pub ticks: u64,
+    pub min: u64,
+    pub max: u64,
+    pub reversed: u64,
+    pub oversized: u64,
+    pub unwound: u64,
+}
+
+impl Default for Acc {
+    fn default() -> Self {
+        Acc {
+            calls: 0,
+            ticks: 0,
+            min: u64::MAX,
+            max: 0,
+            reversed: 0,
+            oversized: 0,
+            unwound: 0,
+        }
+    }
+}
+
+impl Acc {
+    /// Adds `o` into `self`, the ticks included.
+    pub fn add(&mut self, o: &Acc) {
+        self.calls += o.calls;
+        self.ticks += o.ticks;
+        self.min = self.min.min(o.min);
+        self.max = self.max.max(o.max);
+        self.reversed += o.reversed;
+        self.oversized += o.oversized;
+        self.unwound += o.unwound;
+    }
+}
+
+/// One node: a call path ending at `site`.
+#[derive(Clone, Debug)]
+pub(crate) struct TNode {
+    pub site: Option<&'static CallSite>,
+    pub parent: u32,
+    pub flags: u32,
+    pub acc: Acc,
+}
+
+/// A calling-context tree; `nodes[0]` is the root and every parent comes
+/// before its children.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Tree {
+    pub nodes: Vec<TNode>,
+    index: Option<HashMap<(u32, usize, u32), u32>>,
+}
+
+fn site_key(site: Option<&'static CallSite>) -> usize {
+    site.map_or(0, |s| s as *const CallSite as usize)
+}
+
+impl Tree {
+    pub const fn new() -> Tree {
+        Tree {
+            nodes: Vec::new(),
+            index: None,
+        }
+    }
+
+    pub fn with_capacity(n: usize) -> Tree {
+        Tree {
+            nodes: Vec::with_capacity(n),
+            index: None,
+        }
+    }
+
+    #[cfg(feature = "enabled")]
+    pub fn push_raw(&mut self, n: &Node) {
+        let r = Ordering::Relaxed;
+        self.nodes.push(TNode {
+            site: n.site(),
+            parent: n.parent.load(r),
+            flags: n.flags.load(r),
+            acc: Acc {
+                calls: n.calls.load(r),
+                ticks: n.ticks.load(r),
+                min: n.min.load(r),
+                max: n.max.load(r),
+                reversed: n.reversed.load(r),
+                oversized: n.oversized.load(r),
+                unwound: n.unwound.load(r),
+            },
+        });
+    }
+
+    fn ensure_index(&mut self) -> &mut HashMap<(u32, usize, u32), u32> {
+        if self.index.is_none() {
+            let mut m = HashMap::with_capacity(self.nodes.len());
+            for (i, n) in self.nodes.iter().enumerate().skip(1) {
+                m.insert((n.parent, site_key(n.site), n.flags), i as u32);
+            }
+            self.index = Some(m);
+        }
+        self.index.get_or_insert_with(HashMap::new)
+    }
+
+    /// Adds `other` into `self`, matching nodes by path.
+    pub fn merge(&mut self, other: &Tree) {
+        if other.nodes.is_empty() {
+            return;
+        }
+        if self.nodes.is_empty() {
+            self.nodes.push(TNode {
+                site: None,
+                parent: u32::MAX,
+                flags: 0,
+                acc: Acc::default(),
+            });
+        }
+        let mut map: Vec<u32> = Vec::with_capacity(other.nodes.len());
+        map.push(0);
+        for n in other.nodes.iter().skip(1) {
+            let parent = map.get(n.parent as usize).copied().unwrap_or(0);
+            let key = (parent, site_key(n.site), n.flags);
+            let len = self.nodes.len() as u32;
+            let idx = *self.ensure_index().entry(key).or_insert(len);
+            if idx == len {
+                self.nodes.push(TNode {
+                    site: n.site,
+                    parent,
+                    flags: n.flags,
+                    acc: Acc::default(),
+                });
+            }
+            self.nodes[idx as usize].acc.add(&n.acc);
+            map.push(idx);
+        }
+    }
+
+    /// Regular children of every node (overflow nodes excluded).
+    pub fn children(&self) -> Vec<Vec<u32>> {
+        let mut ch = vec![Vec::new(); self.nodes.len()];
+        for (i, n) in self.nodes.iter().enumerate().skip(1) {
+            if n.flags == 0 {
+                if let Some(c) = ch.get_mut(n.parent as usize) {
+                    c.push(i as u32);
+                }
+            }
+        }
+        ch
+    }
+
+    /// Self ticks of every regular node: its ticks minus its regular
+    /// children's, clamped at zero.
+    pub fn self_ticks(&self, children: &[Vec<u32>]) -> Vec<u64> {
+        self.nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| {
+                let kids: u64 = children[i]
+                    .iter()
+                    .map(|&c| self.nodes[c as usize].acc.ticks)
+                    .sum();
+                n.acc.ticks.saturating_sub(kids)
+            })
+            .collect()
+    }
+
+    /// Whether each node has an ancestor with the same site (its time is
+    /// then already inside that ancestor's, and is not added to the site's
+    /// total). Iterative: trees from deep recursion are deep.
+    pub fn nested(&self, children: &[Vec<u32>]) -> Vec<bool> {
+        let mut nested = vec![false; self.nodes.len()];
+        if self.nodes.is_empty() {
+            return nested;
+        }
+        let mut active: HashMap<usize, u32> = HashMap::new();
+        // (node, entered?)
+        let mut work: Vec<(u32, bool)> = vec![(0, false)];
+        while let Some((i, entered)) = work.pop() {
+            let key = site_key(self.nodes[i as usize].site);
+            if entered {
+                if key != 0 {
+                    if let Some(c) = active.get_mut(&key) {
+                        *c -= 1;
+                    }
+                }
+                continue;
+            }
+            if key != 0 {
+                let c = active.entry(key).or_insert(0);
+                nested[i as usize] = *c > 0;
+                *c += 1;
+            }
+            work.push((i, true));
+            for &c in children[i as usize].iter().rev() {
+                work.push((c, false));
+            }
+        }
+        for (i, n) in self.nodes.iter().enumerate() {
+            #[cfg(feature = "enabled")]
+            if n.flags == OVERFLOW_NESTED {
+                nested[i] = true;
+            } else if n.flags == OVERFLOW_OUTER {
+                nested[i] = false;
+            }
+            #[cfg(not(feature = "enabled"))]
+            let _ = (i, n);
+        }
+        nested
+    }
+
+    /// Calls that landed on overflow nodes because the tree was full.
+    pub fn folded_calls(&self) -> u64 {
+        self.nodes
+            .iter()
+            .filter(|n| n.flags != 0)
+            .map(|n| n.acc.calls)
+            .sum()
+    }
+}
+
+/// Per-site sums derived from a tree.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Flat {
+    pub acc: Acc,
+    pub self_ticks: u64,
+    /// caller site (0 = thread root) → (calls, ticks)
+    pub callers: HashMap<usize, (u64, u64)>,
+    /// callee site → (calls, ticks)
+    pub callees: HashMap<usize, (u64, u64)>,
+}
+
+/// Sums a tree into per-site figures: calls, min/max and rejections over
+/// every node; total over the nodes with no same-site ancestor; self over
+/// regular nodes.
+pub(crate) fn flatten(tree: &Tree) -> HashMap<usize, (&'static CallSite, Flat)> {
+    let children = tree.children();
+    let selfs = tree.self_ticks(&children);
+    let nested = tree.nested(&children);
+    let mut out: HashMap<usize, (&'static CallSite, Flat)> = HashMap::new();
+    for (i, n) in tree.nodes.iter().enumerate() {
+        let Some(site) = n.site else { continue };
+        let key = site_key(Some(site));
+        let f = &mut out.entry(key).or_insert_with(|| (site, Flat::default())).1;
+        let mut a = n.acc;
+        if nested[i] {
+            a.ticks = 0;
+        }
+        f.acc.add(&a);
+        if n.flags == 0 {
+            f.self_ticks += selfs[i];
+            let parent = &tree.nodes[n.parent as usize];
+            let pkey = site_key(parent.site);
+            let e = f.callers.entry(pkey).or_insert((0, 0));
+            e.0 += n.acc.calls;
+            e.1 += n.acc.ticks;
+        }
+    }
+    // Callees mirror callers.
+    let edges: Vec<(usize, usize, u64, u64)> = out
+        .iter()
+        .flat_map(|(&callee, (_, f))| {
+            f.callers
+                .iter()
+                .map(move |(&caller, &(c, t))| (caller, callee, c, t))
+        })
+        .collect();
+    for (caller, callee, c, t) in edges {
+        if let Some((_, f)) = out.get_mut(&caller) {
+            let e = f.callees.entry(callee).or_insert((0, 0));
+            e.0 += c;
+            e.1 += t;
+        }
+    }
+    out
+}

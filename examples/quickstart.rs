@@ -16,7 +16,13 @@ struct Record<'a> {
 /// Makes `n` synthetic log lines, deterministically.
 #[profile]
 fn generate(n: usize) -> Vec<String> {
-    let paths = ["/", "/login", "/api/items", "/api/items/42", "/static/app.js"];
+    let paths = [
+        "/",
+        "/login",
+        "/api/items",
+        "/api/items/42",
+        "/static/app.js",
+    ];
     let levels = ["INFO", "INFO", "INFO", "WARN", "ERROR"];
     let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
     (0..n)
@@ -44,7 +50,11 @@ fn parse_line(line: &str) -> Option<Record<'_>> {
     let level = it.next()?;
     let path = it.next()?;
     let millis = it.next()?.strip_suffix("ms")?.parse().ok()?;
-    Some(Record { level, path, millis })
+    Some(Record {
+        level,
+        path,
+        millis,
+    })
 }
 
 /// Per-path latency statistics.
@@ -61,7 +71,10 @@ impl Stats {
         if r.level == "ERROR" {
             self.errors += 1;
         }
-        self.by_path.entry(r.path.to_owned()).or_default().push(r.millis);
+        self.by_path
+            .entry(r.path.to_owned())
+            .or_default()
+            .push(r.millis);
     }
 
     /// The 50th and 99th percentile latency of every path, slowest first.

@@ -106,13 +106,14 @@ macro_rules! __prof_scope_impl {
     ($name:expr) => {
         let __tickprof_scope_guard = {
             fn __tickprof_here() {}
-            static __TICKPROF_SITE: $crate::__private::CallSite = $crate::__private::CallSite::scope(
-                $crate::__private::path_of(__tickprof_here),
-                $name,
-                ::core::file!(),
-                ::core::line!(),
-                ::core::column!(),
-            );
+            static __TICKPROF_SITE: $crate::__private::CallSite =
+                $crate::__private::CallSite::scope(
+                    $crate::__private::path_of(__tickprof_here),
+                    $name,
+                    ::core::file!(),
+                    ::core::line!(),
+                    ::core::column!(),
+                );
             $crate::__private::Guard::enter(&__TICKPROF_SITE)
         };
     };

@@ -1,0 +1,6 @@
+#[tickprof::profile("parse")]
+fn parse() {}
+
+fn main() {
+    parse();
+}

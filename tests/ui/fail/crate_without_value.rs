@@ -1,0 +1,6 @@
+#[tickprof::profile(crate)]
+fn parse() {}
+
+fn main() {
+    parse();
+}

@@ -1,0 +1,6 @@
+#[tickprof::profile(crate = tickprof, crate = ::tickprof)]
+fn parse() {}
+
+fn main() {
+    parse();
+}

@@ -1,0 +1,6 @@
+#[tickprof::profile(name = "a", name = "b")]
+fn parse() {}
+
+fn main() {
+    parse();
+}

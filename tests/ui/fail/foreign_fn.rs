@@ -1,0 +1,6 @@
+extern "C" {
+    #[tickprof::profile]
+    fn abs(x: i32) -> i32;
+}
+
+fn main() {}

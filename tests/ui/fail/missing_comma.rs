@@ -1,0 +1,6 @@
+#[tickprof::profile(name = "a" crate = tickprof)]
+fn parse() {}
+
+fn main() {
+    parse();
+}

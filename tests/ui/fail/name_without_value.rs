@@ -1,0 +1,6 @@
+#[tickprof::profile(name)]
+fn parse() {}
+
+fn main() {
+    parse();
+}

@@ -1,0 +1,6 @@
+#[tickprof::profile(5)]
+fn parse() {}
+
+fn main() {
+    parse();
+}

@@ -1,0 +1,6 @@
+#[tickprof::profile]
+const LIMIT: u32 = 10;
+
+fn main() {
+    let _ = LIMIT;
+}

@@ -1,0 +1,8 @@
+#[tickprof::profile]
+enum Shape {
+    Circle,
+}
+
+fn main() {
+    let _ = Shape::Circle;
+}

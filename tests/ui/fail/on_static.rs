@@ -1,0 +1,4 @@
+#[tickprof::profile]
+static mut COUNTER: u32 = 0;
+
+fn main() {}

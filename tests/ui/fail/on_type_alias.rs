@@ -1,0 +1,6 @@
+#[tickprof::profile]
+type Id = u32;
+
+fn main() {
+    let _: Id = 1;
+}

@@ -1,0 +1,6 @@
+trait Parse {
+    #[tickprof::profile]
+    fn parse(&self) -> u32;
+}
+
+fn main() {}

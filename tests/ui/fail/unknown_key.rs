@@ -1,0 +1,6 @@
+#[tickprof::profile(label = "parse")]
+fn parse() {}
+
+fn main() {
+    parse();
+}

@@ -48,7 +48,10 @@
 /// ```
 pub use tickprof_macros::profile;
 
-pub use tickprof_runtime::{report, reset, ClockSource, Report, RunInfo, SiteKind, SiteStats};
+pub use tickprof_runtime::{
+    fmt_ns, report, reset, ClockSource, Edge, Report, RunInfo, SiteKind, SiteStats, SortKey,
+    TextOptions, ThreadSite, ThreadStats, TreeNode, CSV_HEADER,
+};
 
 #[doc(hidden)]
 /// Used by generated code, not public API.

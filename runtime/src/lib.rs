@@ -21,7 +21,7 @@ mod tree;
 pub use config::{Config, Layout, SortKey};
 pub use report::{
     fmt_ns, ClockSource, Edge, Report, RunInfo, SiteKind, SiteStats, TextOptions, ThreadSite,
-    ThreadStats, CSV_HEADER,
+    ThreadStats, TreeNode, CSV_HEADER,
 };
 
 /// The profile so far: every call site that ran, on every thread.

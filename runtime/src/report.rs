@@ -160,6 +160,23 @@ pub struct ThreadStats {
     pub sites: Vec<ThreadSite>,
 }
 
+/// One node of the merged calling-context tree: a call path.
+#[derive(Clone, Debug)]
+pub struct TreeNode {
+    /// The site's name; empty for the root.
+    pub name: String,
+    /// Index of the parent node in [`Report::tree`] (`None` for the root).
+    pub parent: Option<usize>,
+    /// Depth below the root (the root is 0).
+    pub depth: usize,
+    /// Calls along this path.
+    pub calls: u64,
+    /// Time spent on this path, children included, in nanoseconds.
+    pub total_ns: u64,
+    /// Time on this path not spent in marked children, in nanoseconds.
+    pub self_ns: u64,
+}
+
 /// A profile: the run header and one row per call site that ran.
 ///
 /// Obtain one with [`report()`](crate::report) at any time; the exit report
@@ -172,6 +189,30 @@ pub struct Report {
     pub sites: Vec<SiteStats>,
     /// Per-thread breakdown, in order of first marked call.
     pub threads: Vec<ThreadStats>,
+    /// The calling-context tree of all threads merged: `tree[0]` is the
+    /// root, and every parent comes before its children. Calls folded
+    /// because a thread's tree was full are not in it (see
+    /// [`RunInfo::folded_calls`]); their time is inside their nearest
+    /// recorded ancestor's self time.
+    pub tree: Vec<TreeNode>,
+}
+
+impl Report {
+    /// The path of tree node `i` as names from the root's child down to it.
+    pub fn path(&self, mut i: usize) -> Vec<&str> {
+        let mut v = Vec::new();
+        while let Some(n) = self.tree.get(i) {
+            match n.parent {
+                Some(p) => {
+                    v.push(n.name.as_str());
+                    i = p;
+                }
+                None => break,
+            }
+        }
+        v.reverse();
+        v
+    }
 }
 
 /// What the text writer shows.
@@ -209,6 +250,7 @@ impl Report {
             },
             sites: Vec::new(),
             threads: Vec::new(),
+            tree: Vec::new(),
         }
     }
 

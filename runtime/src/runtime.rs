@@ -3,7 +3,7 @@
 use crate::clock::{self, Clock};
 use crate::config::Config;
 use crate::report::{
-    ClockSource, Edge, Report, RunInfo, SiteStats, TextOptions, ThreadSite, ThreadStats,
+    ClockSource, Edge, Report, RunInfo, SiteStats, TextOptions, ThreadSite, ThreadStats, TreeNode,
 };
 use crate::site::CallSite;
 use crate::thread::{self, try_lock_global, LOST, MAX_NODES, MAX_TICKS, RECORDING};
@@ -209,6 +209,7 @@ pub(crate) fn collect() -> Report {
         })
         .collect();
 
+    let tree = tree_nodes(&merged, &names, to_ns);
     Report {
         run: RunInfo {
             clock: clock::SOURCE,
@@ -226,7 +227,61 @@ pub(crate) fn collect() -> Report {
         },
         sites,
         threads,
+        tree,
     }
+}
+
+/// The merged tree's regular nodes as report values (overflow nodes left out).
+fn tree_nodes(
+    t: &Tree,
+    names: &HashMap<usize, String>,
+    to_ns: impl Fn(u64) -> u64,
+) -> Vec<TreeNode> {
+    if t.nodes.is_empty() {
+        return Vec::new();
+    }
+    let children = t.children();
+    let selfs = t.self_ticks(&children);
+    let mut out = Vec::with_capacity(t.nodes.len());
+    let mut new_index = vec![usize::MAX; t.nodes.len()];
+    for (i, n) in t.nodes.iter().enumerate() {
+        if i == 0 {
+            new_index[0] = 0;
+            out.push(TreeNode {
+                name: String::new(),
+                parent: None,
+                depth: 0,
+                calls: 0,
+                total_ns: 0,
+                self_ns: 0,
+            });
+            continue;
+        }
+        let p = new_index
+            .get(n.parent as usize)
+            .copied()
+            .unwrap_or(usize::MAX);
+        if n.flags != 0 || p == usize::MAX {
+            continue;
+        }
+        let name = n.site.map_or_else(String::new, |s| {
+            names
+                .get(&(s as *const CallSite as usize))
+                .cloned()
+                .unwrap_or_else(|| s.name())
+        });
+        new_index[i] = out.len();
+        let depth = out[p].depth + 1;
+        out.push(TreeNode {
+            name,
+            parent: Some(p),
+            depth,
+            calls: n.acc.calls,
+            total_ns: to_ns(n.acc.ticks),
+            self_ns: to_ns(selfs[i]),
+        });
+    }
+    out
 }
 
 /// Zeroes every site and restarts the wall clock.

@@ -69,8 +69,6 @@ impl Default for Config {
     }
 }
 
-/// Known output extensions (`TICKPROF_OUT`).
-pub(crate) const OUTPUT_EXTENSIONS: &[&str] = &[".csv", ".txt"];
 
 impl Config {
     /// Parses settings through `get` (the environment in production).
@@ -93,12 +91,12 @@ impl Config {
         let mut bad_outputs = Vec::new();
         if let Some(v) = get("TICKPROF_OUT") {
             for path in v.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-                if OUTPUT_EXTENSIONS.iter().any(|e| path.ends_with(e)) {
+                if crate::export::format_of(path).is_some() {
                     c.outputs.push(path.to_owned());
                 } else {
                     bad_outputs.push(format!(
                         "tickprof: warning: TICKPROF_OUT: {path:?} has no known extension ({}); not written",
-                        OUTPUT_EXTENSIONS.join(" ")
+                        crate::export::EXTENSIONS.join(" ")
                     ));
                 }
             }

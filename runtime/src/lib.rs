@@ -10,6 +10,7 @@
 #[cfg(feature = "enabled")]
 mod clock;
 mod config;
+pub mod export;
 mod report;
 #[cfg(feature = "enabled")]
 mod runtime;

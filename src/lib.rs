@@ -48,6 +48,8 @@
 /// ```
 pub use tickprof_macros::profile;
 
+pub use tickprof_runtime::export;
+
 pub use tickprof_runtime::{
     fmt_ns, report, reset, ClockSource, Edge, Report, RunInfo, SiteKind, SiteStats, SortKey,
     TextOptions, ThreadSite, ThreadStats, TreeNode, CSV_HEADER,

@@ -69,7 +69,6 @@ impl Default for Config {
     }
 }
 
-
 impl Config {
     /// Parses settings through `get` (the environment in production).
     /// Returns the settings and one warning line per bad value.

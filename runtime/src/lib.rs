@@ -17,6 +17,7 @@ mod runtime;
 mod site;
 #[cfg(feature = "enabled")]
 mod thread;
+#[cfg(feature = "enabled")]
 mod tree;
 
 pub use config::{Config, Layout, SortKey};

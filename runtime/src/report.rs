@@ -561,6 +561,7 @@ pub fn fmt_ns(ns: f64) -> String {
     }
 }
 
+#[cfg(feature = "enabled")]
 pub(crate) fn fmt_secs(s: f64) -> String {
     fmt_ns(s * 1e9)
 }

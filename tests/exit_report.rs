@@ -1,0 +1,256 @@
+//! The report printed at process exit, the CSV file, and the environment.
+//!
+//! Each test re-runs this test binary as a child process that runs only
+//! `child_workload` (with `TICKPROF_EXIT_CHILD` set), then parses the
+//! child's stderr and files.
+#![cfg(feature = "enabled")]
+
+use std::process::{Command, Output};
+use std::time::Duration;
+use tickprof::profile;
+
+const CHILD: &str = "TICKPROF_EXIT_CHILD";
+
+fn spin(d: Duration) {
+    let t = std::time::Instant::now();
+    while t.elapsed() < d {
+        std::hint::spin_loop();
+    }
+}
+
+#[profile]
+fn slow_step() {
+    spin(Duration::from_millis(4));
+}
+
+#[profile]
+fn fast_step() {
+    spin(Duration::from_micros(20));
+}
+
+#[profile(name = "with, comma \"quoted\"")]
+fn odd_name() {}
+
+#[profile]
+fn forever() {
+    loop {
+        spin(Duration::from_millis(1));
+    }
+}
+
+/// The child's work; does nothing unless run as a child.
+#[test]
+fn child_workload() {
+    let Ok(mode) = std::env::var(CHILD) else {
+        return;
+    };
+    for _ in 0..3 {
+        slow_step();
+    }
+    for _ in 0..50 {
+        fast_step();
+    }
+    odd_name();
+    match mode.as_str() {
+        "exit3" => std::process::exit(3),
+        "running-thread" => {
+            std::thread::spawn(forever);
+            spin(Duration::from_millis(20));
+        }
+        _ => {}
+    }
+}
+
+fn run_child(mode: &str, env: &[(&str, &str)]) -> (Output, String) {
+    let mut cmd = Command::new(std::env::current_exe().unwrap());
+    cmd.args([
+        "--exact",
+        "child_workload",
+        "--nocapture",
+        "--test-threads",
+        "1",
+    ]);
+    for k in [
+        "TICKPROF",
+        "TICKPROF_OUT",
+        "TICKPROF_TOP",
+        "TICKPROF_SORT",
+        "TICKPROF_MAX_DELTA",
+    ] {
+        cmd.env_remove(k);
+    }
+    cmd.env(CHILD, mode);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    (out, stderr)
+}
+
+/// The table rows: (name, calls) for lines after the column header.
+fn rows(stderr: &str) -> Vec<(String, u64)> {
+    let mut lines = stderr.lines().skip_while(|l| !l.starts_with("name "));
+    lines.next();
+    lines
+        .take_while(|l| !l.starts_with("tickprof:") && !l.is_empty())
+        .map(|l| {
+            let cols: Vec<&str> = l
+                .split("  ")
+                .map(str::trim)
+                .filter(|c| !c.is_empty())
+                .collect();
+            (cols[0].to_owned(), cols[1].parse().unwrap())
+        })
+        .collect()
+}
+
+fn tmp_dir(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("tickprof-exit-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn exit_report_has_header_and_rows_sorted_by_total() {
+    let (out, err) = run_child("plain", &[]);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("tickprof: clock rdtsc at") || err.contains("tickprof: clock monotonic"),
+        "{err}"
+    );
+    assert!(err.contains("invariant TSC:"), "{err}");
+    let r = rows(&err);
+    let names: Vec<&str> = r.iter().map(|(n, _)| n.as_str()).collect();
+    let slow = names
+        .iter()
+        .position(|n| n.ends_with("::slow_step"))
+        .expect("slow_step row");
+    let fast = names
+        .iter()
+        .position(|n| n.ends_with("::fast_step"))
+        .expect("fast_step row");
+    assert!(slow < fast, "sorted by total: {names:?}");
+    assert_eq!(r[slow].1, 3);
+    assert_eq!(r[fast].1, 50);
+    assert!(names.contains(&"with, comma \"quoted\""));
+}
+
+#[test]
+fn tickprof_off_records_and_prints_nothing() {
+    let (out, err) = run_child("plain", &[("TICKPROF", "off")]);
+    assert!(out.status.success());
+    assert!(!err.contains("tickprof"), "{err}");
+}
+
+#[test]
+fn top_limits_rows_and_says_how_many_were_left_out() {
+    let (out, err) = run_child("plain", &[("TICKPROF_TOP", "1")]);
+    assert!(out.status.success());
+    let r = rows(&err);
+    assert_eq!(r.len(), 1, "{err}");
+    assert!(r[0].0.ends_with("::slow_step"));
+    assert!(
+        err.contains("2 more sites not shown (TICKPROF_TOP=1)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn sort_by_calls_and_by_name() {
+    let (_, err) = run_child("plain", &[("TICKPROF_SORT", "calls")]);
+    let r = rows(&err);
+    assert!(r[0].0.ends_with("::fast_step"), "{err}");
+    let (_, err) = run_child("plain", &[("TICKPROF_SORT", "name")]);
+    let names: Vec<String> = rows(&err).into_iter().map(|r| r.0).collect();
+    let mut sorted = names.clone();
+    sorted.sort();
+    assert_eq!(names, sorted);
+}
+
+#[test]
+fn bad_values_give_one_warning_line_each_and_the_default() {
+    let (out, err) = run_child(
+        "plain",
+        &[
+            ("TICKPROF_MAX_DELTA", "forever"),
+            ("TICKPROF_TOP", "lots"),
+            ("TICKPROF_SORT", "size"),
+        ],
+    );
+    assert!(out.status.success());
+    let warnings: Vec<&str> = err.lines().filter(|l| l.contains("warning")).collect();
+    assert_eq!(warnings.len(), 3, "{err}");
+    assert!(warnings
+        .iter()
+        .any(|w| w.contains("TICKPROF_MAX_DELTA") && w.contains("default (1h)")));
+    assert!(warnings.iter().any(|w| w.contains("TICKPROF_TOP")));
+    assert!(warnings.iter().any(|w| w.contains("TICKPROF_SORT")));
+    // Defaults in force: all rows, sorted by total, nothing rejected.
+    let r = rows(&err);
+    assert_eq!(r.len(), 3, "{err}");
+    assert!(r[0].0.ends_with("::slow_step"));
+    assert!(!err.contains("rejected 1"), "{err}");
+}
+
+#[test]
+fn max_delta_rejects_longer_calls_as_oversized() {
+    let (_, err) = run_child("plain", &[("TICKPROF_MAX_DELTA", "1ms")]);
+    assert!(
+        err.contains("rejected 3 calls (0 reversed, 3 longer than 1.00 ms)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn csv_file_has_the_documented_header_and_one_row_per_site() {
+    let dir = tmp_dir("csv");
+    let path = dir.join("profile.csv");
+    let (out, err) = run_child("plain", &[("TICKPROF_OUT", path.to_str().unwrap())]);
+    assert!(out.status.success(), "{err}");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut rdr = csv::Reader::from_reader(text.as_bytes());
+    let header: Vec<String> = rdr.headers().unwrap().iter().map(str::to_owned).collect();
+    assert_eq!(
+        header.join(","),
+        "name,calls,total_ns,mean_ns,min_ns,max_ns,reversed,oversized,self_ns,unwound"
+    );
+    let recs: Vec<csv::StringRecord> = rdr.records().map(Result::unwrap).collect();
+    assert_eq!(recs.len(), 3);
+    let slow = recs.iter().find(|r| r[0].ends_with("::slow_step")).unwrap();
+    assert_eq!(&slow[1], "3");
+    let total: f64 = slow[2].parse().unwrap();
+    assert!(total >= 3.0 * 4e6, "three 4 ms calls: {total}");
+    assert!(recs.iter().any(|r| &r[0] == "with, comma \"quoted\""));
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn unwritable_output_gives_one_warning_and_the_stderr_report() {
+    let (out, err) = run_child(
+        "plain",
+        &[("TICKPROF_OUT", "/nonexistent-dir/x/profile.csv")],
+    );
+    assert!(out.status.success());
+    let warnings: Vec<&str> = err.lines().filter(|l| l.contains("warning")).collect();
+    assert_eq!(warnings.len(), 1, "{err}");
+    assert!(warnings[0].contains("/nonexistent-dir/x/profile.csv"));
+    assert_eq!(rows(&err).len(), 3);
+}
+
+#[test]
+fn exit_code_is_kept() {
+    let (out, err) = run_child("exit3", &[]);
+    assert_eq!(out.status.code(), Some(3));
+    assert_eq!(rows(&err).len(), 3, "{err}");
+}
+
+#[test]
+fn a_thread_still_inside_a_marked_function_does_not_hang_or_crash_the_report() {
+    let (out, err) = run_child("running-thread", &[]);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        rows(&err).iter().any(|(n, _)| n.ends_with("::slow_step")),
+        "{err}"
+    );
+}

@@ -86,7 +86,7 @@ impl Stats {
             v.sort_unstable();
             out.push((path.clone(), v[v.len() / 2], v[v.len() * 99 / 100]));
         }
-        out.sort_by(|a, b| b.2.cmp(&a.2));
+        out.sort_by_key(|row| std::cmp::Reverse(row.2));
         out
     }
 }

@@ -142,7 +142,27 @@ impl CallSite {
 /// `type_name` prints for generic parameters of enclosing impls.
 pub(crate) fn clean_path(raw: &str) -> String {
     let trimmed = raw.strip_suffix("::__tickprof_here").unwrap_or(raw);
-    trimmed.replace("<_>", "").replace("<_, _>", "")
+    let mut out = String::with_capacity(trimmed.len());
+    let mut rest = trimmed;
+    while let Some(open) = rest.find('<') {
+        let after = &rest[open + 1..];
+        let placeholder = after
+            .find('>')
+            .filter(|&close| after[..close].chars().all(|c| matches!(c, '_' | ',' | ' ')))
+            .filter(|&close| close > 0);
+        match placeholder {
+            Some(close) => {
+                out.push_str(&rest[..open]);
+                rest = &after[close + 1..];
+            }
+            None => {
+                out.push_str(&rest[..=open]);
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 #[cfg(feature = "enabled")]
@@ -213,6 +233,18 @@ mod tests {
         assert!(s.name().ends_with("tests::here@7"), "{}", s.name());
         let n = CallSite::scope(path_of(here), Some("inner"), "a.rs", 7, 5);
         assert!(n.name().ends_with("tests::here::inner"), "{}", n.name());
+    }
+
+    #[cfg(feature = "enabled")]
+    #[test]
+    fn a_site_registers_once() {
+        static SITE: CallSite = CallSite::function(path_of(here), Some("reg"), "a.rs", 1);
+        let before = CallSite::all().len();
+        SITE.register();
+        SITE.register();
+        let all = CallSite::all();
+        assert_eq!(all.len(), before + 1);
+        assert!(all.iter().any(|s| std::ptr::eq(*s, &SITE)));
     }
 
     #[test]

@@ -51,7 +51,7 @@ pub use tickprof_macros::profile;
 pub use tickprof_runtime::export;
 
 pub use tickprof_runtime::{
-    fmt_ns, report, reset, ClockSource, Edge, Report, RunInfo, SiteKind, SiteStats, SortKey,
+    fmt_ns, report, reset, ClockSource, Edge, Guard, Report, RunInfo, SiteKind, SiteStats, SortKey,
     TextOptions, ThreadSite, ThreadStats, TreeNode, CSV_HEADER,
 };
 
@@ -102,6 +102,74 @@ macro_rules! prof_scope {
 macro_rules! prof_scope {
     () => {};
     ($name:literal $(,)?) => {};
+}
+
+/// A guard value: times from this point until the returned [`Guard`] is
+/// dropped.
+///
+/// Where [`prof_scope!`] always ends at the end of its block, the guard can
+/// be moved into a struct, returned, or dropped early with `drop(g)`. Guards
+/// are best dropped in the reverse order of their creation; when they are
+/// not (or one is leaked with `mem::forget`), the thread's stack is
+/// resynchronised: deeper frames are popped with the guard that encloses
+/// them, every call is still counted with its own time, and the report
+/// counts the out-of-order exits. Names follow `prof_scope!`. With the
+/// `enabled` feature off it is an inert zero-sized value.
+///
+/// # Examples
+///
+/// ```
+/// struct Request {
+///     _timer: tickprof::Guard,
+/// }
+///
+/// fn start() -> Request {
+///     Request { _timer: tickprof::prof_guard!("request") }
+/// }
+///
+/// let r = start();
+/// let g = tickprof::prof_guard!();
+/// drop(g);
+/// drop(r);
+/// ```
+#[cfg(feature = "enabled")]
+#[macro_export]
+macro_rules! prof_guard {
+    () => {
+        $crate::__prof_guard_impl!(::core::option::Option::None)
+    };
+    ($name:literal $(,)?) => {
+        $crate::__prof_guard_impl!(::core::option::Option::Some($name))
+    };
+}
+
+/// A guard value (the `enabled` feature is off: an inert value).
+#[cfg(not(feature = "enabled"))]
+#[macro_export]
+macro_rules! prof_guard {
+    () => {
+        $crate::Guard::inert()
+    };
+    ($name:literal $(,)?) => {
+        $crate::Guard::inert()
+    };
+}
+
+#[cfg(feature = "enabled")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __prof_guard_impl {
+    ($name:expr) => {{
+        fn __tickprof_here() {}
+        static __TICKPROF_SITE: $crate::__private::CallSite = $crate::__private::CallSite::scope(
+            $crate::__private::path_of(__tickprof_here),
+            $name,
+            ::core::file!(),
+            ::core::line!(),
+            ::core::column!(),
+        );
+        $crate::__private::Guard::enter(&__TICKPROF_SITE)
+    }};
 }
 
 #[cfg(feature = "enabled")]

@@ -337,9 +337,6 @@ fn parse_item(item: &TokenStream2) -> Result<ItemFn> {
             ),
         );
     }
-    if let Some(asyncness) = &sig.asyncness {
-        push_error(&mut errors, async_unsupported(*asyncness));
-    }
     if let Some(variadic) = &sig.variadic {
         push_error(
             &mut errors,
@@ -351,15 +348,6 @@ fn parse_item(item: &TokenStream2) -> Result<ItemFn> {
         );
     }
     errors.map_or(Ok(func), Err)
-}
-
-/// The error for `async fn`, until the guard can live inside the future.
-fn async_unsupported(asyncness: Token![async]) -> Error {
-    Error::new(
-        asyncness.span,
-        "#[profile] on async fn is not yet supported; time the synchronous parts with \
-         tickprof::prof_scope!() in blocks that contain no `.await`",
-    )
 }
 
 /// The error for an item that did not parse as a function with a body.
@@ -476,23 +464,72 @@ fn instrument(args: &Args, func: ItemFn) -> TokenStream2 {
         |lit| quote!(::core::option::Option::Some(#lit)),
     );
     let line = quote_spanned!(sig.ident.span()=> ::core::line!());
+    let is_async = sig.asyncness.is_some();
+    let constructor = if is_async {
+        quote!(async_function)
+    } else {
+        quote!(function)
+    };
+    let run = if is_async {
+        async_body(&krate, &sig.output, &block)
+    } else {
+        quote! {
+            let __tickprof_guard = #krate::__private::Guard::enter(&__TICKPROF_SITE);
+            #block
+        }
+    };
     let mut body = TokenStream2::new();
     block.brace_token.surround(&mut body, |body| {
         body.extend(quote! {
             #(#inner)*
             fn __tickprof_here() {}
             static __TICKPROF_SITE: #krate::__private::CallSite =
-                #krate::__private::CallSite::function(
+                #krate::__private::CallSite::#constructor(
                     #krate::__private::path_of(__tickprof_here),
                     #name,
                     ::core::file!(),
                     #line,
                 );
-            let __tickprof_guard = #krate::__private::Guard::enter(&__TICKPROF_SITE);
-            #block
+            #run
         });
     });
     quote!(#(#outer)* #vis #sig #body)
+}
+
+/// The body of a marked `async fn`: the original body as an `async move`
+/// block inside the runtime's poll-by-poll timer, awaited.
+///
+/// The never-taken `return` of a value of the declared return type pins
+/// the block's output type, so `?` and `return` inside it infer as they do
+/// in the function (the trick `tracing` uses). It is left out for `impl
+/// Trait` returns, which cannot name a local's type.
+fn async_body(krate: &TokenStream2, output: &syn::ReturnType, block: &syn::Block) -> TokenStream2 {
+    let pin_type = match output {
+        syn::ReturnType::Type(_, ty) if !mentions_impl(&ty.to_token_stream()) => quote! {
+            #[allow(unreachable_code, clippy::diverging_sub_expression)]
+            if false {
+                let __tickprof_return_type: #ty = loop {};
+                return __tickprof_return_type;
+            }
+        },
+        _ => TokenStream2::new(),
+    };
+    quote! {
+        #krate::__private::Instrumented::new(&__TICKPROF_SITE, async move {
+            #pin_type
+            #block
+        })
+        .await
+    }
+}
+
+/// Whether a type mentions `impl` anywhere (e.g. `Box<impl Fn()>`).
+fn mentions_impl(tokens: &TokenStream2) -> bool {
+    tokens.clone().into_iter().any(|t| match t {
+        TokenTree::Ident(i) => i == "impl",
+        TokenTree::Group(g) => mentions_impl(&g.stream()),
+        _ => false,
+    })
 }
 
 #[cfg(test)]
@@ -732,10 +769,8 @@ mod tests {
             ["#[profile] applies to functions with a body, not to a struct; for a block use tickprof::prof_scope!()"]
         );
         assert!(item_error(&quote! { const fn f() {} })[0].contains("`const fn`"));
-        assert!(
-            item_error(&quote! { async fn f() {} })[0].contains("async fn is not yet supported")
-        );
-        assert_eq!(item_error(&quote! { const async fn f() {} }).len(), 2);
+        assert!(parse_item(&quote! { async fn f() {} }).is_ok());
+        assert_eq!(item_error(&quote! { const async fn f() {} }).len(), 1);
         assert!(item_error(&quote! { fn f(&self); })[0]
             .starts_with("#[profile] needs a function with a body, and this declaration has none"));
         assert!(item_error(&quote! { pub fn f(); })[0]

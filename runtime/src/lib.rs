@@ -11,6 +11,8 @@
 mod clock;
 mod config;
 pub mod export;
+#[cfg(feature = "enabled")]
+mod future;
 mod report;
 #[cfg(feature = "enabled")]
 mod runtime;
@@ -21,6 +23,26 @@ mod thread;
 mod tree;
 
 pub use config::{Config, Layout, SortKey};
+#[cfg(feature = "enabled")]
+pub use thread::Guard;
+
+/// Times one activation of a call site until dropped (profiling is off:
+/// an inert zero-sized value).
+#[cfg(not(feature = "enabled"))]
+#[must_use = "the guard times until it is dropped"]
+pub struct Guard {
+    _not_send: core::marker::PhantomData<*const ()>,
+}
+
+#[cfg(not(feature = "enabled"))]
+impl Guard {
+    /// The inert guard that `prof_guard!` gives when profiling is off.
+    pub fn inert() -> Guard {
+        Guard {
+            _not_send: core::marker::PhantomData,
+        }
+    }
+}
 pub use report::{
     fmt_ns, ClockSource, Edge, Report, RunInfo, SiteKind, SiteStats, TextOptions, ThreadSite,
     ThreadStats, TreeNode, CSV_HEADER,
@@ -63,6 +85,8 @@ pub fn reset() {
 /// Used by generated code, not public API.
 #[doc(hidden)]
 pub mod __private {
+    #[cfg(feature = "enabled")]
+    pub use crate::future::Instrumented;
     #[cfg(feature = "enabled")]
     pub use crate::runtime::record_raw;
     pub use crate::site::{path_of, CallSite};

@@ -6,7 +6,8 @@ use std::io;
 pub use crate::config::SortKey;
 
 /// Where ticks come from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum ClockSource {
     /// The x86_64 time-stamp counter (`rdtsc`).
     Tsc,
@@ -28,16 +29,20 @@ impl ClockSource {
 }
 
 /// What a call site marks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum SiteKind {
     /// A function marked `#[profile]`.
     Function,
-    /// A block timed with `prof_scope!`.
+    /// A block timed with `prof_scope!` or `prof_guard!`.
     Scope,
+    /// An `async fn` marked `#[profile]`: total and self are busy time (the
+    /// sum of its polls), `wall_ns` runs from first poll to completion.
+    AsyncFunction,
 }
 
 /// Facts about the run and the clock: the report header.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct RunInfo {
     /// The clock read at entry and exit.
     pub clock: ClockSource,
@@ -71,7 +76,7 @@ pub struct RunInfo {
 }
 
 /// A caller or callee of a site.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Edge {
     /// The other site's name; `<root>` for calls made with no marked caller.
     pub name: String,
@@ -82,7 +87,7 @@ pub struct Edge {
 }
 
 /// The figures of one call site.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct SiteStats {
     /// The shown name: function path, custom name, or scope name.
     pub name: String,
@@ -121,6 +126,11 @@ pub struct SiteStats {
     pub oversized: u64,
     /// Calls that ended by unwinding (a panic); their time is recorded.
     pub unwound: u64,
+    /// async sites: first poll to completion, summed over completed calls,
+    /// in nanoseconds (0 for other sites).
+    pub wall_ns: u64,
+    /// async sites: futures dropped before completion.
+    pub cancelled: u64,
     /// Who called this site, most time first.
     pub callers: Vec<Edge>,
     /// What this site called, most time first.
@@ -135,7 +145,7 @@ impl SiteStats {
 }
 
 /// One site's figures on one thread.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct ThreadSite {
     /// The site's name.
     pub name: String,
@@ -148,7 +158,7 @@ pub struct ThreadSite {
 }
 
 /// One thread's figures.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct ThreadStats {
     /// The thread's name, or its `ThreadId` when unnamed.
     pub name: String,
@@ -161,7 +171,7 @@ pub struct ThreadStats {
 }
 
 /// One node of the merged calling-context tree: a call path.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct TreeNode {
     /// The site's name; empty for the root.
     pub name: String,
@@ -181,7 +191,7 @@ pub struct TreeNode {
 ///
 /// Obtain one with [`report()`](crate::report) at any time; the exit report
 /// prints the same value.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct Report {
     /// The header.
     pub run: RunInfo,
@@ -228,7 +238,7 @@ pub struct TextOptions {
 
 /// The CSV header. Columns are only ever appended.
 pub const CSV_HEADER: &str =
-    "name,calls,total_ns,mean_ns,min_ns,max_ns,reversed,oversized,self_ns,unwound";
+    "name,calls,total_ns,mean_ns,min_ns,max_ns,reversed,oversized,self_ns,unwound,wall_ns,cancelled";
 
 impl Report {
     /// A report with no sites (profiling off or nothing ran).
@@ -309,7 +319,7 @@ impl Report {
         for r in &self.sites {
             let _ = write!(
                 s,
-                "{},{},{},{:.1},{},{},{},{},{},{}\r\n",
+                "{},{},{},{:.1},{},{},{},{},{},{},{},{}\r\n",
                 csv_field(&r.name),
                 r.calls,
                 r.total_ns,
@@ -319,7 +329,9 @@ impl Report {
                 r.reversed,
                 r.oversized,
                 r.self_ns,
-                r.unwound
+                r.unwound,
+                r.wall_ns,
+                r.cancelled
             );
         }
         s
@@ -369,11 +381,16 @@ impl Report {
             .max()
             .unwrap_or(4)
             .clamp(4, 72);
-        let _ = writeln!(
+        let any_async = self.sites.iter().any(|x| x.kind == SiteKind::AsyncFunction);
+        let _ = write!(
             s,
             "{:<name_w$}  {:>10}  {:>10}  {:>6}  {:>10}  {:>6}  {:>10}  {:>10}  {:>10}  {:>8}",
             "name", "calls", "total", "%run", "self", "%self", "mean", "min", "max", "rejected"
         );
+        if any_async {
+            let _ = write!(s, "  {:>10}  {:>9}", "wall", "cancelled");
+        }
+        s.push('\n');
         let wall = r.wall_ns.max(1) as f64;
         for x in rows {
             let _ = writeln!(
@@ -390,6 +407,15 @@ impl Report {
                 fmt_ns(x.max_ns as f64),
                 x.rejected()
             );
+            if any_async {
+                // Replace the row's newline with the async columns.
+                s.pop();
+                if x.kind == SiteKind::AsyncFunction {
+                    let _ = writeln!(s, "  {:>10}  {:>9}", fmt_ns(x.wall_ns as f64), x.cancelled);
+                } else {
+                    let _ = writeln!(s, "  {:>10}  {:>9}", "-", "-");
+                }
+            }
         }
         if shown < self.sites.len() {
             let _ = writeln!(

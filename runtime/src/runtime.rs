@@ -143,7 +143,7 @@ pub(crate) fn collect() -> Report {
     };
     let mut sites: Vec<SiteStats> = flat
         .iter()
-        .filter(|(_, (_, f))| f.acc.calls > 0)
+        .filter(|(_, (_, f))| f.acc.calls > 0 || f.acc.cancelled > 0)
         .map(|(&k, (site, f))| {
             let a = &f.acc;
             let accepted = a.calls - a.reversed - a.oversized;
@@ -171,6 +171,8 @@ pub(crate) fn collect() -> Report {
                 reversed: a.reversed,
                 oversized: a.oversized,
                 unwound: a.unwound,
+                wall_ns: to_ns(a.wall),
+                cancelled: a.cancelled,
                 callers: edges(&f.callers),
                 callees: edges(&f.callees),
             }

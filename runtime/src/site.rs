@@ -63,6 +63,16 @@ impl CallSite {
         Self::new(path, name, SiteKind::Function, file, line, 0)
     }
 
+    /// A call site for an `async fn` marked `#[profile]`.
+    pub const fn async_function(
+        path: fn() -> &'static str,
+        name: Option<&'static str>,
+        file: &'static str,
+        line: u32,
+    ) -> Self {
+        Self::new(path, name, SiteKind::AsyncFunction, file, line, 0)
+    }
+
     /// A call site for `prof_scope!()` (unnamed) or `prof_scope!("name")`.
     pub const fn scope(
         path: fn() -> &'static str,
@@ -119,7 +129,14 @@ impl CallSite {
     /// The path of the enclosing function, as the user would write it,
     /// e.g. `myapp::parser::Parser::next_token`.
     pub fn function_path(&self) -> String {
-        clean_path((self.path)())
+        let path = clean_path((self.path)());
+        match self.kind {
+            // The marker of an async fn sits in the body's generated closure.
+            SiteKind::AsyncFunction => path
+                .strip_suffix("::{{closure}}")
+                .map_or(path.clone(), str::to_owned),
+            _ => path,
+        }
     }
 
     /// The name shown in the report.
@@ -128,8 +145,8 @@ impl CallSite {
     /// `function path::name` or `function path@line`.
     pub fn name(&self) -> String {
         match (self.kind, self.label) {
-            (SiteKind::Function, Some(name)) => name.to_owned(),
-            (SiteKind::Function, None) => self.function_path(),
+            (SiteKind::Function | SiteKind::AsyncFunction, Some(name)) => name.to_owned(),
+            (SiteKind::Function | SiteKind::AsyncFunction, None) => self.function_path(),
             (SiteKind::Scope, Some(name)) => format!("{}::{}", self.function_path(), name),
             (SiteKind::Scope, None) => format!("{}@{}", self.function_path(), self.line),
         }

@@ -40,6 +40,10 @@ pub(crate) struct Node {
     // Cold: written once before the node is published.
     pub(crate) site: AtomicPtr<CallSite>,
     pub(crate) unwound: AtomicU64,
+    /// async sites: first poll to completion, summed over completed calls.
+    pub(crate) wall: AtomicU64,
+    /// async sites: futures dropped before completion.
+    pub(crate) cancelled: AtomicU64,
     pub(crate) index: AtomicU32,
     pub(crate) parent: AtomicU32,
     pub(crate) flags: AtomicU32,
@@ -58,6 +62,8 @@ impl Node {
             oversized: AtomicU64::new(0),
             site: AtomicPtr::new(core::ptr::null_mut()),
             unwound: AtomicU64::new(0),
+            wall: AtomicU64::new(0),
+            cancelled: AtomicU64::new(0),
             index: AtomicU32::new(0),
             parent: AtomicU32::new(u32::MAX),
             flags: AtomicU32::new(0),
@@ -79,6 +85,8 @@ impl Node {
             &self.reversed,
             &self.oversized,
             &self.unwound,
+            &self.wall,
+            &self.cancelled,
         ] {
             a.store(0, Ordering::Relaxed);
         }
@@ -92,17 +100,33 @@ impl Node {
         bump(&self.calls, 1);
         if delta <= max_ticks {
             bump(&self.ticks, delta);
-            if delta < self.min.load(Ordering::Relaxed) {
-                self.min.store(delta, Ordering::Relaxed);
-            }
-            if delta > self.max.load(Ordering::Relaxed) {
-                self.max.store(delta, Ordering::Relaxed);
-            }
+            self.min_max(delta);
         } else {
             self.reject(delta);
         }
         if std::thread::panicking() {
             bump(&self.unwound, 1);
+        }
+    }
+
+    #[inline(always)]
+    fn min_max(&self, delta: u64) {
+        if delta < self.min.load(Ordering::Relaxed) {
+            self.min.store(delta, Ordering::Relaxed);
+        }
+        if delta > self.max.load(Ordering::Relaxed) {
+            self.max.store(delta, Ordering::Relaxed);
+        }
+    }
+
+    /// Adds one poll of an async call: busy time, no call.
+    fn record_poll(&self, delta: u64) -> bool {
+        if delta <= MAX_TICKS.load(Ordering::Relaxed) {
+            bump(&self.ticks, delta);
+            true
+        } else {
+            self.reject(delta);
+            false
         }
     }
 
@@ -522,6 +546,15 @@ impl ThreadState {
     /// Pops the guard's frame and records its delta.
     #[inline(always)]
     fn pop(&self, depth: usize, node: *const Node, delta: u64) {
+        self.pop_frame(depth, node);
+        // SAFETY: `node` was handed out by this thread's arena, which is
+        // still alive because the state is (the caller reached it).
+        unsafe { &*node }.record(delta);
+    }
+
+    /// Pops the frame at `depth`, resynchronising if it is not on top.
+    #[inline(always)]
+    fn pop_frame(&self, depth: usize, node: *const Node) {
         let top = self.depth.get();
         let stack = self.stack.get();
         // SAFETY: `top < cap` always holds for the current depth.
@@ -531,9 +564,6 @@ impl ThreadState {
         } else {
             self.resync(depth, node);
         }
-        // SAFETY: `node` was handed out by this thread's arena, which is
-        // still alive because the state is (the caller reached it).
-        unsafe { &*node }.record(delta);
     }
 
     /// A guard dropped out of LIFO order.
@@ -640,6 +670,76 @@ impl Drop for Guard {
         {
             LOST.fetch_add(1, Ordering::Relaxed);
         }
+    }
+}
+
+/// One poll of an async call, pushed on this thread's stack.
+pub(crate) struct Poll {
+    node: *const Node,
+    depth: usize,
+    start: u64,
+}
+
+impl Poll {
+    /// The tick count at the start of the poll.
+    pub(crate) fn start(&self) -> u64 {
+        self.start
+    }
+}
+
+/// Pushes a frame for one poll of `site`; `None` when not recording.
+#[inline]
+pub(crate) fn poll_enter(site: &'static CallSite) -> Option<Poll> {
+    if !RECORDING.load(Ordering::Relaxed) {
+        return None;
+    }
+    let (node, depth) = STATE.try_with(|s| s.push(site)).ok()??;
+    Some(Poll {
+        node,
+        depth,
+        start: ticks(),
+    })
+}
+
+/// Pops a poll's frame and adds its busy time. If the call completed,
+/// also counts the call with its busy time (min/max) and wall time.
+/// Returns the poll's accepted delta (0 if rejected).
+#[inline]
+pub(crate) fn poll_exit(p: &Poll, completed: Option<(u64, u64)>) -> u64 {
+    let end = ticks();
+    let delta = end.wrapping_sub(p.start);
+    let mut accepted = 0;
+    let r = STATE.try_with(|s| {
+        s.pop_frame(p.depth, p.node);
+        // SAFETY: as in `ThreadState::pop`: a node of this thread's live arena.
+        let node = unsafe { &*p.node };
+        if node.record_poll(delta) {
+            accepted = delta;
+        }
+        if std::thread::panicking() {
+            bump(&node.unwound, 1);
+        }
+        if let Some((busy_before, first_poll)) = completed {
+            bump(&node.calls, 1);
+            node.min_max(busy_before + accepted);
+            bump(&node.wall, end.wrapping_sub(first_poll));
+        }
+    });
+    if r.is_err() {
+        LOST.fetch_add(1, Ordering::Relaxed);
+    }
+    accepted
+}
+
+/// Counts an async call of `site` dropped before completion, on the
+/// dropping thread's current path.
+pub(crate) fn cancel(site: &'static CallSite) {
+    if let Some(p) = poll_enter(site) {
+        let _ = STATE.try_with(|s| {
+            s.pop_frame(p.depth, p.node);
+            // SAFETY: as in `poll_exit`.
+            bump(unsafe { &(*p.node).cancelled }, 1);
+        });
     }
 }
 

@@ -18,6 +18,8 @@ pub(crate) struct Acc {
     pub reversed: u64,
     pub oversized: u64,
     pub unwound: u64,
+    pub wall: u64,
+    pub cancelled: u64,
 }
 
 impl Default for Acc {
@@ -30,6 +32,8 @@ impl Default for Acc {
             reversed: 0,
             oversized: 0,
             unwound: 0,
+            wall: 0,
+            cancelled: 0,
         }
     }
 }
@@ -44,6 +48,8 @@ impl Acc {
         self.reversed += o.reversed;
         self.oversized += o.oversized;
         self.unwound += o.unwound;
+        self.wall += o.wall;
+        self.cancelled += o.cancelled;
     }
 }
 
@@ -98,6 +104,8 @@ impl Tree {
                 reversed: n.reversed.load(r),
                 oversized: n.oversized.load(r),
                 unwound: n.unwound.load(r),
+                wall: n.wall.load(r),
+                cancelled: n.cancelled.load(r),
             },
         });
     }
@@ -255,6 +263,7 @@ pub(crate) fn flatten(tree: &Tree) -> HashMap<usize, (&'static CallSite, Flat)> 
         let mut a = n.acc;
         if nested[i] {
             a.ticks = 0;
+            a.wall = 0;
         }
         f.acc.add(&a);
         if n.flags == 0 {

@@ -1,10 +1,44 @@
 //! File outputs, chosen by extension (`TICKPROF_OUT=path[,path…]`).
+//!
+//! | extension | format | writer |
+//! |---|---|---|
+//! | `.txt` | the text report | [`Report::text`] |
+//! | `.csv` | the flat table, RFC 4180 | [`Report::to_csv`] |
+//! | `.json` | the whole report, `"version": 1` | [`json::render`] |
+//! | `.html` | self-contained drill-down page | [`html::render`] |
+//! | `.folded` | folded stacks of self time | [`folded::render`] |
+//! | `.svg` | flamegraph drawn by `inferno` | [`svg::render`] |
+//! | `.trace.json` | Chrome trace events | not available yet |
+//!
+//! # Examples
+//!
+//! ```
+//! let report = tickprof_runtime::report();
+//! let dir = std::env::temp_dir();
+//! let path = dir.join("tickprof-doc-example.json");
+//! let path = path.to_str().unwrap();
+//! tickprof_runtime::export::write_to_path(&report, path, &Default::default()).unwrap();
+//! # std::fs::remove_file(path).unwrap();
+//! ```
 
 use crate::report::{Report, TextOptions};
 use std::io;
 
+pub mod folded;
+pub mod html;
+pub mod json;
+pub mod svg;
+
 /// Known output extensions, longest first where one ends another.
-pub const EXTENSIONS: &[&str] = &[".csv", ".txt"];
+pub const EXTENSIONS: &[&str] = &[
+    ".trace.json",
+    ".json",
+    ".csv",
+    ".txt",
+    ".html",
+    ".folded",
+    ".svg",
+];
 
 /// The extension of `path` that decides its format, if known.
 pub fn format_of(path: &str) -> Option<&'static str> {
@@ -14,16 +48,30 @@ pub fn format_of(path: &str) -> Option<&'static str> {
 /// Renders `report` in the format `path`'s extension names.
 ///
 /// # Errors
-/// `InvalidInput` for an unknown extension.
+/// `InvalidInput` for an unknown extension; `Unsupported` for a format not
+/// available in this build; any error of the format's writer.
 pub fn render(report: &Report, path: &str, opts: &TextOptions) -> io::Result<Vec<u8>> {
     match format_of(path) {
+        Some(".trace.json") => trace(report),
+        Some(".json") => json::render(report),
         Some(".csv") => Ok(report.to_csv().into_bytes()),
         Some(".txt") => Ok(report.text(opts).into_bytes()),
+        Some(".html") => Ok(html::render(report).into_bytes()),
+        Some(".folded") => Ok(folded::render(report).into_bytes()),
+        Some(".svg") => svg::render(report),
         _ => Err(io::Error::new(
             io::ErrorKind::InvalidInput,
             format!("unknown extension (known: {})", EXTENSIONS.join(" ")),
         )),
     }
+}
+
+/// The Chrome trace output, until its writer lands.
+fn trace(_: &Report) -> io::Result<Vec<u8>> {
+    Err(io::Error::new(
+        io::ErrorKind::Unsupported,
+        "trace output is not available yet",
+    ))
 }
 
 /// Writes `report` to `path` in the format its extension names.
@@ -33,4 +81,35 @@ pub fn render(report: &Report, path: &str, opts: &TextOptions) -> io::Result<Vec
 pub fn write_to_path(report: &Report, path: &str, opts: &TextOptions) -> io::Result<()> {
     let body = render(report, path, opts)?;
     std::fs::write(path, body)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trace_json_is_not_taken_for_json() {
+        assert_eq!(format_of("out/run.trace.json"), Some(".trace.json"));
+        assert_eq!(format_of("out/run.json"), Some(".json"));
+        assert_eq!(format_of("a.html"), Some(".html"));
+        assert_eq!(format_of("a.folded"), Some(".folded"));
+        assert_eq!(format_of("a.svg"), Some(".svg"));
+        assert_eq!(format_of("a.xml"), None);
+    }
+
+    #[test]
+    fn every_known_extension_renders_an_empty_report_or_says_why() {
+        let r = Report::empty();
+        for ext in EXTENSIONS {
+            let out = render(&r, &format!("x{ext}"), &TextOptions::default());
+            match *ext {
+                ".trace.json" => {
+                    assert_eq!(out.unwrap_err().kind(), io::ErrorKind::Unsupported)
+                }
+                _ => assert!(out.is_ok(), "{ext}: {out:?}"),
+            }
+        }
+        let e = render(&r, "x.xml", &TextOptions::default()).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
+    }
 }

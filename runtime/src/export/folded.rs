@@ -1,0 +1,208 @@
+//! Folded stacks (`.folded`): one line per calling-context path,
+//! `outer;inner;leaf <self-ns>`, as read by inferno, speedscope and
+//! `flamegraph.pl`.
+//!
+//! Each line is a path of [`Report::tree`] from the root's child down to a
+//! node, then a space and the node's self time in whole nanoseconds. Paths
+//! with zero self time are left out (they add nothing to a flamegraph; their
+//! frames still appear through their children's lines). Lines are sorted
+//! bytewise, as the readers expect, and paths that become equal after
+//! [`frame`] are merged by adding their times.
+
+use crate::report::Report;
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+/// A name made safe as one frame of a folded line.
+///
+/// Folded readers split frames on `;`, take the last space-separated number
+/// as the count and skip lines starting with `# `. So:
+/// - `;` becomes `；` (U+FF1B FULLWIDTH SEMICOLON), keeping e.g. `[u8; 4]`
+///   readable as `[u8； 4]`;
+/// - control characters (newline, tab, …) become a space, then leading and
+///   trailing whitespace is trimmed;
+/// - a space before a trailing number (`retry 3`) or after a leading `#`
+///   becomes `_` (`retry_3`), so it is not read as a count or a comment;
+/// - an empty name becomes `(unnamed)`.
+///
+/// Everything else (`<`, `&`, quotes, commas, non-ASCII) is kept as is.
+///
+/// # Examples
+///
+/// ```
+/// use tickprof_runtime::export::folded::frame;
+/// assert_eq!(frame("<[u8; 4] as Foo>::bar"), "<[u8； 4] as Foo>::bar");
+/// assert_eq!(frame("line\nbreak"), "line break");
+/// assert_eq!(frame("retry 3"), "retry_3");
+/// assert_eq!(frame("a::b"), "a::b");
+/// ```
+pub fn frame(name: &str) -> Cow<'_, str> {
+    let clean = |c: char| c != ';' && !c.is_control();
+    let trimmed = name.trim();
+    if trimmed.len() == name.len()
+        && !name.is_empty()
+        && name.chars().all(clean)
+        && !count_like(name)
+        && !name.starts_with("# ")
+    {
+        return Cow::Borrowed(name);
+    }
+    let mapped: String = name
+        .chars()
+        .map(|c| match c {
+            ';' => '\u{FF1B}',
+            c if c.is_control() => ' ',
+            c => c,
+        })
+        .collect();
+    let mut s = mapped.trim().to_owned();
+    if s.is_empty() {
+        return Cow::Borrowed("(unnamed)");
+    }
+    if count_like(&s) {
+        if let Some(i) = s.rfind(' ') {
+            s.replace_range(i..=i, "_");
+        }
+    }
+    if s.starts_with("# ") {
+        s.replace_range(1..2, "_");
+    }
+    Cow::Owned(s)
+}
+
+/// Whether the last space-separated word of `s` would be read as a count.
+fn count_like(s: &str) -> bool {
+    match s.rfind(' ') {
+        Some(i) => {
+            let w = &s[i + 1..];
+            !w.is_empty() && w.chars().all(|c| c.is_ascii_digit() || c == '.')
+        }
+        None => false,
+    }
+}
+
+/// The folded lines as `(stack, self_ns)`, sorted by stack, zero self time
+/// left out.
+///
+/// # Examples
+///
+/// ```
+/// let report = tickprof_runtime::report();
+/// for (stack, ns) in tickprof_runtime::export::folded::stacks(&report) {
+///     assert!(ns > 0 && !stack.is_empty());
+/// }
+/// ```
+pub fn stacks(report: &Report) -> Vec<(String, u64)> {
+    // Each node's sanitized path, built from its parent's (parents come
+    // first): `Some("")` for the root, `None` for a node left out.
+    let mut paths: Vec<Option<String>> = Vec::with_capacity(report.tree.len());
+    let mut merged: BTreeMap<String, u64> = BTreeMap::new();
+    for n in &report.tree {
+        let path = match n.parent {
+            None => Some(String::new()),
+            // A parent after its child (or a child of a node left out)
+            // breaks the tree's contract: skip it rather than invent a path.
+            Some(p) => match paths.get(p) {
+                Some(Some(pp)) if pp.is_empty() => Some(frame(&n.name).into_owned()),
+                Some(Some(pp)) => Some(format!("{pp};{}", frame(&n.name))),
+                _ => None,
+            },
+        };
+        if let Some(path) = path.as_ref().filter(|p| !p.is_empty()) {
+            if n.self_ns > 0 {
+                let e = merged.entry(path.clone()).or_insert(0);
+                *e = e.saturating_add(n.self_ns);
+            }
+        }
+        paths.push(path);
+    }
+    merged.into_iter().collect()
+}
+
+/// The folded-stack text: one `stack self_ns` line per path, `\n`-ended.
+///
+/// # Examples
+///
+/// ```
+/// let report = tickprof_runtime::report();
+/// let text = tickprof_runtime::export::folded::render(&report);
+/// assert!(text.lines().all(|l| l.rsplit_once(' ').is_some()));
+/// ```
+pub fn render(report: &Report) -> String {
+    let mut s = String::new();
+    for (stack, ns) in stacks(report) {
+        let _ = writeln!(s, "{stack} {ns}");
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::TreeNode;
+
+    fn node(name: &str, parent: Option<usize>, self_ns: u64) -> TreeNode {
+        TreeNode {
+            name: name.to_owned(),
+            parent,
+            depth: 0,
+            calls: 1,
+            total_ns: self_ns,
+            self_ns,
+        }
+    }
+
+    #[test]
+    fn frames_are_sanitized() {
+        assert!(matches!(frame("plain::name"), Cow::Borrowed(_)));
+        assert_eq!(frame("a;b"), "a\u{FF1B}b");
+        assert_eq!(frame(" x\r\ny\t"), "x  y");
+        assert_eq!(frame(""), "(unnamed)");
+        assert_eq!(frame("\n"), "(unnamed)");
+        assert_eq!(frame("retry 3"), "retry_3");
+        assert_eq!(frame("ratio 1.5"), "ratio_1.5");
+        assert_eq!(frame("# heading"), "#_heading");
+        assert_eq!(frame("3"), "3");
+        assert_eq!(frame("Foo<A, B> & \"q\" é"), "Foo<A, B> & \"q\" é");
+    }
+
+    #[test]
+    fn paths_from_tree_zero_self_skipped_and_sorted() {
+        let mut r = Report::empty();
+        r.tree = vec![
+            node("", None, 0),
+            node("main", Some(0), 0),
+            node("b", Some(1), 30),
+            node("a", Some(1), 5),
+            node("x;y", Some(3), 7),
+        ];
+        assert_eq!(
+            render(&r),
+            "main;a 5\nmain;a;x\u{FF1B}y 7\nmain;b 30\n".to_owned()
+        );
+    }
+
+    #[test]
+    fn equal_paths_after_sanitizing_are_merged() {
+        let mut r = Report::empty();
+        r.tree = vec![
+            node("", None, 0),
+            node("a\nb", Some(0), 2),
+            node("a b", Some(0), 3),
+        ];
+        assert_eq!(stacks(&r), vec![("a b".to_owned(), 5)]);
+    }
+
+    #[test]
+    fn a_bad_parent_index_is_skipped_not_panicked() {
+        let mut r = Report::empty();
+        r.tree = vec![
+            node("", None, 0),
+            node("a", Some(7), 2),
+            node("b", Some(1), 3),
+            node("c", Some(0), 4),
+        ];
+        assert_eq!(stacks(&r), vec![("c".to_owned(), 4)]);
+    }
+}

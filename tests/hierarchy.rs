@@ -1,0 +1,311 @@
+//! Self vs children time, callers and callees, recursion, panics,
+//! out-of-order guards and threads.
+#![cfg(feature = "enabled")]
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+use tickprof::{prof_guard, profile, Report, SiteStats};
+
+fn spin(d: Duration) {
+    let t = Instant::now();
+    while t.elapsed() < d {
+        std::hint::spin_loop();
+    }
+}
+
+fn ms(x: f64) -> Duration {
+    Duration::from_secs_f64(x / 1e3)
+}
+
+fn site<'a>(r: &'a Report, suffix: &str) -> &'a SiteStats {
+    r.find(suffix).unwrap_or_else(|| panic!("no site {suffix}"))
+}
+
+fn edge(edges: &[tickprof::Edge], suffix: &str) -> u64 {
+    edges
+        .iter()
+        .filter(|e| e.name.ends_with(suffix))
+        .map(|e| e.calls)
+        .sum()
+}
+
+fn within(got: u64, want: f64, tol: f64, what: &str) {
+    let err = (got as f64 - want).abs() / want;
+    assert!(
+        err <= tol,
+        "{what}: got {got} ns, want {want:.0} ns ({:.2}% off)",
+        err * 100.0
+    );
+}
+
+/// Instant-measured truth: nanoseconds inside each function's body.
+static TRUE_A: AtomicU64 = AtomicU64::new(0);
+static TRUE_B: AtomicU64 = AtomicU64::new(0);
+static TRUE_C_FROM_A: AtomicU64 = AtomicU64::new(0);
+static TRUE_C_FROM_B: AtomicU64 = AtomicU64::new(0);
+
+fn timed<T>(acc: &AtomicU64, f: impl FnOnce() -> T) -> T {
+    let t = Instant::now();
+    let v = f();
+    acc.fetch_add(t.elapsed().as_nanos() as u64, Ordering::Relaxed);
+    v
+}
+
+#[profile]
+fn tree_a() {
+    timed(&TRUE_A, || {
+        spin(ms(4.0));
+        for _ in 0..3 {
+            tree_b();
+        }
+        tree_c(&TRUE_C_FROM_A);
+    });
+}
+
+#[profile]
+fn tree_b() {
+    timed(&TRUE_B, || {
+        spin(ms(2.0));
+        tree_c(&TRUE_C_FROM_B);
+    });
+}
+
+#[profile]
+fn tree_c(truth: &AtomicU64) {
+    timed(truth, || spin(ms(1.0)));
+}
+
+#[test]
+fn known_tree_totals_selfs_and_edges() {
+    const RUNS: u64 = 3;
+    for _ in 0..RUNS {
+        tree_a();
+    }
+    let r = tickprof::report();
+    let (a, b, c) = (
+        site(&r, "::tree_a"),
+        site(&r, "::tree_b"),
+        site(&r, "::tree_c"),
+    );
+    assert_eq!((a.calls, b.calls, c.calls), (RUNS, 3 * RUNS, 4 * RUNS));
+    let load = |x: &AtomicU64| x.load(Ordering::Relaxed) as f64;
+    let (ta, tb) = (load(&TRUE_A), load(&TRUE_B));
+    let (tca, tcb) = (load(&TRUE_C_FROM_A), load(&TRUE_C_FROM_B));
+    within(c.total_ns, tca + tcb, 0.05, "c total");
+    within(c.self_ns, tca + tcb, 0.05, "c self");
+    within(b.total_ns, tb, 0.05, "b total");
+    within(b.self_ns, tb - tcb, 0.05, "b self");
+    within(a.total_ns, ta, 0.05, "a total");
+    within(a.self_ns, ta - tb - tca, 0.05, "a self");
+    // Sum of self over the tree equals the root's total.
+    let selfs = a.self_ns + b.self_ns + c.self_ns;
+    within(selfs, a.total_ns as f64, 0.01, "sum of self vs root total");
+    // Edges, exact.
+    assert_eq!(edge(&a.callees, "::tree_b"), 3 * RUNS);
+    assert_eq!(edge(&a.callees, "::tree_c"), RUNS);
+    assert_eq!(edge(&b.callers, "::tree_a"), 3 * RUNS);
+    assert_eq!(edge(&b.callees, "::tree_c"), 3 * RUNS);
+    assert_eq!(edge(&c.callers, "::tree_a"), RUNS);
+    assert_eq!(edge(&c.callers, "::tree_b"), 3 * RUNS);
+    assert_eq!(c.callers.len(), 2);
+    // The tree holds the path a → b → c with 3 × RUNS calls.
+    let abc = (0..r.tree.len())
+        .find(|&i| {
+            let p = r.path(i);
+            p.len() == 3 && p[0].ends_with("::tree_a") && p[2].ends_with("::tree_c")
+        })
+        .expect("path a;b;c");
+    assert_eq!(r.tree[abc].calls, 3 * RUNS);
+}
+
+#[profile]
+fn fib(n: u32) -> u64 {
+    if n < 2 {
+        n as u64
+    } else {
+        fib(n - 1) + fib(n - 2)
+    }
+}
+
+#[test]
+fn recursion_counts_every_activation_and_time_once() {
+    let t = Instant::now();
+    assert_eq!(fib(25), 75_025);
+    let wall = t.elapsed().as_nanos() as u64;
+    let r = tickprof::report();
+    let f = site(&r, "::fib");
+    // fib(n) makes 2·fib(n+1) − 1 activations: 2·121393 − 1.
+    assert_eq!(f.calls, 242_785);
+    assert!(
+        f.total_ns <= wall,
+        "total {} > outer wall {}",
+        f.total_ns,
+        wall
+    );
+    assert!(
+        f.total_ns as f64 >= 0.5 * wall as f64,
+        "total {} vs wall {}",
+        f.total_ns,
+        wall
+    );
+    // Self time still sums to the total: fib has no other marked callee.
+    within(f.self_ns, f.total_ns as f64, 0.01, "fib self vs total");
+    assert_eq!(edge(&f.callers, "::fib"), 242_784);
+}
+
+#[profile]
+fn p_parent() -> bool {
+    let caught = std::panic::catch_unwind(p_child).is_err();
+    p_child_ok();
+    p_after();
+    caught
+}
+
+#[profile]
+fn p_child() {
+    p_grandchild(true);
+}
+
+#[profile]
+fn p_child_ok() {
+    p_grandchild(false);
+}
+
+#[profile]
+fn p_grandchild(explode: bool) {
+    spin(Duration::from_micros(100));
+    if explode {
+        panic!("grandchild");
+    }
+}
+
+#[profile]
+fn p_after() {}
+
+#[test]
+fn a_panic_in_a_grandchild_is_traced_and_the_stack_stays_right() {
+    let prev = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let caught = p_parent();
+    std::panic::set_hook(prev);
+    assert!(caught);
+    let r = tickprof::report();
+    let (parent, child, grand) = (
+        site(&r, "::p_parent"),
+        site(&r, "::p_child"),
+        site(&r, "::p_grandchild"),
+    );
+    assert_eq!((parent.unwound, child.unwound, grand.unwound), (0, 1, 1));
+    assert_eq!(grand.calls, 2);
+    assert!(
+        grand.min_ns >= 90_000,
+        "unwound call still timed: {}",
+        grand.min_ns
+    );
+    // After the unwinding, calls are attributed to the right parent.
+    assert_eq!(edge(&site(&r, "::p_after").callers, "::p_parent"), 1);
+    assert_eq!(edge(&site(&r, "::p_child_ok").callers, "::p_parent"), 1);
+    assert_eq!(edge(&grand.callers, "::p_child_ok"), 1);
+    assert_eq!(edge(&grand.callers, "::p_child"), 1);
+}
+
+#[profile]
+fn ooo_marker() {}
+
+#[profile]
+fn forget_host() {
+    let g = prof_guard!("ooo forgotten");
+    std::mem::forget(g);
+    ooo_marker();
+}
+
+#[profile]
+fn ooo_after() {}
+
+struct Holder {
+    _g: tickprof::Guard,
+}
+
+fn make_holder() -> Holder {
+    Holder {
+        _g: prof_guard!("ooo held"),
+    }
+}
+
+#[test]
+fn out_of_order_drops_and_forget_resynchronise_without_inventing() {
+    // Dropped early, in the wrong order.
+    let g1 = prof_guard!("ooo first");
+    let g2 = prof_guard!("ooo second");
+    drop(g1);
+    drop(g2);
+    // Leaked inside a marked function.
+    forget_host();
+    // Moved into a struct and returned; a call while it is held is its child.
+    let h = make_holder();
+    ooo_marker();
+    drop(h);
+    ooo_after();
+
+    let r = tickprof::report();
+    assert_eq!(
+        r.site(
+            "hierarchy::out_of_order_drops_and_forget_resynchronise_without_inventing::ooo first"
+        )
+        .map(|s| s.calls),
+        Some(1)
+    );
+    assert_eq!(site(&r, "::ooo second").calls, 1);
+    assert_eq!(site(&r, "::forget_host").calls, 1);
+    assert!(
+        r.find("::ooo forgotten").is_none(),
+        "a leaked guard never completed a call"
+    );
+    let marker = site(&r, "::ooo_marker");
+    assert_eq!(marker.calls, 2);
+    assert_eq!(edge(&marker.callers, "::ooo forgotten"), 1);
+    assert_eq!(edge(&marker.callers, "::make_holder::ooo held"), 1);
+    assert_eq!(site(&r, "::ooo held").calls, 1);
+    // The stack is back at the thread's root: not under any of the above.
+    let after = site(&r, "::ooo_after");
+    assert_eq!(after.callers.len(), 1);
+    assert_eq!(after.callers[0].name, "<root>");
+    assert!(r.run.out_of_order >= 2, "{}", r.run.out_of_order);
+}
+
+#[profile]
+fn per_thread_work(x: u64) -> u64 {
+    std::hint::black_box(x) * 2
+}
+
+#[test]
+fn eight_threads_that_exit_before_the_report_lose_nothing() {
+    let handles: Vec<_> = (0..8)
+        .map(|i| {
+            std::thread::Builder::new()
+                .name(format!("worker-{i}"))
+                .spawn(move || (0..1000).map(per_thread_work).sum::<u64>())
+                .unwrap()
+        })
+        .collect();
+    for h in handles {
+        assert_eq!(h.join().unwrap(), 999_000);
+    }
+    let r = tickprof::report();
+    assert_eq!(site(&r, "::per_thread_work").calls, 8000);
+    let workers: Vec<_> = r
+        .threads
+        .iter()
+        .filter(|t| t.name.starts_with("worker-"))
+        .collect();
+    assert_eq!(workers.len(), 8);
+    for t in workers {
+        assert!(t.finished);
+        let s = t
+            .sites
+            .iter()
+            .find(|s| s.name.ends_with("::per_thread_work"))
+            .unwrap();
+        assert_eq!(s.calls, 1000);
+    }
+}

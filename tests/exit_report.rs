@@ -32,6 +32,18 @@ fn fast_step() {
 fn odd_name() {}
 
 #[profile]
+fn nested_outer() {
+    for _ in 0..4 {
+        nested_inner();
+    }
+}
+
+#[profile]
+fn nested_inner() {
+    spin(Duration::from_micros(30));
+}
+
+#[profile]
 fn forever() {
     loop {
         spin(Duration::from_millis(1));
@@ -53,6 +65,14 @@ fn child_workload() {
     odd_name();
     match mode.as_str() {
         "exit3" => std::process::exit(3),
+        "nested" => {
+            std::thread::Builder::new()
+                .name("nested-helper".into())
+                .spawn(nested_outer)
+                .unwrap()
+                .join()
+                .unwrap();
+        }
         "running-thread" => {
             std::thread::spawn(forever);
             spin(Duration::from_millis(20));
@@ -211,10 +231,11 @@ fn csv_file_has_the_documented_header_and_one_row_per_site() {
     let text = std::fs::read_to_string(&path).unwrap();
     let mut rdr = csv::Reader::from_reader(text.as_bytes());
     let header: Vec<String> = rdr.headers().unwrap().iter().map(str::to_owned).collect();
-    assert_eq!(
-        header.join(","),
+    // The documented columns, in order; later columns are only appended.
+    assert!(header.join(",").starts_with(
         "name,calls,total_ns,mean_ns,min_ns,max_ns,reversed,oversized,self_ns,unwound"
-    );
+    ));
+    assert_eq!(header.join(","), tickprof::CSV_HEADER);
     let recs: Vec<csv::StringRecord> = rdr.records().map(Result::unwrap).collect();
     assert_eq!(recs.len(), 3);
     let slow = recs.iter().find(|r| r[0].ends_with("::slow_step")).unwrap();
@@ -253,4 +274,49 @@ fn a_thread_still_inside_a_marked_function_does_not_hang_or_crash_the_report() {
         rows(&err).iter().any(|(n, _)| n.ends_with("::slow_step")),
         "{err}"
     );
+}
+
+#[test]
+fn tree_layout_adds_caller_and_callee_sections() {
+    let (out, err) = run_child("nested", &[("TICKPROF_REPORT", "tree")]);
+    assert!(out.status.success(), "{err}");
+    let section = err
+        .split("\n== ")
+        .find(|s| s.contains("::nested_inner ("))
+        .expect(&err);
+    assert!(section.contains("calls 4"), "{section}");
+    let called_by = section
+        .lines()
+        .find(|l| l.trim_start().starts_with("called by"))
+        .unwrap();
+    assert!(
+        called_by.contains("::nested_outer") && called_by.contains(" 4 calls"),
+        "{called_by}"
+    );
+    let outer = err
+        .split("\n== ")
+        .find(|s| s.contains("::nested_outer ("))
+        .unwrap();
+    assert!(
+        outer
+            .lines()
+            .any(|l| l.trim_start().starts_with("calls ") && l.contains("::nested_inner")),
+        "{outer}"
+    );
+}
+
+#[test]
+fn threads_layout_adds_a_per_thread_breakdown() {
+    let (out, err) = run_child("nested", &[("TICKPROF_THREADS", "1")]);
+    assert!(out.status.success(), "{err}");
+    let helper = err
+        .split("\n-- thread ")
+        .find(|s| s.starts_with("nested-helper"))
+        .expect(&err);
+    assert!(helper.contains("finished"), "{helper}");
+    let row = helper
+        .lines()
+        .find(|l| l.contains("::nested_inner"))
+        .unwrap();
+    assert!(row.contains(" 4 calls"), "{row}");
 }

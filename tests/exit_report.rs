@@ -44,6 +44,15 @@ fn nested_inner() {
 }
 
 #[profile]
+fn deep_rec(n: u32) -> u32 {
+    if n == 0 {
+        0
+    } else {
+        deep_rec(n - 1) + 1
+    }
+}
+
+#[profile]
 fn forever() {
     loop {
         spin(Duration::from_millis(1));
@@ -65,6 +74,11 @@ fn child_workload() {
     odd_name();
     match mode.as_str() {
         "exit3" => std::process::exit(3),
+        "deep" => {
+            let t = std::time::Instant::now();
+            assert_eq!(deep_rec(3000), 3000);
+            eprintln!("outer wall ns: {}", t.elapsed().as_nanos());
+        }
         "nested" => {
             std::thread::Builder::new()
                 .name("nested-helper".into())
@@ -319,4 +333,44 @@ fn threads_layout_adds_a_per_thread_breakdown() {
         .find(|l| l.contains("::nested_inner"))
         .unwrap();
     assert!(row.contains(" 4 calls"), "{row}");
+}
+
+#[test]
+fn deep_recursion_beyond_the_node_cap_is_folded_not_lost() {
+    let dir = tmp_dir("deep");
+    let path = dir.join("deep.csv");
+    let (out, err) = run_child(
+        "deep",
+        &[
+            ("TICKPROF_MAX_NODES", "100"),
+            ("TICKPROF_OUT", path.to_str().unwrap()),
+        ],
+    );
+    assert!(out.status.success(), "{err}");
+    let row = rows(&err)
+        .into_iter()
+        .find(|r| r.0.ends_with("::deep_rec"))
+        .expect(&err);
+    assert_eq!(row.1, 3001);
+    assert!(err.contains("folded into overflow nodes"), "{err}");
+    let wall: u64 = err
+        .lines()
+        .find_map(|l| l.strip_prefix("outer wall ns: "))
+        .and_then(|v| v.trim().parse().ok())
+        .expect(&err);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut rdr = csv::Reader::from_reader(text.as_bytes());
+    let rec = rdr
+        .records()
+        .map(Result::unwrap)
+        .find(|r| r[0].ends_with("::deep_rec"))
+        .unwrap();
+    let total: u64 = rec[2].parse().unwrap();
+    let self_ns: u64 = rec[8].parse().unwrap();
+    assert!(
+        total <= wall,
+        "counted once per outermost call: {total} <= {wall}"
+    );
+    assert!(self_ns <= total);
+    let _ = std::fs::remove_dir_all(dir);
 }

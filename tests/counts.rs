@@ -28,7 +28,9 @@ fn four_threads_times_ten_thousand_is_exactly_forty_thousand() {
     let site = r.find("::counted").expect("counted ran");
     assert_eq!(site.calls, 40_000);
     assert_eq!(site.rejected(), 0);
-    assert!(site.total_ns > 0);
+    // Raw time is measured; compensated time of a ~1 ns body may be 0.
+    assert!(site.raw_total_ns > 0);
+    assert!(site.total_ns <= site.raw_total_ns);
     assert!(site.min_ns <= site.max_ns);
 }
 

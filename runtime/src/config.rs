@@ -52,6 +52,9 @@ pub struct Config {
     pub layout: Layout,
     /// `TICKPROF_THREADS`: add a per-thread breakdown.
     pub threads: bool,
+    /// `TICKPROF_COMPENSATE`: show figures with the calibrated
+    /// instrumentation cost subtracted (true) or raw (false).
+    pub compensate: bool,
 }
 
 impl Default for Config {
@@ -65,6 +68,7 @@ impl Default for Config {
             max_nodes: DEFAULT_MAX_NODES,
             layout: Layout::Flat,
             threads: false,
+            compensate: true,
         }
     }
 }
@@ -156,6 +160,13 @@ impl Config {
                 "1" | "on" | "true" | "yes" => c.threads = true,
                 "0" | "off" | "false" | "no" | "" => c.threads = false,
                 _ => warn("TICKPROF_THREADS", &v, "is not 0 or 1", "0"),
+            }
+        }
+        if let Some(v) = get("TICKPROF_COMPENSATE") {
+            match v.trim().to_ascii_lowercase().as_str() {
+                "1" | "on" | "true" | "yes" | "" => c.compensate = true,
+                "0" | "off" | "false" | "no" => c.compensate = false,
+                _ => warn("TICKPROF_COMPENSATE", &v, "is not 0 or 1", "1"),
             }
         }
         warnings.extend(bad_outputs);
@@ -254,6 +265,7 @@ mod tests {
             ("TICKPROF_MAX_NODES", "0"),
             ("TICKPROF_REPORT", "graph"),
             ("TICKPROF_THREADS", "2"),
+            ("TICKPROF_COMPENSATE", "maybe"),
         ] {
             let (c, w) = parse(&[(var, bad)]);
             assert_eq!(w.len(), 1, "{var}: {w:?}");

@@ -8,6 +8,8 @@
 #![warn(clippy::undocumented_unsafe_blocks)]
 
 #[cfg(feature = "enabled")]
+mod calibrate;
+#[cfg(feature = "enabled")]
 mod clock;
 mod config;
 pub mod export;
@@ -17,12 +19,14 @@ mod report;
 #[cfg(feature = "enabled")]
 mod runtime;
 mod site;
+mod snapshot;
 #[cfg(feature = "enabled")]
 mod thread;
 #[cfg(feature = "enabled")]
 mod tree;
 
 pub use config::{Config, Layout, SortKey};
+pub use snapshot::{snapshot, Snapshot};
 #[cfg(feature = "enabled")]
 pub use thread::Guard;
 

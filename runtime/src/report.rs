@@ -73,6 +73,29 @@ pub struct RunInfo {
     /// False when the report could not wait for a finishing thread and may
     /// miss that thread's calls.
     pub complete: bool,
+    /// Whether the shown times (`total_ns`, `self_ns`, `mean_ns`, `min_ns`,
+    /// `max_ns`) have the calibrated instrumentation cost subtracted
+    /// (`TICKPROF_COMPENSATE`, default on). Raw and compensated values are
+    /// both always in `SiteStats`.
+    pub compensated: bool,
+    /// Calibrated cost of a guard inside its own measured interval, in
+    /// nanoseconds per call (0 when not calibrated).
+    pub overhead_inner_ns: f64,
+    /// The same in ticks.
+    pub overhead_inner_ticks: f64,
+    /// Calibrated cost of one marked call as its caller sees it, in
+    /// nanoseconds (0 when not calibrated).
+    pub overhead_call_ns: f64,
+    /// The same in ticks.
+    pub overhead_call_ticks: f64,
+    /// How the overhead was calibrated.
+    pub calibration: String,
+    /// Estimated instrumentation cost of the whole run (every recorded call
+    /// times `overhead_call_ns`), as a fraction of the wall time; summed over
+    /// threads, so it can exceed 1 with several threads.
+    pub overhead_share: f64,
+    /// Tree nodes whose compensated time would have been negative (set to 0).
+    pub clamped: u64,
 }
 
 /// A caller or callee of a site.
@@ -120,6 +143,15 @@ pub struct SiteStats {
     pub min_ticks: u64,
     /// `max_ns` in raw ticks.
     pub max_ticks: u64,
+    /// Total with the instrumentation cost left in, in nanoseconds.
+    pub raw_total_ns: u64,
+    /// Self with the instrumentation cost left in, in nanoseconds.
+    pub raw_self_ns: u64,
+    /// Total with the calibrated instrumentation cost subtracted.
+    pub compensated_total_ns: u64,
+    /// Self with the calibrated instrumentation cost subtracted (its own
+    /// inner cost, and the cost of each marked call it made).
+    pub compensated_self_ns: u64,
     /// Calls whose end stamp was before their start: not added to the times.
     pub reversed: u64,
     /// Calls longer than `TICKPROF_MAX_DELTA`: not added to the times.
@@ -185,6 +217,10 @@ pub struct TreeNode {
     pub total_ns: u64,
     /// Time on this path not spent in marked children, in nanoseconds.
     pub self_ns: u64,
+    /// `total_ns` with the instrumentation cost left in.
+    pub raw_total_ns: u64,
+    /// `self_ns` with the instrumentation cost left in.
+    pub raw_self_ns: u64,
 }
 
 /// A profile: the run header and one row per call site that ran.
@@ -238,7 +274,7 @@ pub struct TextOptions {
 
 /// The CSV header. Columns are only ever appended.
 pub const CSV_HEADER: &str =
-    "name,calls,total_ns,mean_ns,min_ns,max_ns,reversed,oversized,self_ns,unwound,wall_ns,cancelled";
+    "name,calls,total_ns,mean_ns,min_ns,max_ns,reversed,oversized,self_ns,unwound,wall_ns,cancelled,raw_total_ns,raw_self_ns,compensated_total_ns,compensated_self_ns";
 
 impl Report {
     /// A report with no sites (profiling off or nothing ran).
@@ -257,6 +293,14 @@ impl Report {
                 reentrant: 0,
                 folded_calls: 0,
                 complete: true,
+                compensated: false,
+                overhead_inner_ns: 0.0,
+                overhead_inner_ticks: 0.0,
+                overhead_call_ns: 0.0,
+                overhead_call_ticks: 0.0,
+                calibration: String::new(),
+                overhead_share: 0.0,
+                clamped: 0,
             },
             sites: Vec::new(),
             threads: Vec::new(),
@@ -319,7 +363,7 @@ impl Report {
         for r in &self.sites {
             let _ = write!(
                 s,
-                "{},{},{},{:.1},{},{},{},{},{},{},{},{}\r\n",
+                "{},{},{},{:.1},{},{},{},{},{},{},{},{},{},{},{},{}\r\n",
                 csv_field(&r.name),
                 r.calls,
                 r.total_ns,
@@ -331,7 +375,11 @@ impl Report {
                 r.self_ns,
                 r.unwound,
                 r.wall_ns,
-                r.cancelled
+                r.cancelled,
+                r.raw_total_ns,
+                r.raw_self_ns,
+                r.compensated_total_ns,
+                r.compensated_self_ns
             );
         }
         s
@@ -369,6 +417,27 @@ impl Report {
                 r.frequency_hz / 1e9,
                 r.frequency_source,
                 inv
+            );
+            if r.overhead_call_ticks > 0.0 {
+                let _ = writeln!(
+                    s,
+                    "tickprof: overhead per marked call: {:.1} ns ({:.0} ticks) inside its own time, {:.1} ns ({:.0} ticks) seen by its caller ({}); instrumentation cost ≈ {:.1}% of the run",
+                    r.overhead_inner_ns,
+                    r.overhead_inner_ticks,
+                    r.overhead_call_ns,
+                    r.overhead_call_ticks,
+                    r.calibration,
+                    100.0 * r.overhead_share
+                );
+            }
+            let _ = writeln!(
+                s,
+                "tickprof: times are {}",
+                if r.compensated {
+                    "compensated: the calibrated overhead is subtracted (TICKPROF_COMPENSATE=0 for raw)"
+                } else {
+                    "raw: instrumentation overhead included"
+                }
             );
         }
         let shown = opts

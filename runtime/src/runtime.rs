@@ -1,5 +1,6 @@
 //! Process-wide state: settings, clock, report collection and the exit hook.
 
+use crate::calibrate::{calibrate, Calibration, CALIBRATION_SITE};
 use crate::clock::{self, Clock};
 use crate::config::Config;
 use crate::report::{
@@ -7,7 +8,7 @@ use crate::report::{
 };
 use crate::site::CallSite;
 use crate::thread::{self, try_lock_global, LOST, MAX_NODES, MAX_TICKS, RECORDING};
-use crate::tree::{flatten, Tree};
+use crate::tree::{compensate, flatten, Tree};
 use std::collections::HashMap;
 use std::io::Write;
 use std::sync::atomic::Ordering;
@@ -73,51 +74,152 @@ pub(crate) fn write_stderr(s: &str) {
     }
 }
 
+/// Everything recorded so far, as plain data: the input of a report.
+#[derive(Clone)]
+pub(crate) struct Capture {
+    pub merged: Tree,
+    pub per_thread: Vec<(String, u64, bool, Tree)>,
+    pub resynced: u64,
+    pub orphaned: u64,
+    pub reentrant: u64,
+    pub lost: u64,
+    pub complete: bool,
+    pub at: Instant,
+}
+
+/// Copies every live thread's tree and the finished threads' data.
+pub(crate) fn capture() -> Capture {
+    let at = Instant::now();
+    let lost = LOST.load(Ordering::Relaxed);
+    let Some(g) = try_lock_global(REPORT_LOCK_WAIT) else {
+        return Capture {
+            merged: Tree::new(),
+            per_thread: Vec::new(),
+            resynced: 0,
+            orphaned: 0,
+            reentrant: 0,
+            lost,
+            complete: false,
+            at,
+        };
+    };
+    let mut merged = g.finished.clone();
+    let mut per_thread: Vec<(String, u64, bool, Tree)> = g
+        .finished_threads
+        .iter()
+        .map(|(n, id, t)| (n.clone(), *id, true, t.clone()))
+        .collect();
+    let (mut resynced, mut orphaned, mut reentrant) = (
+        g.finished_resynced,
+        g.finished_orphaned,
+        g.finished_reentrant,
+    );
+    let live = g.live.clone();
+    drop(g);
+    for a in &live {
+        let t = a.snapshot();
+        merged.merge(&t);
+        resynced += a.resynced.load(Ordering::Relaxed);
+        orphaned += a.orphaned.load(Ordering::Relaxed);
+        reentrant += a.reentrant.load(Ordering::Relaxed);
+        per_thread.push((a.thread_name.clone(), a.thread_id, false, t));
+    }
+    per_thread.sort_by_key(|t| t.1);
+    Capture {
+        merged,
+        per_thread,
+        resynced,
+        orphaned,
+        reentrant,
+        lost,
+        complete: true,
+        at,
+    }
+}
+
+/// The calibrated overhead, measured once on the first thread that can.
+static CALIBRATION: OnceLock<Calibration> = OnceLock::new();
+
+pub(crate) fn calibration() -> Option<Calibration> {
+    if let Some(c) = CALIBRATION.get() {
+        return Some(*c);
+    }
+    let c = calibrate()?;
+    Some(*CALIBRATION.get_or_init(|| c))
+}
+
 /// Builds the report from every live thread and every finished one.
 pub(crate) fn collect() -> Report {
     let rt = runtime();
     if !rt.config.enabled {
         return Report::empty();
     }
-    let freq = rt.clock.frequency();
     let wall_ns = rt
         .epoch
         .lock()
         .map_or(Duration::ZERO, |e| e.elapsed())
         .as_nanos() as u64;
-    let (merged, mut per_thread, resynced, orphaned, reentrant, complete) =
-        match try_lock_global(REPORT_LOCK_WAIT) {
-            Some(g) => {
-                let mut merged = g.finished.clone();
-                let mut per_thread: Vec<(String, u64, bool, Tree)> = g
-                    .finished_threads
+    build(&capture(), wall_ns, true)
+}
+
+/// The report of one capture, or of the difference `c - earlier`.
+pub(crate) fn report_of(c: &Capture, earlier: Option<&Capture>) -> Report {
+    let rt = runtime();
+    if !rt.config.enabled {
+        return Report::empty();
+    }
+    match earlier {
+        None => {
+            let epoch = rt.epoch.lock().map_or(c.at, |e| *e);
+            build(
+                c,
+                c.at.saturating_duration_since(epoch).as_nanos() as u64,
+                true,
+            )
+        }
+        Some(e) => {
+            let diff = Capture {
+                merged: c.merged.minus(&e.merged),
+                per_thread: c
+                    .per_thread
                     .iter()
-                    .map(|(n, id, t)| (n.clone(), *id, true, t.clone()))
-                    .collect();
-                let (mut rs, mut or, mut re) = (
-                    g.finished_resynced,
-                    g.finished_orphaned,
-                    g.finished_reentrant,
-                );
-                let live = g.live.clone();
-                drop(g);
-                for a in &live {
-                    let t = a.snapshot();
-                    merged.merge(&t);
-                    rs += a.resynced.load(Ordering::Relaxed);
-                    or += a.orphaned.load(Ordering::Relaxed);
-                    re += a.reentrant.load(Ordering::Relaxed);
-                    per_thread.push((a.thread_name.clone(), a.thread_id, false, t));
-                }
-                (merged, per_thread, rs, or, re, true)
-            }
-            None => (Tree::new(), Vec::new(), 0, 0, 0, false),
-        };
-    per_thread.sort_by_key(|t| t.1);
+                    .map(|(n, id, fin, t)| {
+                        let before = e.per_thread.iter().find(|p| p.1 == *id);
+                        let t = before.map_or_else(|| t.clone(), |b| t.minus(&b.3));
+                        (n.clone(), *id, *fin, t)
+                    })
+                    .collect(),
+                resynced: c.resynced.saturating_sub(e.resynced),
+                orphaned: c.orphaned.saturating_sub(e.orphaned),
+                reentrant: c.reentrant.saturating_sub(e.reentrant),
+                lost: c.lost.saturating_sub(e.lost),
+                complete: c.complete && e.complete,
+                at: c.at,
+            };
+            build(
+                &diff,
+                c.at.saturating_duration_since(e.at).as_nanos() as u64,
+                true,
+            )
+        }
+    }
+}
+
+/// Turns captured data into a report.
+pub(crate) fn build(c: &Capture, wall_ns: u64, with_threads: bool) -> Report {
+    let rt = runtime();
+    let freq = rt.clock.frequency();
     let ns_per_tick = 1e9 / freq.hz;
     let to_ns = |t: u64| (t as f64 * ns_per_tick).round() as u64;
+    let cal = CALIBRATION.get().copied();
+    let (inner, call) = cal.map_or((0.0, 0.0), |c| (c.inner_ticks, c.call_ticks));
+    let skip = &CALIBRATION_SITE as *const CallSite as usize;
+    let merged = &c.merged;
+    let children = merged.children();
+    let comp = compensate(merged, &children, inner, call);
+    let shown_comp = rt.config.compensate && cal.is_some();
 
-    let flat = flatten(&merged);
+    let flat = flatten(merged, Some(&comp), skip);
     let names: HashMap<usize, String> = flat.iter().map(|(&k, (s, _))| (k, s.name())).collect();
     let name_of = |k: usize| {
         names
@@ -141,13 +243,22 @@ pub(crate) fn collect() -> Report {
         });
         v
     };
+    let mut total_calls = 0u64;
     let mut sites: Vec<SiteStats> = flat
         .iter()
         .filter(|(_, (_, f))| f.acc.calls > 0 || f.acc.cancelled > 0)
         .map(|(&k, (site, f))| {
             let a = &f.acc;
+            total_calls += a.calls;
             let accepted = a.calls - a.reversed - a.oversized;
             let min = if a.min == u64::MAX { 0 } else { a.min };
+            let (total, self_t, lo, hi) = if shown_comp {
+                let lo = (min as f64 - inner).max(0.0) as u64;
+                let hi = (a.max as f64 - inner).max(0.0) as u64;
+                (f.comp_ticks, f.comp_self_ticks, lo.min(hi), hi)
+            } else {
+                (a.ticks, f.self_ticks, min, a.max)
+            };
             SiteStats {
                 name: names[&k].clone(),
                 function: site.function_path(),
@@ -155,19 +266,23 @@ pub(crate) fn collect() -> Report {
                 file: site.file().to_owned(),
                 line: site.line(),
                 calls: a.calls,
-                total_ns: to_ns(a.ticks),
-                self_ns: to_ns(f.self_ticks),
+                total_ns: to_ns(total),
+                self_ns: to_ns(self_t),
                 mean_ns: if accepted == 0 {
                     0.0
                 } else {
-                    a.ticks as f64 * ns_per_tick / accepted as f64
+                    total as f64 * ns_per_tick / accepted as f64
                 },
-                min_ns: to_ns(min),
-                max_ns: to_ns(a.max),
+                min_ns: to_ns(lo),
+                max_ns: to_ns(hi),
                 total_ticks: a.ticks,
                 self_ticks: f.self_ticks,
                 min_ticks: min,
                 max_ticks: a.max,
+                raw_total_ns: to_ns(a.ticks),
+                raw_self_ns: to_ns(f.self_ticks),
+                compensated_total_ns: to_ns(f.comp_ticks),
+                compensated_self_ns: to_ns(f.comp_self_ticks),
                 reversed: a.reversed,
                 oversized: a.oversized,
                 unwound: a.unwound,
@@ -184,34 +299,66 @@ pub(crate) fn collect() -> Report {
             .then_with(|| a.name.cmp(&b.name))
     });
 
-    let threads: Vec<ThreadStats> = per_thread
-        .iter()
-        .filter(|(_, _, _, t)| t.nodes.len() > 1)
-        .map(|(name, id, finished, t)| {
-            let mut v: Vec<ThreadSite> = flatten(t)
-                .values()
-                .map(|(s, f)| ThreadSite {
-                    name: s.name(),
-                    calls: f.acc.calls,
-                    total_ns: to_ns(f.acc.ticks),
-                    self_ns: to_ns(f.self_ticks),
+    let threads: Vec<ThreadStats> = if with_threads {
+        c.per_thread
+            .iter()
+            .filter(|(_, _, _, t)| t.nodes.len() > 1)
+            .filter_map(|(name, id, finished, t)| {
+                let ch = t.children();
+                let tc = compensate(t, &ch, inner, call);
+                let mut v: Vec<ThreadSite> = flatten(t, Some(&tc), skip)
+                    .values()
+                    .filter(|(_, f)| f.acc.calls > 0 || f.acc.cancelled > 0)
+                    .map(|(s, f)| ThreadSite {
+                        name: s.name(),
+                        calls: f.acc.calls,
+                        total_ns: to_ns(if shown_comp {
+                            f.comp_ticks
+                        } else {
+                            f.acc.ticks
+                        }),
+                        self_ns: to_ns(if shown_comp {
+                            f.comp_self_ticks
+                        } else {
+                            f.self_ticks
+                        }),
+                    })
+                    .collect();
+                if v.is_empty() {
+                    return None;
+                }
+                v.sort_by(|a, b| {
+                    b.total_ns
+                        .cmp(&a.total_ns)
+                        .then_with(|| a.name.cmp(&b.name))
+                });
+                Some(ThreadStats {
+                    name: name.clone(),
+                    id: *id,
+                    finished: *finished,
+                    sites: v,
                 })
-                .collect();
-            v.sort_by(|a, b| {
-                b.total_ns
-                    .cmp(&a.total_ns)
-                    .then_with(|| a.name.cmp(&b.name))
-            });
-            ThreadStats {
-                name: name.clone(),
-                id: *id,
-                finished: *finished,
-                sites: v,
-            }
-        })
-        .collect();
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
 
-    let tree = tree_nodes(&merged, &names, to_ns);
+    let raw_selfs = merged.self_ticks(&children);
+    let tree = tree_nodes(merged, &names, skip, |i| {
+        let (t, s) = if shown_comp {
+            (comp.ticks[i], comp.self_ticks[i])
+        } else {
+            (merged.nodes[i].acc.ticks, raw_selfs[i])
+        };
+        (
+            to_ns(t),
+            to_ns(s),
+            to_ns(merged.nodes[i].acc.ticks),
+            to_ns(raw_selfs[i]),
+        )
+    });
+    let call_ns = call * ns_per_tick;
     Report {
         run: RunInfo {
             clock: clock::SOURCE,
@@ -221,11 +368,26 @@ pub(crate) fn collect() -> Report {
             wall_ns,
             threads: threads.len(),
             max_delta_ns: rt.config.max_delta.as_nanos().min(u128::from(u64::MAX)) as u64,
-            out_of_order: resynced + orphaned,
-            lost: LOST.load(Ordering::Relaxed),
-            reentrant,
+            out_of_order: c.resynced + c.orphaned,
+            lost: c.lost,
+            reentrant: c.reentrant,
             folded_calls: merged.folded_calls(),
-            complete,
+            complete: c.complete,
+            compensated: shown_comp,
+            overhead_inner_ns: inner * ns_per_tick,
+            overhead_inner_ticks: inner,
+            overhead_call_ns: call_ns,
+            overhead_call_ticks: call,
+            calibration: cal.map_or_else(
+                || "not calibrated".to_owned(),
+                |c| format!("median of {} empty marked calls at start-up", c.calls),
+            ),
+            overhead_share: if wall_ns == 0 {
+                0.0
+            } else {
+                total_calls as f64 * call_ns / wall_ns as f64
+            },
+            clamped: comp.clamped,
         },
         sites,
         threads,
@@ -233,17 +395,18 @@ pub(crate) fn collect() -> Report {
     }
 }
 
-/// The merged tree's regular nodes as report values (overflow nodes left out).
+/// The merged tree's regular nodes as report values (overflow nodes and the
+/// calibration site left out). `times(i)` gives node i's shown total and
+/// self and raw total and self, in nanoseconds.
 fn tree_nodes(
     t: &Tree,
     names: &HashMap<usize, String>,
-    to_ns: impl Fn(u64) -> u64,
+    skip: usize,
+    times: impl Fn(usize) -> (u64, u64, u64, u64),
 ) -> Vec<TreeNode> {
     if t.nodes.is_empty() {
         return Vec::new();
     }
-    let children = t.children();
-    let selfs = t.self_ticks(&children);
     let mut out = Vec::with_capacity(t.nodes.len());
     let mut new_index = vec![usize::MAX; t.nodes.len()];
     for (i, n) in t.nodes.iter().enumerate() {
@@ -256,6 +419,8 @@ fn tree_nodes(
                 calls: 0,
                 total_ns: 0,
                 self_ns: 0,
+                raw_total_ns: 0,
+                raw_self_ns: 0,
             });
             continue;
         }
@@ -263,24 +428,25 @@ fn tree_nodes(
             .get(n.parent as usize)
             .copied()
             .unwrap_or(usize::MAX);
-        if n.flags != 0 || p == usize::MAX {
+        let site_ptr = n.site.map_or(0, |s| s as *const CallSite as usize);
+        if n.flags != 0 || p == usize::MAX || site_ptr == skip {
             continue;
         }
         let name = n.site.map_or_else(String::new, |s| {
-            names
-                .get(&(s as *const CallSite as usize))
-                .cloned()
-                .unwrap_or_else(|| s.name())
+            names.get(&site_ptr).cloned().unwrap_or_else(|| s.name())
         });
         new_index[i] = out.len();
         let depth = out[p].depth + 1;
+        let (total_ns, self_ns, raw_total_ns, raw_self_ns) = times(i);
         out.push(TreeNode {
             name,
             parent: Some(p),
             depth,
             calls: n.acc.calls,
-            total_ns: to_ns(n.acc.ticks),
-            self_ns: to_ns(selfs[i]),
+            total_ns,
+            self_ns,
+            raw_total_ns,
+            raw_self_ns,
         });
     }
     out
@@ -329,7 +495,11 @@ pub(crate) fn exit_report() {
 
 #[ctor::ctor(unsafe)]
 fn tickprof_init() {
-    let _ = std::panic::catch_unwind(runtime);
+    let _ = std::panic::catch_unwind(|| {
+        if runtime().config.enabled {
+            let _ = calibration();
+        }
+    });
 }
 
 #[dtor::dtor(unsafe)]

@@ -743,6 +743,30 @@ pub(crate) fn cancel(site: &'static CallSite) {
     }
 }
 
+/// Calls and ticks of `site` summed over this thread's tree nodes.
+pub(crate) fn site_totals_on_this_thread(site: &'static CallSite) -> (u64, u64) {
+    let want = (site as *const CallSite).cast_mut();
+    STATE
+        .try_with(|s| {
+            let arena = s.arena.get();
+            if arena.is_null() {
+                return (0, 0);
+            }
+            // SAFETY: as in `note_reentrant`.
+            let arena = unsafe { &*arena };
+            (0..arena.len())
+                .filter_map(|i| arena.get(i))
+                .filter(|n| n.site.load(Ordering::Relaxed) == want)
+                .fold((0, 0), |(c, t), n| {
+                    (
+                        c + n.calls.load(Ordering::Relaxed),
+                        t + n.ticks.load(Ordering::Relaxed),
+                    )
+                })
+        })
+        .unwrap_or((0, 0))
+}
+
 /// Records a raw delta against `site` as one finished call on this thread,
 /// exactly as a guard's drop would (rejection included). For tests of the
 /// accumulation and rejection rules without a real clock.

@@ -237,11 +237,75 @@ impl Tree {
     }
 }
 
+/// Overhead compensation of every node, from the calibrated costs.
+///
+/// A node's reported ticks hold its own inner cost once per accepted call,
+/// and the whole per-call cost of every marked call made anywhere beneath it.
+/// Compensated ticks subtract both; compensated self is compensated ticks
+/// minus the children's compensated ticks. Clamped at zero, and counted.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Compensation {
+    pub ticks: Vec<u64>,
+    pub self_ticks: Vec<u64>,
+    pub clamped: u64,
+}
+
+pub(crate) fn compensate(
+    tree: &Tree,
+    children: &[Vec<u32>],
+    inner: f64,
+    call: f64,
+) -> Compensation {
+    let n = tree.nodes.len();
+    // Calls beneath each node, bottom-up: parents come before children.
+    let mut below = vec![0u64; n];
+    for i in (1..n).rev() {
+        let node = &tree.nodes[i];
+        if node.flags != 0 {
+            continue;
+        }
+        let p = node.parent as usize;
+        if p < n {
+            below[p] += below[i] + node.acc.calls;
+        }
+    }
+    let mut clamped = 0;
+    let ticks: Vec<u64> = tree
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(i, node)| {
+            let a = &node.acc;
+            let accepted = a.calls - a.reversed - a.oversized;
+            let cost = accepted as f64 * inner + below[i] as f64 * call;
+            let v = a.ticks as f64 - cost;
+            if v < 0.0 && a.ticks > 0 {
+                clamped += 1;
+            }
+            v.max(0.0).round() as u64
+        })
+        .collect();
+    let self_ticks = (0..n)
+        .map(|i| {
+            let kids: u64 = children[i].iter().map(|&c| ticks[c as usize]).sum();
+            ticks[i].saturating_sub(kids)
+        })
+        .collect();
+    Compensation {
+        ticks,
+        self_ticks,
+        clamped,
+    }
+}
+
 /// Per-site sums derived from a tree.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Flat {
     pub acc: Acc,
     pub self_ticks: u64,
+    /// Compensated total and self (equal to the raw ones without calibration).
+    pub comp_ticks: u64,
+    pub comp_self_ticks: u64,
     /// caller site (0 = thread root) → (calls, ticks)
     pub callers: HashMap<usize, (u64, u64)>,
     /// callee site → (calls, ticks)
@@ -250,8 +314,12 @@ pub(crate) struct Flat {
 
 /// Sums a tree into per-site figures: calls, min/max and rejections over
 /// every node; total over the nodes with no same-site ancestor; self over
-/// regular nodes.
-pub(crate) fn flatten(tree: &Tree) -> HashMap<usize, (&'static CallSite, Flat)> {
+/// regular nodes. `skip` names a site left out (calibration).
+pub(crate) fn flatten(
+    tree: &Tree,
+    comp: Option<&Compensation>,
+    skip: usize,
+) -> HashMap<usize, (&'static CallSite, Flat)> {
     let children = tree.children();
     let selfs = tree.self_ticks(&children);
     let nested = tree.nested(&children);
@@ -259,20 +327,26 @@ pub(crate) fn flatten(tree: &Tree) -> HashMap<usize, (&'static CallSite, Flat)> 
     for (i, n) in tree.nodes.iter().enumerate() {
         let Some(site) = n.site else { continue };
         let key = site_key(Some(site));
+        if key == skip {
+            continue;
+        }
         let f = &mut out.entry(key).or_insert_with(|| (site, Flat::default())).1;
         let mut a = n.acc;
         if nested[i] {
             a.ticks = 0;
             a.wall = 0;
+        } else {
+            f.comp_ticks += comp.map_or(n.acc.ticks, |c| c.ticks[i]);
         }
         f.acc.add(&a);
         if n.flags == 0 {
             f.self_ticks += selfs[i];
+            f.comp_self_ticks += comp.map_or(selfs[i], |c| c.self_ticks[i]);
             let parent = &tree.nodes[n.parent as usize];
             let pkey = site_key(parent.site);
             let e = f.callers.entry(pkey).or_insert((0, 0));
             e.0 += n.acc.calls;
-            e.1 += n.acc.ticks;
+            e.1 += comp.map_or(n.acc.ticks, |c| c.ticks[i]);
         }
     }
     // Callees mirror callers.
@@ -292,4 +366,33 @@ pub(crate) fn flatten(tree: &Tree) -> HashMap<usize, (&'static CallSite, Flat)> 
         }
     }
     out
+}
+
+/// Subtracts `before` from `self` node by node (matched by path). Counts
+/// and times are differences; min and max stay those of `self`.
+impl Tree {
+    pub fn minus(&self, before: &Tree) -> Tree {
+        let mut out = self.clone();
+        if before.nodes.is_empty() || out.nodes.is_empty() {
+            return out;
+        }
+        let mut map: Vec<u32> = vec![0; before.nodes.len()];
+        for (i, n) in before.nodes.iter().enumerate().skip(1) {
+            let parent = map.get(n.parent as usize).copied().unwrap_or(u32::MAX);
+            let key = (parent, site_key(n.site), n.flags);
+            let idx = out.ensure_index().get(&key).copied().unwrap_or(u32::MAX);
+            map[i] = idx;
+            if let Some(o) = out.nodes.get_mut(idx as usize) {
+                let (a, b) = (&mut o.acc, &n.acc);
+                a.calls = a.calls.saturating_sub(b.calls);
+                a.ticks = a.ticks.saturating_sub(b.ticks);
+                a.reversed = a.reversed.saturating_sub(b.reversed);
+                a.oversized = a.oversized.saturating_sub(b.oversized);
+                a.unwound = a.unwound.saturating_sub(b.unwound);
+                a.wall = a.wall.saturating_sub(b.wall);
+                a.cancelled = a.cancelled.saturating_sub(b.cancelled);
+            }
+        }
+        out
+    }
 }

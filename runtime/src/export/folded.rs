@@ -150,6 +150,8 @@ mod tests {
             calls: 1,
             total_ns: self_ns,
             self_ns,
+            raw_total_ns: self_ns,
+            raw_self_ns: self_ns,
         }
     }
 

@@ -1,27 +1,43 @@
 //! HTML output (`.html`): one self-contained page (inline CSS and
 //! JavaScript, nothing fetched) with a sortable flat table and a section
 //! per call site listing its callers and callees; every name links to its
-//! site's section.
+//! site's section, and bars show each share of time.
 //!
-//! The page is plain HTML written here; the script only sorts and filters
-//! the table and runs a self-test. Every name is HTML-escaped, and the
-//! numbers the script sorts by are written as a JSON array of numbers, so no
-//! name reaches a script or an attribute unescaped. Sections use
-//! `content-visibility: auto`, so a page with 10,000 sites only lays out
-//! what is on screen.
+//! # How the page is built
+//!
+//! All markup is written and escaped here. So that a page of 10,000 sites
+//! opens without a freeze, the table rows and the sections are not parsed
+//! into the page up front: they are stored, one per line, as inert text in
+//! `<script type="text/html">` elements, and the page's script inserts the
+//! rows it shows (the first 1,000 in the current order, or all on request)
+//! and each section when it is first needed (the first 100, more on request,
+//! and any section a link points to, before the browser follows the link).
+//! The numbers the table sorts by are a JSON array. The script never builds
+//! markup from a name: names exist only as escaped text written here and as
+//! JSON strings compared for sorting and filtering.
+//!
+//! # Self-test
 //!
 //! Opening the page as `report.html#selftest` (or `report.html?selftest`)
-//! checks it in the browser: every `#` link resolves, there is one section
-//! per row and each row drills down to its own section, clicking headers
-//! sorts correctly, and the page holds no element it did not write. The
-//! verdict (`PASS: …` or `FAIL: …`) goes into the element `#selftest`.
+//! checks it in the browser: every `#` link resolves (sections inserted on
+//! demand included), there is one row and one section per site and each row
+//! drills down to its own section, clicking headers sorts correctly, a
+//! click on a name opens the right section, and the page holds no element
+//! it did not write and ran no injected script. The verdict (`PASS: …` or
+//! `FAIL: …`) goes into the element `#selftest`.
 
 use crate::report::{fmt_ns, Report, SiteStats};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-/// Appends `s` with `&`, `<`, `>`, `"` and `'` escaped, safe in text and in
-/// quoted attribute values.
+/// Rows shown before "show all".
+const ROW_LIMIT: usize = 1000;
+/// Sections shown up front and per "show more".
+const SECTION_BATCH: usize = 100;
+
+/// Appends `s` escaped for HTML text and quoted attribute values: `&`,
+/// `<`, `>`, `"`, `'`, and line breaks (so a stored row or section stays on
+/// one line).
 fn push_esc(out: &mut String, s: &str) {
     let mut last = 0;
     for (i, c) in s.char_indices() {
@@ -31,6 +47,8 @@ fn push_esc(out: &mut String, s: &str) {
             '>' => "&gt;",
             '"' => "&quot;",
             '\'' => "&#39;",
+            '\n' => "&#10;",
+            '\r' => "&#13;",
             _ => continue,
         };
         out.push_str(&s[last..i]);
@@ -40,7 +58,7 @@ fn push_esc(out: &mut String, s: &str) {
     out.push_str(&s[last..]);
 }
 
-/// `part` as a percentage of `whole`, for text.
+/// `part` as a percentage of `whole`.
 fn pct(part: u64, whole: u64) -> f64 {
     if whole == 0 {
         0.0
@@ -54,7 +72,7 @@ fn push_bar(out: &mut String, part: u64, whole: u64) {
     let p = pct(part, whole);
     let _ = write!(
         out,
-        "<td class=p><b style=\"width:{:.1}%\"></b>{:.1}%</td>",
+        "<td class=\"p\"><b style=\"width:{:.1}%\"></b>{:.1}%</td>",
         p.clamp(0.0, 100.0),
         p
     );
@@ -87,7 +105,7 @@ fn push_name(out: &mut String, name: &str, links: &HashMap<&str, usize>) {
             out.push_str("</a>");
         }
         None => {
-            out.push_str("<span class=x>");
+            out.push_str("<span class=\"x\">");
             push_esc(out, name);
             out.push_str("</span>");
         }
@@ -112,23 +130,34 @@ pub fn render(report: &Report) -> String {
         .iter()
         .map(|s| s.callers.len() + s.callees.len())
         .sum();
-    let mut out = String::with_capacity(8192 + 900 * report.sites.len() + 200 * edges);
+    let mut out = String::with_capacity(16384 + 1200 * report.sites.len() + 200 * edges);
     out.push_str(HEAD);
     header(&mut out, report);
-    table(&mut out, report);
-    out.push_str("<h2 id=functions>Functions</h2>\n");
-    for (i, s) in report.sites.iter().enumerate() {
-        section(&mut out, report, i, s, &links);
-    }
+    skeleton(&mut out);
     threads(&mut out, report, &links);
     data(&mut out, report);
+    out.push_str("<script type=\"text/html\" id=\"tp-rows\">");
+    for (i, s) in report.sites.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        row(&mut out, report, i, s);
+    }
+    out.push_str("</script>\n<script type=\"text/html\" id=\"tp-sections\">");
+    for (i, s) in report.sites.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        section(&mut out, report, i, s, &links);
+    }
+    out.push_str("</script>\n");
     out.push_str(TAIL);
     out
 }
 
 fn header(out: &mut String, report: &Report) {
     let r = &report.run;
-    out.push_str("<header><h1>tickprof report</h1>\n<p class=run>");
+    out.push_str("<header><h1>tickprof report</h1>\n<p class=\"run\">");
     let _ = write!(
         out,
         "{} site{} on {} thread{} · wall {}",
@@ -150,7 +179,9 @@ fn header(out: &mut String, report: &Report) {
         Some(false) => out.push_str(" · <strong>TSC not invariant</strong>"),
         None => {}
     }
-    out.push_str("</p>\n");
+    out.push_str(
+        " · <a href=\"#sites\">table</a> · <a href=\"#functions\">functions</a> · <a href=\"#threads\">threads</a></p>\n",
+    );
     let reversed: u64 = report.sites.iter().map(|s| s.reversed).sum();
     let oversized: u64 = report.sites.iter().map(|s| s.oversized).sum();
     let unwound: u64 = report.sites.iter().map(|s| s.unwound).sum();
@@ -167,67 +198,77 @@ fn header(out: &mut String, report: &Report) {
     ];
     for (n, what) in notes {
         if n > 0 {
-            let _ = writeln!(out, "<p class=note>{n} {what}</p>");
+            let _ = writeln!(out, "<p class=\"note\">{n} {what}</p>");
         }
     }
     if !r.complete {
-        out.push_str("<p class=note>a finishing thread held the profiler lock; its calls may be missing</p>\n");
+        out.push_str("<p class=\"note\">a finishing thread held the profiler lock; its calls may be missing</p>\n");
     }
-    out.push_str("</header>\n<p id=selftest hidden></p>\n");
+    out.push_str("</header>\n<p id=\"selftest\" hidden></p>\n");
 }
 
-/// Column headers: label, sort key (`name` or an index into a data row).
+/// Column headers: label, sort key (`name` or an index into a data row),
+/// tooltip.
 const COLUMNS: &[(&str, &str, &str)] = &[
-    ("name", "name", "site name; click for callers and callees"),
-    ("calls", "0", "completed calls"),
-    ("total", "1", "total time, recursion counted once"),
-    ("% run", "1", "total time as a share of the run's wall time"),
-    ("self", "2", "time not spent in marked callees"),
-    ("% self", "2", "self time as a share of the run's wall time"),
-    ("mean", "3", "total time per accepted call"),
-    ("min", "4", "shortest accepted call"),
-    ("max", "5", "longest accepted call"),
-    ("rejected", "6", "calls whose time was rejected"),
+    ("name", "0", "site name; click for callers and callees"),
+    ("calls", "1", "completed calls"),
+    ("total", "2", "total time, recursion counted once"),
+    ("% run", "2", "total time as a share of the run's wall time"),
+    ("self", "3", "time not spent in marked callees"),
+    ("% self", "3", "self time as a share of the run's wall time"),
+    ("mean", "4", "total time per accepted call"),
+    ("min", "5", "shortest accepted call"),
+    ("max", "6", "longest accepted call"),
+    ("rejected", "7", "calls whose time was rejected"),
 ];
 
-fn table(out: &mut String, report: &Report) {
-    let wall = report.run.wall_ns;
+/// The table (rows inserted by the script) and the functions area.
+fn skeleton(out: &mut String) {
     out.push_str(
-        "<h2>Sites</h2>\n<p class=hint>Click a column header to sort, a name to see its callers and callees. \
-         <label>Filter <input id=filter type=search placeholder=\"part of a name\"></label></p>\n\
-         <table id=sites><thead><tr>",
+        "<h2 id=\"sites\">Sites</h2>\n<p class=\"hint\">Click a column header to sort, a name to see its callers and callees. \
+         <label>Filter <input id=\"filter\" type=\"search\" placeholder=\"part of a name\"></label> \
+         <span id=\"shown\"></span> <button type=\"button\" id=\"all-rows\" hidden>show all rows</button></p>\n\
+         <noscript><p class=\"note\">The table and sections need JavaScript; the same data is in the JSON and CSV outputs.</p></noscript>\n\
+         <table id=\"table\"><colgroup><col class=\"c-name\"><col span=\"9\"></colgroup><thead><tr>",
     );
     for (label, key, title) in COLUMNS {
         let _ = write!(
             out,
-            "<th title=\"{title}\"><button type=button data-k=\"{key}\">{label}</button></th>"
+            "<th title=\"{title}\"><button type=\"button\" data-k=\"{key}\">{label}</button></th>"
         );
     }
-    out.push_str("</tr></thead>\n<tbody>\n");
-    for (i, s) in report.sites.iter().enumerate() {
-        let _ = write!(out, "<tr><td><a href=\"#s{i}\">");
-        push_esc(out, &s.name);
-        let _ = write!(
-            out,
-            "</a></td><td>{}</td><td>{}</td>",
-            s.calls,
-            fmt_ns(s.total_ns as f64)
-        );
-        push_bar(out, s.total_ns, wall);
-        let _ = write!(out, "<td>{}</td>", fmt_ns(s.self_ns as f64));
-        push_bar(out, s.self_ns, wall);
-        let _ = writeln!(
-            out,
-            "<td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            fmt_ns(num(s.mean_ns)),
-            fmt_ns(s.min_ns as f64),
-            fmt_ns(s.max_ns as f64),
-            s.rejected()
-        );
-    }
-    out.push_str("</tbody></table>\n");
+    out.push_str(
+        "</tr></thead><tbody></tbody></table>\n\
+         <h2 id=\"functions\">Functions</h2>\n<div id=\"sections\"></div>\n\
+         <p><button type=\"button\" id=\"more-sections\" hidden>show more functions</button></p>\n",
+    );
 }
 
+/// One table row, on one line.
+fn row(out: &mut String, report: &Report, i: usize, s: &SiteStats) {
+    let wall = report.run.wall_ns;
+    let _ = write!(out, "<tr data-i=\"{i}\"><td><a href=\"#s{i}\">");
+    push_esc(out, &s.name);
+    let _ = write!(
+        out,
+        "</a></td><td>{}</td><td>{}</td>",
+        s.calls,
+        fmt_ns(s.total_ns as f64)
+    );
+    push_bar(out, s.total_ns, wall);
+    let _ = write!(out, "<td>{}</td>", fmt_ns(s.self_ns as f64));
+    push_bar(out, s.self_ns, wall);
+    let _ = write!(
+        out,
+        "<td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+        fmt_ns(num(s.mean_ns)),
+        fmt_ns(s.min_ns as f64),
+        fmt_ns(s.max_ns as f64),
+        s.rejected()
+    );
+}
+
+/// One site's section, on one line.
 fn section(
     out: &mut String,
     report: &Report,
@@ -236,16 +277,16 @@ fn section(
     links: &HashMap<&str, usize>,
 ) {
     let wall = report.run.wall_ns;
-    let _ = write!(out, "<section id=s{i} class=fn><h3>");
+    let _ = write!(out, "<section id=\"s{i}\" class=\"fn\"><h3>");
     push_esc(out, &s.name);
-    out.push_str("</h3>\n<p class=where>");
+    out.push_str("</h3><p class=\"where\">");
     if s.function != s.name && !s.function.is_empty() {
         out.push_str("in <code>");
         push_esc(out, &s.function);
         out.push_str("</code> · ");
     }
     push_esc(out, &s.file);
-    let _ = write!(out, ":{} · {:?}</p>\n", s.line, s.kind);
+    let _ = write!(out, ":{} · {:?}</p>", s.line, s.kind);
     let accepted = s.calls.saturating_sub(s.rejected());
     let per = |ns: u64| {
         if accepted == 0 {
@@ -256,7 +297,7 @@ fn section(
     };
     let _ = write!(
         out,
-        "<p class=stats>{} calls · total <b>{}</b> ({:.1}% of run, {} per call) · self <b>{}</b> ({:.1}% of run, {} per call) · min {} · max {}",
+        "<p class=\"stats\">{} calls · total <b>{}</b> ({:.1}% of run, {} per call) · self <b>{}</b> ({:.1}% of run, {} per call) · min {} · max {}",
         s.calls,
         fmt_ns(s.total_ns as f64),
         pct(s.total_ns, wall),
@@ -279,10 +320,9 @@ fn section(
     if s.unwound > 0 {
         let _ = write!(out, " · unwound {}", s.unwound);
     }
-    out.push_str("</p>\n");
-    out.push_str("<table class=edges><thead><tr><th>called by</th><th>calls</th><th>time</th><th>share of this site's total</th></tr></thead><tbody>\n");
+    out.push_str("</p><table class=\"edges\"><thead><tr><th>called by</th><th>calls</th><th>time</th><th>share of this site's total</th></tr></thead><tbody>");
     if s.callers.is_empty() {
-        out.push_str("<tr><td colspan=4 class=x>no recorded caller</td></tr>\n");
+        out.push_str("<tr><td class=\"x\">no recorded caller</td><td></td><td></td><td></td></tr>");
     }
     for e in &s.callers {
         out.push_str("<tr><td>");
@@ -294,16 +334,16 @@ fn section(
             fmt_ns(e.total_ns as f64)
         );
         push_bar(out, e.total_ns, s.total_ns);
-        out.push_str("</tr>\n");
+        out.push_str("</tr>");
     }
-    out.push_str("</tbody></table>\n<table class=edges><thead><tr><th>calls</th><th>calls</th><th>time</th><th>share of this site's total</th></tr></thead><tbody>\n");
+    out.push_str("</tbody></table><table class=\"edges\"><thead><tr><th>calls</th><th>calls</th><th>time</th><th>share of this site's total</th></tr></thead><tbody>");
     let _ = write!(
         out,
-        "<tr><td class=x>(self)</td><td></td><td>{}</td>",
+        "<tr><td class=\"x\">(self)</td><td></td><td>{}</td>",
         fmt_ns(s.self_ns as f64)
     );
     push_bar(out, s.self_ns, s.total_ns);
-    out.push_str("</tr>\n");
+    out.push_str("</tr>");
     for e in &s.callees {
         out.push_str("<tr><td>");
         push_name(out, &e.name, links);
@@ -314,20 +354,17 @@ fn section(
             fmt_ns(e.total_ns as f64)
         );
         push_bar(out, e.total_ns, s.total_ns);
-        out.push_str("</tr>\n");
+        out.push_str("</tr>");
     }
-    out.push_str("</tbody></table>\n<p class=up><a href=\"#sites\">↑ table</a></p></section>\n");
+    out.push_str("</tbody></table><p class=\"up\"><a href=\"#sites\">↑ table</a></p></section>");
 }
 
 fn threads(out: &mut String, report: &Report, links: &HashMap<&str, usize>) {
-    if report.threads.is_empty() {
-        return;
-    }
-    out.push_str("<h2 id=threads>Threads</h2>\n<table class=edges><thead><tr><th>thread</th><th>sites</th><th>calls</th><th>self time</th><th>most self time in</th></tr></thead><tbody>\n");
+    out.push_str("<h2 id=\"threads\">Threads</h2>\n<table class=\"edges\"><thead><tr><th>thread</th><th>sites</th><th>calls</th><th>self time</th><th>most self time in</th></tr></thead><tbody>\n");
     for t in &report.threads {
         out.push_str("<tr><td>");
         push_esc(out, &t.name);
-        let _ = write!(out, " <span class=x>#{}", t.id);
+        let _ = write!(out, " <span class=\"x\">#{}", t.id);
         if t.finished {
             out.push_str(", finished");
         }
@@ -348,27 +385,41 @@ fn threads(out: &mut String, report: &Report, links: &HashMap<&str, usize>) {
     out.push_str("</tbody></table>\n");
 }
 
-/// The numbers the script sorts by, one array per table row:
-/// calls, total, self, mean, min, max, rejected (nanoseconds).
+/// What the script sorts and filters by, one array per site:
+/// name, calls, total, self, mean, min, max, rejected (nanoseconds).
+///
+/// JSON inside a `<script>`: `<`, `>` and `&` are written as `\u003c`,
+/// `\u003e`, `\u0026` (they only occur inside strings), so no name can
+/// close the element.
 fn data(out: &mut String, report: &Report) {
-    out.push_str("<script type=\"application/json\" id=tp-data>[");
-    for (i, s) in report.sites.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        let _ = write!(
-            out,
-            "[{},{},{},{:.1},{},{},{}]",
-            s.calls,
-            s.total_ns,
-            s.self_ns,
-            num(s.mean_ns),
-            s.min_ns,
-            s.max_ns,
-            s.rejected()
-        );
-    }
-    out.push_str("]</script>\n");
+    let rows: Vec<(&str, u64, u64, u64, f64, u64, u64, u64)> = report
+        .sites
+        .iter()
+        .map(|s| {
+            (
+                s.name.as_str(),
+                s.calls,
+                s.total_ns,
+                s.self_ns,
+                num(s.mean_ns),
+                s.min_ns,
+                s.max_ns,
+                s.rejected(),
+            )
+        })
+        .collect();
+    let json = serde_json::to_string(&rows).unwrap_or_else(|_| "[]".to_owned());
+    let _ = writeln!(
+        out,
+        "<script type=\"application/json\" id=\"tp-data\">{}</script>",
+        json.replace('<', "\\u003c")
+            .replace('>', "\\u003e")
+            .replace('&', "\\u0026")
+    );
+    let _ = writeln!(
+        out,
+        "<script type=\"application/json\" id=\"tp-config\">{{\"rowLimit\":{ROW_LIMIT},\"sectionBatch\":{SECTION_BATCH}}}</script>"
+    );
 }
 
 const HEAD: &str = r##"<!DOCTYPE html>
@@ -379,27 +430,29 @@ const HEAD: &str = r##"<!DOCTYPE html>
 <meta name="generator" content="tickprof">
 <title>tickprof report</title>
 <style>
-:root{--fg:#1d2330;--mute:#5f6b7a;--bg:#fff;--line:#e3e7ee;--head:#f4f6fa;--bar:#e8743b;--bar2:#f6c9b1;--link:#1f5fbf;--hi:#fff6d6}
+:root{--fg:#1d2330;--mute:#5f6b7a;--bg:#fff;--line:#e3e7ee;--head:#f4f6fa;--bar:#e8743b;--bar2:#f9d7c4;--link:#1f5fbf;--hi:#fff6d6}
 @media (prefers-color-scheme:dark){:root{--fg:#dde3ec;--mute:#97a2b3;--bg:#15181e;--line:#2c323c;--head:#1e232b;--bar:#f08a4b;--bar2:#6a3b22;--link:#7fb0ff;--hi:#3a3320}}
 *{box-sizing:border-box}
 body{margin:0 auto;max-width:1400px;padding:16px 24px 48px;font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:var(--fg);background:var(--bg)}
-h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px}h3{font:600 15px/1.3 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;margin:0 0 4px;overflow-wrap:anywhere}
-.run,.where,.hint,.x{color:var(--mute)}.note{margin:2px 0;color:#b3261e}
+h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px}
+h3{font:600 15px/1.3 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;margin:0 0 4px;overflow-wrap:anywhere}
+.run,.where,.hint,.x{color:var(--mute)}.note{margin:2px 0;color:#b3261e}.stats{margin:4px 0}
 a{color:var(--link);text-decoration:none}a:hover{text-decoration:underline}
-table{border-collapse:collapse;width:100%;font-variant-numeric:tabular-nums}
-th,td{padding:3px 8px;border-bottom:1px solid var(--line);text-align:right;white-space:nowrap}
+table{border-collapse:collapse;width:100%;table-layout:fixed;font-variant-numeric:tabular-nums}
+th,td{padding:3px 8px;border-bottom:1px solid var(--line);text-align:right;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
 th:first-child,td:first-child{text-align:left;white-space:normal;overflow-wrap:anywhere;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:13px}
 thead th{position:sticky;top:0;background:var(--head);z-index:1}
 th button{all:unset;cursor:pointer;font-weight:600;font-family:system-ui,sans-serif;font-size:13px}
+th button:focus-visible{outline:2px solid var(--link)}
 th[aria-sort=descending] button::after{content:" \25BC"}th[aria-sort=ascending] button::after{content:" \25B2"}
-#sites td:first-child{width:38%}
-td.p{position:relative;min-width:90px;z-index:0}
+col.c-name{width:34%}
+td.p{position:relative;z-index:0}
 td.p b{position:absolute;left:0;top:3px;bottom:3px;background:var(--bar2);z-index:-1;border-right:2px solid var(--bar)}
 tbody tr:hover{background:var(--head)}
-section.fn{content-visibility:auto;contain-intrinsic-size:auto 260px;border:1px solid var(--line);border-radius:6px;padding:10px 14px;margin:12px 0}
-section.fn:target{background:var(--hi);outline:2px solid var(--bar)}
-.edges{margin:6px 0}.edges td:first-child{width:50%}.up{margin:4px 0 0;font-size:12px}
-input{font:inherit;padding:1px 6px}
+section.fn{content-visibility:auto;contain-intrinsic-size:auto 240px;border:1px solid var(--line);border-radius:6px;padding:10px 14px;margin:12px 0}
+section.fn:target,section.fn.hl{background:var(--hi);outline:2px solid var(--bar)}
+.edges{margin:6px 0}.edges col,.edges th:first-child{width:50%}.up{margin:4px 0 0;font-size:12px}
+input,button{font:inherit}input{padding:1px 6px}
 #selftest{font-weight:600;padding:6px 10px;border-radius:4px;background:var(--head)}
 </style>
 </head>
@@ -409,103 +462,176 @@ input{font:inherit;padding:1px 6px}
 const TAIL: &str = r##"<script>
 (function () {
   "use strict";
-  var data = JSON.parse(document.getElementById("tp-data").textContent);
-  var table = document.getElementById("sites");
-  var tbody = table.tBodies[0];
-  var rows = Array.prototype.slice.call(tbody.rows);
-  var names = rows.map(function (r, i) { r.tpIndex = i; return r.cells[0].textContent; });
+  var json = function (id) { return JSON.parse(document.getElementById(id).textContent); };
+  var data = json("tp-data"), config = json("tp-config"), n = data.length;
+  var lines = function (id) { return n ? document.getElementById(id).textContent.split("\n") : []; };
+  var rowHtml = lines("tp-rows"), sectionHtml = lines("tp-sections");
+  var table = document.getElementById("table"), tbody = table.tBodies[0];
   var buttons = Array.prototype.slice.call(table.tHead.querySelectorAll("button"));
-  var current = { key: null, desc: false, button: null };
+  var sectionsBox = document.getElementById("sections");
+  var moreSections = document.getElementById("more-sections");
+  var allRows = document.getElementById("all-rows"), shown = document.getElementById("shown");
+  var order = data.map(function (_, i) { return i; });
+  var sortState = { button: null, desc: false }, filter = "", showAll = false;
+  var made = [], madeCount = 0, maxMade = -1, nextBatch = 0;
 
-  function byName(a, b) { return names[a] < names[b] ? -1 : names[a] > names[b] ? 1 : a - b; }
+  function byName(a, b) { return data[a][0] < data[b][0] ? -1 : data[a][0] > data[b][0] ? 1 : a - b; }
 
-  function sortRows(button, key, desc) {
-    var order = rows.map(function (_, i) { return i; });
-    order.sort(key === "name"
-      ? function (a, b) { return desc ? byName(b, a) : byName(a, b); }
-      : function (a, b) {
-          var x = data[a][key], y = data[b][key];
-          if (x !== y) { return desc ? y - x : x - y; }
-          return byName(a, b);
-        });
-    var frag = document.createDocumentFragment();
-    for (var i = 0; i < order.length; i++) { frag.appendChild(rows[order[i]]); }
-    tbody.appendChild(frag);
-    buttons.forEach(function (b) { b.parentNode.removeAttribute("aria-sort"); });
-    button.parentNode.setAttribute("aria-sort", desc ? "descending" : "ascending");
-    current = { key: key, desc: desc, button: button };
+  // The table: the first rowLimit rows of the current order and filter.
+  function renderRows() {
+    var pick = filter ? order.filter(function (i) { return data[i][0].toLowerCase().indexOf(filter) >= 0; }) : order;
+    var limit = showAll ? pick.length : Math.min(pick.length, config.rowLimit);
+    var html = new Array(limit);
+    for (var j = 0; j < limit; j++) { html[j] = rowHtml[pick[j]]; }
+    tbody.innerHTML = html.join("");
+    shown.textContent = limit < n ? "showing " + limit + " of " + pick.length + (filter ? " matching" : "") + " rows" : "";
+    allRows.hidden = limit >= pick.length;
   }
 
+  function sortBy(button, desc) {
+    var k = +button.getAttribute("data-k");
+    order.sort(k === 0
+      ? function (a, b) { return desc ? byName(b, a) : byName(a, b); }
+      : function (a, b) {
+          var x = data[a][k], y = data[b][k];
+          return x !== y ? (desc ? y - x : x - y) : byName(a, b);
+        });
+    buttons.forEach(function (b) { b.parentNode.removeAttribute("aria-sort"); });
+    button.parentNode.setAttribute("aria-sort", desc ? "descending" : "ascending");
+    sortState = { button: button, desc: desc };
+    renderRows();
+  }
+
+  // Sections: inserted in site order when first needed.
+  function ensure(i) {
+    if (!(i >= 0 && i < n)) { return null; }
+    if (!made[i]) {
+      var tmp = document.createElement("div");
+      tmp.innerHTML = sectionHtml[i];
+      var el = tmp.firstChild, next = null;
+      for (var j = i + 1; j <= maxMade && !next; j++) { if (made[j]) { next = made[j]; } }
+      sectionsBox.insertBefore(el, next);
+      made[i] = el;
+      madeCount++;
+      maxMade = Math.max(maxMade, i);
+    }
+    return made[i];
+  }
+
+  function moreBatch() {
+    var end = Math.min(n, nextBatch + config.sectionBatch);
+    for (; nextBatch < end; nextBatch++) { ensure(nextBatch); }
+    moreSections.hidden = nextBatch >= n;
+    moreSections.textContent = "show more functions (" + nextBatch + " of " + n + " listed)";
+  }
+
+  function indexOfHash(h) { var m = /^#s(\d+)$/.exec(h); return m ? +m[1] : -1; }
+
+  function reveal(hash) {
+    var el = ensure(indexOfHash(hash));
+    if (el) {
+      Array.prototype.forEach.call(document.querySelectorAll("section.hl"), function (s) { s.classList.remove("hl"); });
+      el.classList.add("hl");
+      el.scrollIntoView();
+    }
+    return el;
+  }
+
+  // Make a section exist before the browser follows a link to it.
+  document.addEventListener("click", function (e) {
+    var a = e.target.closest && e.target.closest("a[href^='#s']");
+    if (a) { ensure(indexOfHash(a.getAttribute("href"))); }
+  }, true);
+  window.addEventListener("hashchange", function () { reveal(location.hash); });
   buttons.forEach(function (b) {
     b.addEventListener("click", function () {
-      var key = b.getAttribute("data-k");
-      var desc = current.button === b ? !current.desc : key !== "name";
-      sortRows(b, key, desc);
+      var first = b.getAttribute("data-k") === "0";
+      sortBy(b, sortState.button === b ? !sortState.desc : !first);
     });
   });
-
   document.getElementById("filter").addEventListener("input", function (e) {
-    var q = e.target.value.toLowerCase();
-    for (var i = 0; i < rows.length; i++) {
-      rows[i].hidden = q !== "" && names[i].toLowerCase().indexOf(q) < 0;
-    }
+    filter = e.target.value.toLowerCase();
+    renderRows();
   });
+  allRows.addEventListener("click", function () { showAll = true; renderRows(); });
+  moreSections.addEventListener("click", moreBatch);
+
+  renderRows();
+  moreBatch();
+  if (indexOfHash(location.hash) >= 0) { reveal(location.hash); }
 
   function selftest() {
     var t0 = performance.now(), fails = [], out = document.getElementById("selftest");
     function fail(m) { if (fails.length < 6) { fails.push(m); } }
-    function order() { return Array.prototype.map.call(tbody.rows, function (r) { return r.tpIndex; }); }
+    function rendered() { return Array.prototype.map.call(tbody.rows, function (r) { return +r.getAttribute("data-i"); }); }
     function sorted(o, cmp) {
       for (var i = 1; i < o.length; i++) { if (cmp(o[i - 1], o[i]) > 0) { return false; } }
-      return o.length === rows.length;
+      return true;
     }
     function click(label) {
       var b = buttons.filter(function (x) { return x.textContent === label; })[0];
-      if (!b) { fail("no column " + label); return null; }
+      if (!b) { fail("no column " + label); return 0; }
       b.click();
-      return b.getAttribute("data-k");
+      return +b.getAttribute("data-k");
     }
     try {
-      var links = document.querySelectorAll('a[href^="#"]');
-      for (var i = 0; i < links.length; i++) {
-        var id = links[i].getAttribute("href").slice(1);
-        if (!document.getElementById(id)) { fail("link to missing #" + id); }
+      if (rowHtml.length !== n || sectionHtml.length !== n) { fail(rowHtml.length + " rows and " + sectionHtml.length + " sections for " + n + " sites"); }
+      // Every row, then every row's and every section's links.
+      allRows.click();
+      if (tbody.rows.length !== n) { fail(tbody.rows.length + " rows shown after show all, expected " + n); }
+      var targets = {}, links = document.querySelectorAll("a[href^='#']"), nlinks = links.length;
+      for (var i = 0; i < links.length; i++) { targets[links[i].getAttribute("href")] = true; }
+      for (var s = 0; s < n; s++) {
+        var sec = ensure(s), h = sec && sec.querySelector("h3");
+        if (!sec || sec.id !== "s" + s || !h || h.textContent !== data[s][0]) { fail("section " + s + " missing or not its site's"); }
+        var inner = sec ? sec.querySelectorAll("a[href^='#']") : [];
+        nlinks += inner.length;
+        for (var j = 0; j < inner.length; j++) { targets[inner[j].getAttribute("href")] = true; }
       }
-      var sections = document.querySelectorAll("section.fn");
-      if (sections.length !== rows.length) { fail(sections.length + " sections for " + rows.length + " rows"); }
-      if (data.length !== rows.length) { fail(data.length + " data rows for " + rows.length + " rows"); }
-      rows.forEach(function (r, i) {
-        var a = r.cells[0].querySelector("a");
-        var s = a && document.getElementById(a.getAttribute("href").slice(1));
-        if (!s || s.querySelector("h3").textContent !== names[i]) { fail("row " + i + " does not drill down to its own section"); }
+      Object.keys(targets).forEach(function (t) {
+        if (!document.getElementById(t.slice(1))) { fail("link to missing " + t); }
       });
+      Array.prototype.forEach.call(tbody.rows, function (r) {
+        var i = +r.getAttribute("data-i"), a = r.querySelector("a");
+        if (!a || a.getAttribute("href") !== "#s" + i || a.textContent !== data[i][0]) { fail("row " + i + " does not drill down to its own section"); }
+      });
+      // Sorting.
       var k = click("calls");
-      if (!sorted(order(), function (a, b) { return data[b][k] - data[a][k]; })) { fail("calls not sorted descending"); }
-      var desc = order().join(",");
+      if (!sorted(rendered(), function (a, b) { return data[b][k] - data[a][k]; })) { fail("calls not sorted descending"); }
+      var desc = rendered().join(",");
       click("calls");
-      if (!sorted(order(), function (a, b) { return data[a][k] - data[b][k]; })) { fail("calls not sorted ascending"); }
-      var distinct = rows.some(function (_, i) { return data[i][k] !== data[0][k]; });
-      if (distinct && order().join(",") === desc) { fail("second click did not reverse"); }
+      if (!sorted(rendered(), function (a, b) { return data[a][k] - data[b][k]; })) { fail("calls not sorted ascending"); }
+      var distinct = data.some(function (d) { return d[k] !== data[0][k]; });
+      if (distinct && rendered().join(",") === desc) { fail("second click did not reverse the order"); }
       k = click("self");
-      if (!sorted(order(), function (a, b) { return data[b][k] - data[a][k]; })) { fail("self not sorted descending"); }
+      if (!sorted(rendered(), function (a, b) { return data[b][k] - data[a][k]; })) { fail("self not sorted descending"); }
       click("name");
-      if (!sorted(order(), byName)) { fail("names not sorted"); }
+      if (!sorted(rendered(), byName)) { fail("names not sorted"); }
       if (buttons[0].parentNode.getAttribute("aria-sort") !== "ascending") { fail("name header not marked ascending"); }
-      var allowed = /^(A|B|BUTTON|CODE|H1|H2|H3|HEADER|INPUT|LABEL|P|SCRIPT|SECTION|SPAN|STRONG|TABLE|TBODY|TD|TH|THEAD|TR)$/;
-      var all = document.body.getElementsByTagName("*");
-      for (var j = 0; j < all.length; j++) {
-        if (!allowed.test(all[j].tagName)) { fail("unexpected <" + all[j].tagName.toLowerCase() + "> element"); break; }
+      if (tbody.rows.length !== n) { fail("sorting lost rows"); }
+      // A click on the last row's name shows its section.
+      if (n > 0) {
+        var last = tbody.rows[n - 1], target = last.querySelector("a");
+        target.click();
+        var want = "s" + last.getAttribute("data-i");
+        if (location.hash !== "#" + want || !document.getElementById(want)) { fail("clicking a name did not open its section"); }
       }
-      if (document.scripts.length !== 2) { fail(document.scripts.length + " script elements, expected 2"); }
+      // Nothing but the page's own elements, and no injected script ran.
+      var allowed = /^(A|B|BUTTON|COL|COLGROUP|CODE|DIV|H1|H2|H3|HEADER|INPUT|LABEL|NOSCRIPT|P|SCRIPT|SECTION|SPAN|STRONG|TABLE|TBODY|TD|TH|THEAD|TR)$/;
+      var all = document.body.getElementsByTagName("*");
+      for (var e = 0; e < all.length; e++) {
+        if (!allowed.test(all[e].tagName)) { fail("unexpected <" + all[e].tagName.toLowerCase() + "> element"); break; }
+      }
+      if (document.scripts.length !== 5) { fail(document.scripts.length + " script elements, expected 5"); }
       if (window.tickprofInjected !== undefined) { fail("injected script ran"); }
       var ms = performance.now() - t0;
       out.textContent = fails.length
         ? "FAIL: " + fails.join("; ")
-        : "PASS: " + rows.length + " rows, " + sections.length + " sections, " + links.length +
-          " links resolved, sorting by calls, self and name correct; self-test " + ms.toFixed(0) +
-          " ms, page ready at " + t0.toFixed(0) + " ms";
-    } catch (e) {
-      out.textContent = "FAIL: exception " + e;
+        : "PASS: " + n + " rows, " + madeCount + " sections, " + nlinks + " links to " +
+          Object.keys(targets).length + " anchors resolved, sorting by calls, self and name correct; page ready at " +
+          t0.toFixed(0) + " ms, self-test " + ms.toFixed(0) + " ms";
+    } catch (err) {
+      out.textContent = "FAIL: exception " + err;
     }
     out.hidden = false;
   }
@@ -522,12 +648,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn escapes_markup_and_quotes() {
+    fn escapes_markup_quotes_and_line_breaks() {
         let mut s = String::new();
-        push_esc(&mut s, "<script>alert('x & \"y\"')</script> é");
+        push_esc(&mut s, "<script>alert('x & \"y\"')</script>\r\né");
         assert_eq!(
             s,
-            "&lt;script&gt;alert(&#39;x &amp; &quot;y&quot;&#39;)&lt;/script&gt; é"
+            "&lt;script&gt;alert(&#39;x &amp; &quot;y&quot;&#39;)&lt;/script&gt;&#13;&#10;é"
         );
     }
 
@@ -536,7 +662,8 @@ mod tests {
         let page = render(&Report::empty());
         assert!(page.starts_with("<!DOCTYPE html>"));
         assert!(page.trim_end().ends_with("</html>"));
-        assert!(page.contains("<script type=\"application/json\" id=tp-data>[]</script>"));
+        assert!(page.contains("<script type=\"application/json\" id=\"tp-data\">[]</script>"));
+        assert!(page.contains("id=\"tp-rows\"></script>"));
     }
 
     #[test]

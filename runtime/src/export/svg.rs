@@ -71,6 +71,8 @@ mod tests {
                 calls: 1,
                 total_ns: 9,
                 self_ns: 9,
+                raw_total_ns: 9,
+                raw_self_ns: 9,
             });
         }
         let svg = String::from_utf8(render(&r).unwrap()).unwrap();

@@ -1,0 +1,104 @@
+//! Snapshots and differences: the profile of just one stretch of a run,
+//! e.g. the iterations of one benchmark.
+
+use crate::report::Report;
+use core::ops::Sub;
+
+/// A copy of everything recorded so far, taken by [`snapshot()`].
+///
+/// `later - earlier` (or [`Snapshot::since`]) is the [`Report`] of what
+/// happened between the two: calls, totals, self times, rejections, callers
+/// and callees, the tree and the per-thread breakdown are differences; `min`
+/// and `max` remain those of the whole run up to the later snapshot, since
+/// extremes cannot be subtracted. Taking a snapshot copies the calling-context
+/// trees (cost proportional to the number of distinct call paths), and is
+/// never done on the hot path.
+///
+/// # Examples
+///
+/// ```
+/// #[tickprof::profile]
+/// fn step(x: u64) -> u64 {
+///     x * 2
+/// }
+///
+/// step(1);
+/// let before = tickprof::snapshot();
+/// for i in 0..10 {
+///     step(i);
+/// }
+/// let after = tickprof::snapshot();
+/// let profile = &after - &before;
+/// # #[cfg(feature = "enabled")]
+/// assert_eq!(profile.find("::step").unwrap().calls, 10);
+/// ```
+#[derive(Clone)]
+pub struct Snapshot {
+    #[cfg(feature = "enabled")]
+    capture: crate::runtime::Capture,
+}
+
+impl std::fmt::Debug for Snapshot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Snapshot").finish_non_exhaustive()
+    }
+}
+
+/// Copies everything recorded so far, to diff against a later snapshot.
+pub fn snapshot() -> Snapshot {
+    #[cfg(feature = "enabled")]
+    {
+        Snapshot {
+            capture: crate::runtime::capture(),
+        }
+    }
+    #[cfg(not(feature = "enabled"))]
+    {
+        Snapshot {}
+    }
+}
+
+impl Snapshot {
+    /// The profile as it was when the snapshot was taken.
+    pub fn report(&self) -> Report {
+        #[cfg(feature = "enabled")]
+        {
+            crate::runtime::report_of(&self.capture, None)
+        }
+        #[cfg(not(feature = "enabled"))]
+        {
+            Report::empty()
+        }
+    }
+
+    /// The profile of what happened between `earlier` and this snapshot.
+    pub fn since(&self, earlier: &Snapshot) -> Report {
+        #[cfg(feature = "enabled")]
+        {
+            crate::runtime::report_of(&self.capture, Some(&earlier.capture))
+        }
+        #[cfg(not(feature = "enabled"))]
+        {
+            let _ = earlier;
+            Report::empty()
+        }
+    }
+}
+
+impl Sub<&Snapshot> for &Snapshot {
+    type Output = Report;
+
+    /// `later - earlier`: see [`Snapshot::since`].
+    fn sub(self, earlier: &Snapshot) -> Report {
+        self.since(earlier)
+    }
+}
+
+impl Sub for Snapshot {
+    type Output = Report;
+
+    /// `later - earlier`: see [`Snapshot::since`].
+    fn sub(self, earlier: Snapshot) -> Report {
+        self.since(&earlier)
+    }
+}

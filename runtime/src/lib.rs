@@ -93,6 +93,7 @@ pub mod __private {
     pub use crate::future::Instrumented;
     #[cfg(feature = "enabled")]
     pub use crate::runtime::record_raw;
+
     pub use crate::site::{path_of, CallSite};
     #[cfg(feature = "enabled")]
     pub use crate::thread::Guard;

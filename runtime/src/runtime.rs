@@ -380,7 +380,7 @@ pub(crate) fn build(c: &Capture, wall_ns: u64, with_threads: bool) -> Report {
             overhead_call_ticks: call,
             calibration: cal.map_or_else(
                 || "not calibrated".to_owned(),
-                |c| format!("median of {} empty marked calls at start-up", c.calls),
+                |c| format!("start-up calibration, medians over {} calls", c.calls),
             ),
             overhead_share: if wall_ns == 0 {
                 0.0

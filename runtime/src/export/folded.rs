@@ -3,11 +3,12 @@
 //! `flamegraph.pl`.
 //!
 //! Each line is a path of [`Report::tree`] from the root's child down to a
-//! node, then a space and the node's self time in whole nanoseconds. Paths
-//! with zero self time are left out (they add nothing to a flamegraph; their
-//! frames still appear through their children's lines). Lines are sorted
-//! bytewise, as the readers expect, and paths that become equal after
-//! [`frame`] are merged by adding their times.
+//! node, then a space and the node's self time in whole nanoseconds. Every
+//! path of the tree gets a line, also those with zero self time (readers
+//! accept a count of 0 and draw nothing for it), so the file lists every
+//! calling context that ran. Lines are sorted bytewise, as the readers
+//! expect, and paths that become equal after [`frame`] are merged by adding
+//! their times.
 
 use crate::report::Report;
 use std::borrow::Cow;
@@ -82,15 +83,14 @@ fn count_like(s: &str) -> bool {
     }
 }
 
-/// The folded lines as `(stack, self_ns)`, sorted by stack, zero self time
-/// left out.
+/// The folded lines as `(stack, self_ns)`, one per path, sorted by stack.
 ///
 /// # Examples
 ///
 /// ```
 /// let report = tickprof_runtime::report();
 /// for (stack, ns) in tickprof_runtime::export::folded::stacks(&report) {
-///     assert!(ns > 0 && !stack.is_empty());
+///     assert!(!stack.is_empty() && !stack.contains('\n'));
 /// }
 /// ```
 pub fn stacks(report: &Report) -> Vec<(String, u64)> {
@@ -110,10 +110,8 @@ pub fn stacks(report: &Report) -> Vec<(String, u64)> {
             },
         };
         if let Some(path) = path.as_ref().filter(|p| !p.is_empty()) {
-            if n.self_ns > 0 {
-                let e = merged.entry(path.clone()).or_insert(0);
-                *e = e.saturating_add(n.self_ns);
-            }
+            let e = merged.entry(path.clone()).or_insert(0);
+            *e = e.saturating_add(n.self_ns);
         }
         paths.push(path);
     }
@@ -140,20 +138,7 @@ pub fn render(report: &Report) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::TreeNode;
-
-    fn node(name: &str, parent: Option<usize>, self_ns: u64) -> TreeNode {
-        TreeNode {
-            name: name.to_owned(),
-            parent,
-            depth: 0,
-            calls: 1,
-            total_ns: self_ns,
-            self_ns,
-            raw_total_ns: self_ns,
-            raw_self_ns: self_ns,
-        }
-    }
+    use crate::export::test_node as node;
 
     #[test]
     fn frames_are_sanitized() {
@@ -170,7 +155,7 @@ mod tests {
     }
 
     #[test]
-    fn paths_from_tree_zero_self_skipped_and_sorted() {
+    fn one_sorted_line_per_path_zero_self_included() {
         let mut r = Report::empty();
         r.tree = vec![
             node("", None, 0),
@@ -181,7 +166,7 @@ mod tests {
         ];
         assert_eq!(
             render(&r),
-            "main;a 5\nmain;a;x\u{FF1B}y 7\nmain;b 30\n".to_owned()
+            "main 0\nmain;a 5\nmain;a;x\u{FF1B}y 7\nmain;b 30\n".to_owned()
         );
     }
 
@@ -206,5 +191,6 @@ mod tests {
             node("c", Some(0), 4),
         ];
         assert_eq!(stacks(&r), vec![("c".to_owned(), 4)]);
+        assert_eq!(render(&r), "c 4\n");
     }
 }

@@ -26,7 +26,7 @@
 //! it did not write and ran no injected script. The verdict (`PASS: …` or
 //! `FAIL: …`) goes into the element `#selftest`.
 
-use crate::report::{fmt_ns, Report, SiteStats};
+use crate::report::{fmt_ns, ClockSource, Report, SiteStats};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
@@ -72,7 +72,7 @@ fn push_bar(out: &mut String, part: u64, whole: u64) {
     let p = pct(part, whole);
     let _ = write!(
         out,
-        "<td class=\"p\"><b style=\"width:{:.1}%\"></b>{:.1}%</td>",
+        "<td class=\"p\" style=\"--w:{:.1}%\">{:.1}%</td>",
         p.clamp(0.0, 100.0),
         p
     );
@@ -179,6 +179,15 @@ fn header(out: &mut String, report: &Report) {
         Some(false) => out.push_str(" · <strong>TSC not invariant</strong>"),
         None => {}
     }
+    if r.compensated {
+        let _ = write!(
+            out,
+            " · times compensated for the instrumentation ({} per call)",
+            fmt_ns(num(r.overhead_call_ns))
+        );
+    } else if r.clock != ClockSource::Off {
+        out.push_str(" · raw times (instrumentation cost included)");
+    }
     out.push_str(
         " · <a href=\"#sites\">table</a> · <a href=\"#functions\">functions</a> · <a href=\"#threads\">threads</a></p>\n",
     );
@@ -213,9 +222,17 @@ const COLUMNS: &[(&str, &str, &str)] = &[
     ("name", "0", "site name; click for callers and callees"),
     ("calls", "1", "completed calls"),
     ("total", "2", "total time, recursion counted once"),
-    ("% run", "2", "total time as a share of the run's wall time"),
+    (
+        "% run",
+        "2",
+        "total time as a share of the run's wall time (threads add up, so it can pass 100%)",
+    ),
     ("self", "3", "time not spent in marked callees"),
-    ("% self", "3", "self time as a share of the run's wall time"),
+    (
+        "% self",
+        "3",
+        "self time as a share of the run's wall time (threads add up)",
+    ),
     ("mean", "4", "total time per accepted call"),
     ("min", "5", "shortest accepted call"),
     ("max", "6", "longest accepted call"),
@@ -227,7 +244,7 @@ fn skeleton(out: &mut String) {
     out.push_str(
         "<h2 id=\"sites\">Sites</h2>\n<p class=\"hint\">Click a column header to sort, a name to see its callers and callees. \
          <label>Filter <input id=\"filter\" type=\"search\" placeholder=\"part of a name\"></label> \
-         <span id=\"shown\"></span> <button type=\"button\" id=\"all-rows\" hidden>show all rows</button></p>\n\
+         <span id=\"shown\"></span> <button type=\"button\" id=\"more-rows\" hidden>show more rows</button></p>\n\
          <noscript><p class=\"note\">The table and sections need JavaScript; the same data is in the JSON and CSV outputs.</p></noscript>\n\
          <table id=\"table\"><colgroup><col class=\"c-name\"><col span=\"9\"></colgroup><thead><tr>",
     );
@@ -439,15 +456,14 @@ h3{font:600 15px/1.3 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;margin
 .run,.where,.hint,.x{color:var(--mute)}.note{margin:2px 0;color:#b3261e}.stats{margin:4px 0}
 a{color:var(--link);text-decoration:none}a:hover{text-decoration:underline}
 table{border-collapse:collapse;width:100%;table-layout:fixed;font-variant-numeric:tabular-nums}
-th,td{padding:3px 8px;border-bottom:1px solid var(--line);text-align:right;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
+th,td{padding:3px 8px;border-bottom:1px solid var(--line);text-align:right;white-space:nowrap}
 th:first-child,td:first-child{text-align:left;white-space:normal;overflow-wrap:anywhere;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:13px}
 thead th{position:sticky;top:0;background:var(--head);z-index:1}
 th button{all:unset;cursor:pointer;font-weight:600;font-family:system-ui,sans-serif;font-size:13px}
 th button:focus-visible{outline:2px solid var(--link)}
 th[aria-sort=descending] button::after{content:" \25BC"}th[aria-sort=ascending] button::after{content:" \25B2"}
 col.c-name{width:34%}
-td.p{position:relative;z-index:0}
-td.p b{position:absolute;left:0;top:3px;bottom:3px;background:var(--bar2);z-index:-1;border-right:2px solid var(--bar)}
+td.p{background:linear-gradient(90deg,var(--bar2) var(--w),transparent 0) no-repeat 0 3px/100% calc(100% - 6px)}
 tbody tr:hover{background:var(--head)}
 section.fn{content-visibility:auto;contain-intrinsic-size:auto 240px;border:1px solid var(--line);border-radius:6px;padding:10px 14px;margin:12px 0}
 section.fn:target,section.fn.hl{background:var(--hi);outline:2px solid var(--bar)}
@@ -470,22 +486,23 @@ const TAIL: &str = r##"<script>
   var buttons = Array.prototype.slice.call(table.tHead.querySelectorAll("button"));
   var sectionsBox = document.getElementById("sections");
   var moreSections = document.getElementById("more-sections");
-  var allRows = document.getElementById("all-rows"), shown = document.getElementById("shown");
+  var moreRows = document.getElementById("more-rows"), shown = document.getElementById("shown");
   var order = data.map(function (_, i) { return i; });
-  var sortState = { button: null, desc: false }, filter = "", showAll = false;
+  var sortState = { button: null, desc: false }, filter = "", limit = config.rowLimit;
   var made = [], madeCount = 0, maxMade = -1, nextBatch = 0;
 
   function byName(a, b) { return data[a][0] < data[b][0] ? -1 : data[a][0] > data[b][0] ? 1 : a - b; }
 
-  // The table: the first rowLimit rows of the current order and filter.
+  // The table: the first `limit` rows of the current order and filter
+  // (a table of 10,000 rows takes seconds to lay out; "show more" adds rows).
   function renderRows() {
     var pick = filter ? order.filter(function (i) { return data[i][0].toLowerCase().indexOf(filter) >= 0; }) : order;
-    var limit = showAll ? pick.length : Math.min(pick.length, config.rowLimit);
-    var html = new Array(limit);
-    for (var j = 0; j < limit; j++) { html[j] = rowHtml[pick[j]]; }
+    var count = Math.min(pick.length, limit);
+    var html = new Array(count);
+    for (var j = 0; j < count; j++) { html[j] = rowHtml[pick[j]]; }
     tbody.innerHTML = html.join("");
-    shown.textContent = limit < n ? "showing " + limit + " of " + pick.length + (filter ? " matching" : "") + " rows" : "";
-    allRows.hidden = limit >= pick.length;
+    shown.textContent = count < pick.length ? "showing " + count + " of " + pick.length + (filter ? " matching" : "") + " rows" : "";
+    moreRows.hidden = count >= pick.length;
   }
 
   function sortBy(button, desc) {
@@ -553,7 +570,7 @@ const TAIL: &str = r##"<script>
     filter = e.target.value.toLowerCase();
     renderRows();
   });
-  allRows.addEventListener("click", function () { showAll = true; renderRows(); });
+  moreRows.addEventListener("click", function () { limit += config.rowLimit; renderRows(); });
   moreSections.addEventListener("click", moreBatch);
 
   renderRows();
@@ -564,8 +581,13 @@ const TAIL: &str = r##"<script>
     var t0 = performance.now(), fails = [], out = document.getElementById("selftest");
     function fail(m) { if (fails.length < 6) { fails.push(m); } }
     function rendered() { return Array.prototype.map.call(tbody.rows, function (r) { return +r.getAttribute("data-i"); }); }
-    function sorted(o, cmp) {
-      for (var i = 1; i < o.length; i++) { if (cmp(o[i - 1], o[i]) > 0) { return false; } }
+    // The rows shown are the first ones of the whole data sorted by `cmp`.
+    function sortedBy(what, cmp) {
+      var shownRows = rendered(), all = order.slice().sort(cmp);
+      if (shownRows.length !== Math.min(n, limit)) { fail(what + ": " + shownRows.length + " rows shown"); }
+      for (var i = 0; i < shownRows.length; i++) {
+        if (cmp(shownRows[i], all[i]) !== 0) { fail(what + ": row " + i + " out of order"); return false; }
+      }
       return true;
     }
     function click(label) {
@@ -576,43 +598,46 @@ const TAIL: &str = r##"<script>
     }
     try {
       if (rowHtml.length !== n || sectionHtml.length !== n) { fail(rowHtml.length + " rows and " + sectionHtml.length + " sections for " + n + " sites"); }
-      // Every row, then every row's and every section's links.
-      allRows.click();
-      if (tbody.rows.length !== n) { fail(tbody.rows.length + " rows shown after show all, expected " + n); }
-      var targets = {}, links = document.querySelectorAll("a[href^='#']"), nlinks = links.length;
-      for (var i = 0; i < links.length; i++) { targets[links[i].getAttribute("href")] = true; }
+      // Every site's row drills down to its section, every section is its
+      // site's, and every link on the page (rows, sections) resolves.
+      for (var r = 0; r < n; r++) {
+        if (rowHtml[r].indexOf("<tr data-i=\x22" + r + "\x22><td><a href=\x22#s" + r + "\x22>") !== 0) { fail("row " + r + " does not link to its section"); }
+      }
+      var targets = {}, nlinks = 0;
+      var note = function (list) {
+        nlinks += list.length;
+        for (var j = 0; j < list.length; j++) { targets[list[j].getAttribute("href")] = true; }
+      };
+      note(document.querySelectorAll("a[href^='#']"));
       for (var s = 0; s < n; s++) {
         var sec = ensure(s), h = sec && sec.querySelector("h3");
         if (!sec || sec.id !== "s" + s || !h || h.textContent !== data[s][0]) { fail("section " + s + " missing or not its site's"); }
-        var inner = sec ? sec.querySelectorAll("a[href^='#']") : [];
-        nlinks += inner.length;
-        for (var j = 0; j < inner.length; j++) { targets[inner[j].getAttribute("href")] = true; }
+        if (sec) { note(sec.querySelectorAll("a[href^='#']")); }
       }
       Object.keys(targets).forEach(function (t) {
         if (!document.getElementById(t.slice(1))) { fail("link to missing " + t); }
       });
-      Array.prototype.forEach.call(tbody.rows, function (r) {
-        var i = +r.getAttribute("data-i"), a = r.querySelector("a");
-        if (!a || a.getAttribute("href") !== "#s" + i || a.textContent !== data[i][0]) { fail("row " + i + " does not drill down to its own section"); }
+      Array.prototype.forEach.call(tbody.rows, function (row) {
+        var i = +row.getAttribute("data-i"), a = row.querySelector("a");
+        if (!a || a.textContent !== data[i][0]) { fail("row " + i + " shows another name"); }
       });
-      // Sorting.
+      // Sorting: each click shows the right first rows.
       var k = click("calls");
-      if (!sorted(rendered(), function (a, b) { return data[b][k] - data[a][k]; })) { fail("calls not sorted descending"); }
+      sortedBy("calls descending", function (a, b) { return data[b][k] - data[a][k] || byName(a, b); });
       var desc = rendered().join(",");
       click("calls");
-      if (!sorted(rendered(), function (a, b) { return data[a][k] - data[b][k]; })) { fail("calls not sorted ascending"); }
+      sortedBy("calls ascending", function (a, b) { return data[a][k] - data[b][k] || byName(a, b); });
       var distinct = data.some(function (d) { return d[k] !== data[0][k]; });
       if (distinct && rendered().join(",") === desc) { fail("second click did not reverse the order"); }
       k = click("self");
-      if (!sorted(rendered(), function (a, b) { return data[b][k] - data[a][k]; })) { fail("self not sorted descending"); }
+      sortedBy("self descending", function (a, b) { return data[b][k] - data[a][k] || byName(a, b); });
       click("name");
-      if (!sorted(rendered(), byName)) { fail("names not sorted"); }
+      sortedBy("name", byName);
       if (buttons[0].parentNode.getAttribute("aria-sort") !== "ascending") { fail("name header not marked ascending"); }
-      if (tbody.rows.length !== n) { fail("sorting lost rows"); }
-      // A click on the last row's name shows its section.
+      // A click on the last shown row's name goes to its section.
       if (n > 0) {
-        var last = tbody.rows[n - 1], target = last.querySelector("a");
-        target.click();
+        var last = tbody.rows[tbody.rows.length - 1];
+        last.querySelector("a").click();
         var want = "s" + last.getAttribute("data-i");
         if (location.hash !== "#" + want || !document.getElementById(want)) { fail("clicking a name did not open its section"); }
       }
@@ -627,7 +652,7 @@ const TAIL: &str = r##"<script>
       var ms = performance.now() - t0;
       out.textContent = fails.length
         ? "FAIL: " + fails.join("; ")
-        : "PASS: " + n + " rows, " + madeCount + " sections, " + nlinks + " links to " +
+        : "PASS: " + n + " sites, " + tbody.rows.length + " rows shown, " + madeCount + " sections, " + nlinks + " links to " +
           Object.keys(targets).length + " anchors resolved, sorting by calls, self and name correct; page ready at " +
           t0.toFixed(0) + " ms, self-test " + ms.toFixed(0) + " ms";
     } catch (err) {
@@ -670,9 +695,9 @@ mod tests {
     fn bars_are_clamped_and_never_nan() {
         let mut s = String::new();
         push_bar(&mut s, 300, 100);
-        assert!(s.contains("width:100.0%") && s.contains("300.0%"), "{s}");
+        assert!(s.contains("--w:100.0%") && s.contains("300.0%"), "{s}");
         s.clear();
         push_bar(&mut s, 5, 0);
-        assert!(s.contains("width:0.0%"), "{s}");
+        assert!(s.contains("--w:0.0%"), "{s}");
     }
 }

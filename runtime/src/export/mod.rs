@@ -83,6 +83,26 @@ pub fn write_to_path(report: &Report, path: &str, opts: &TextOptions) -> io::Res
     std::fs::write(path, body)
 }
 
+/// A tree node for unit tests (the one place to update when `TreeNode`
+/// gains fields).
+#[cfg(test)]
+pub(crate) fn test_node(
+    name: &str,
+    parent: Option<usize>,
+    self_ns: u64,
+) -> crate::report::TreeNode {
+    crate::report::TreeNode {
+        name: name.to_owned(),
+        parent,
+        depth: 0,
+        calls: 1,
+        total_ns: self_ns,
+        self_ns,
+        raw_total_ns: self_ns,
+        raw_self_ns: self_ns,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

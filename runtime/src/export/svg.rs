@@ -1,14 +1,14 @@
 //! Flamegraph output (`.svg`): the [folded stacks](super::folded) drawn by
 //! the `inferno` crate.
 //!
-//! Frame widths are self time plus children in nanoseconds, colours follow
-//! inferno's Rust palette, hashed by name so a function keeps its colour
-//! from run to run. The SVG is interactive in a browser (click to zoom,
+//! Frame widths are self time plus children in nanoseconds; colours are
+//! inferno's classic warm palette, hashed by name so a function keeps its
+//! colour from run to run. The SVG is interactive in a browser (click to zoom,
 //! Ctrl-F to search). A profile with no recorded time gives inferno's
 //! "no valid input" picture rather than an error.
 
 use crate::report::{fmt_ns, Report};
-use inferno::flamegraph::{self, color, Options};
+use inferno::flamegraph::{self, Options};
 use std::io;
 
 /// The flamegraph of `report` as an SVG document.
@@ -38,13 +38,12 @@ pub fn render(report: &Report) -> io::Result<Vec<u8>> {
         fmt_ns(report.run.wall_ns as f64)
     ));
     opt.count_name = "ns".to_owned();
-    opt.colors = color::Palette::Multi(color::MultiPalette::Rust);
     opt.hash = true;
     let mut out = Vec::new();
     match flamegraph::from_lines(&mut opt, lines.iter().map(String::as_str), &mut out) {
         Ok(()) => Ok(out),
-        // No stacks: inferno has written a complete "no valid input" SVG.
-        Err(_) if lines.is_empty() && out.ends_with(b"</svg>") => Ok(out),
+        // No time: inferno has written a complete "no valid input" SVG.
+        Err(_) if total == 0 && out.ends_with(b"</svg>") => Ok(out),
         Err(e) => Err(e),
     }
 }
@@ -52,28 +51,25 @@ pub fn render(report: &Report) -> io::Result<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::TreeNode;
+    use crate::export::test_node;
 
     #[test]
     fn empty_profile_gives_a_complete_svg() {
         let svg = String::from_utf8(render(&Report::empty()).unwrap()).unwrap();
         assert!(svg.contains("<svg") && svg.trim_end().ends_with("</svg>"));
+        let mut r = Report::empty();
+        for (name, parent) in [("", None), ("idle", Some(0))] {
+            r.tree.push(test_node(name, parent, 0));
+        }
+        let svg = String::from_utf8(render(&r).unwrap()).unwrap();
+        assert!(svg.trim_end().ends_with("</svg>"));
     }
 
     #[test]
     fn names_are_escaped_by_inferno() {
         let mut r = Report::empty();
         for (name, parent) in [("", None), ("<b>&\"x\"", Some(0))] {
-            r.tree.push(TreeNode {
-                name: name.to_owned(),
-                parent,
-                depth: 0,
-                calls: 1,
-                total_ns: 9,
-                self_ns: 9,
-                raw_total_ns: 9,
-                raw_self_ns: 9,
-            });
+            r.tree.push(test_node(name, parent, 9));
         }
         let svg = String::from_utf8(render(&r).unwrap()).unwrap();
         assert!(!svg.contains("<b>&"), "raw name in SVG");

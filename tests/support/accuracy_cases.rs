@@ -1,0 +1,211 @@
+//! The accuracy cases, shared by `tests/accuracy.rs` (asserts) and
+//! `benches/accuracy.rs` (prints the exact errors).
+
+use std::hint::black_box;
+use std::time::Instant;
+use tickprof::profile;
+
+/// Median of some values.
+pub fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// About 20 ns of dependent arithmetic in an optimised build.
+#[inline(always)]
+fn work(x: u64) -> u64 {
+    let mut h = black_box(x);
+    for _ in 0..28 {
+        h = h.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(7) ^ x;
+    }
+    h
+}
+
+#[inline(never)]
+#[profile]
+fn acc_leaf(x: u64) -> u64 {
+    work(x)
+}
+
+#[inline(never)]
+fn plain_leaf(x: u64) -> u64 {
+    work(x)
+}
+
+#[inline(never)]
+#[profile]
+fn acc_parent(n: u64) -> u64 {
+    let mut s = 0u64;
+    for i in 0..n {
+        s = s.wrapping_add(acc_leaf(i));
+    }
+    s
+}
+
+#[inline(never)]
+fn plain_parent(n: u64) -> u64 {
+    let mut s = 0u64;
+    for i in 0..n {
+        s = s.wrapping_add(plain_leaf(i));
+    }
+    s
+}
+
+/// Errors of the tiny-leaf case, medians over the rounds.
+#[derive(Debug)]
+pub struct LeafErrors {
+    /// True leaf cost: the uninstrumented loop's time per call, ns.
+    pub leaf_ns: f64,
+    /// (parent compensated total − truth) ÷ truth.
+    pub parent: f64,
+    /// (parent raw total − truth) ÷ truth.
+    pub parent_raw: f64,
+    /// Leaf compensated mean ÷ true leaf cost.
+    pub leaf_ratio: f64,
+    /// Leaf raw mean ÷ true leaf cost.
+    pub leaf_raw_ratio: f64,
+}
+
+/// A ~20 ns leaf called `n` times from a marked parent, against the same
+/// loop calling an unmarked copy, timed with `Instant`.
+pub fn tiny_leaf(n: u64, rounds: usize) -> LeafErrors {
+    let (mut p, mut pr, mut l, mut lr, mut truths) = (vec![], vec![], vec![], vec![], vec![]);
+    for _ in 0..rounds {
+        let t = Instant::now();
+        let a = plain_parent(n);
+        let truth = t.elapsed().as_nanos() as f64;
+        let before = tickprof::snapshot();
+        let b = acc_parent(n);
+        let r = &tickprof::snapshot() - &before;
+        assert_eq!(a, b);
+        let parent = r.find("::acc_parent").expect("parent ran");
+        let leaf = r.find("::acc_leaf").expect("leaf ran");
+        assert_eq!((parent.calls, leaf.calls), (1, n));
+        let leaf_truth = truth / n as f64;
+        truths.push(leaf_truth);
+        p.push((parent.compensated_total_ns as f64 - truth) / truth);
+        pr.push((parent.raw_total_ns as f64 - truth) / truth);
+        l.push(leaf.compensated_total_ns as f64 / n as f64 / leaf_truth);
+        lr.push(leaf.raw_total_ns as f64 / n as f64 / leaf_truth);
+    }
+    LeafErrors {
+        leaf_ns: median(truths),
+        parent: median(p),
+        parent_raw: median(pr),
+        leaf_ratio: median(l),
+        leaf_raw_ratio: median(lr),
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+fn now_ticks() -> u64 {
+    // SAFETY: `rdtsc` exists on every x86_64 CPU.
+    unsafe { core::arch::x86_64::_rdtsc() }
+}
+
+/// Spins for `ticks` TSC ticks; returns the ticks actually spun (a
+/// preemption at the end of the spin is in them, so it is in the truth too).
+#[cfg(target_arch = "x86_64")]
+fn spin_ticks(ticks: u64) -> u64 {
+    let start = now_ticks();
+    let end = start + ticks;
+    let mut now = start;
+    while now < end {
+        std::hint::spin_loop();
+        now = now_ticks();
+    }
+    now - start
+}
+
+#[cfg(target_arch = "x86_64")]
+mod tree {
+    use super::spin_ticks;
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    /// Ticks per microsecond, set before the tree runs.
+    pub static TPU: AtomicU64 = AtomicU64::new(0);
+    /// Ticks actually spun by each level's own body.
+    pub static SPUN: [AtomicU64; 3] = [AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0)];
+
+    fn spin_us(level: usize, n: u64) {
+        let t = spin_ticks(n * TPU.load(Ordering::Relaxed));
+        SPUN[level].fetch_add(t, Ordering::Relaxed);
+    }
+
+    #[tickprof::profile]
+    pub fn level1() {
+        spin_us(0, 100);
+        for _ in 0..2 {
+            level2();
+        }
+    }
+
+    #[tickprof::profile]
+    pub fn level2() {
+        spin_us(1, 10);
+        for _ in 0..3 {
+            level3();
+        }
+    }
+
+    #[tickprof::profile]
+    pub fn level3() {
+        spin_us(2, 1);
+    }
+}
+
+/// One figure of the tree case: (name, "total"/"self", compensated error,
+/// raw error), medians over the rounds.
+pub type TreeError = (&'static str, &'static str, f64, f64);
+
+/// A 3-level tree of spins of known cost (100 µs → 2 × 10 µs → 3 × 1 µs),
+/// `calls` top-level calls per round; truth is the ticks actually spun.
+#[cfg(target_arch = "x86_64")]
+pub fn spin_tree(calls: u64, rounds: usize) -> Vec<TreeError> {
+    use std::sync::atomic::Ordering;
+    let hz = tickprof::report().run.frequency_hz;
+    tree::TPU.store((hz / 1e6).round() as u64, Ordering::Relaxed);
+    let names = ["::tree::level1", "::tree::level2", "::tree::level3"];
+    let mut errs: Vec<Vec<f64>> = vec![vec![]; 6];
+    let mut raw: Vec<Vec<f64>> = vec![vec![]; 6];
+    for _ in 0..rounds {
+        let spun0: Vec<u64> = tree::SPUN
+            .iter()
+            .map(|a| a.load(Ordering::Relaxed))
+            .collect();
+        let before = tickprof::snapshot();
+        for _ in 0..calls {
+            tree::level1();
+        }
+        let r = &tickprof::snapshot() - &before;
+        let ns = |k: usize| {
+            (tree::SPUN[k].load(Ordering::Relaxed) - spun0[k]) as f64 * 1e9 / r.run.frequency_hz
+        };
+        // Self is each level's own spinning; total adds the levels below.
+        let selfs = [ns(0), ns(1), ns(2)];
+        let totals = [
+            selfs[0] + selfs[1] + selfs[2],
+            selfs[1] + selfs[2],
+            selfs[2],
+        ];
+        for (k, name) in names.iter().enumerate() {
+            let s = r.find(name).expect("tree ran");
+            errs[2 * k].push((s.compensated_total_ns as f64 - totals[k]) / totals[k]);
+            errs[2 * k + 1].push((s.compensated_self_ns as f64 - selfs[k]) / selfs[k]);
+            raw[2 * k].push((s.raw_total_ns as f64 - totals[k]) / totals[k]);
+            raw[2 * k + 1].push((s.raw_self_ns as f64 - selfs[k]) / selfs[k]);
+        }
+    }
+    let mut out = Vec::new();
+    for (k, name) in names.iter().enumerate() {
+        for (j, what) in ["total", "self"].iter().enumerate() {
+            out.push((
+                *name,
+                *what,
+                median(errs[2 * k + j].clone()),
+                median(raw[2 * k + j].clone()),
+            ));
+        }
+    }
+    out
+}

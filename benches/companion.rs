@@ -1,0 +1,67 @@
+//! tickprof as a companion to criterion: the per-function breakdown of what
+//! one benchmark spent its time on.
+//!
+//! Run: `cargo bench --bench companion`. The pattern: take a snapshot before
+//! `bench_function`, another after, and print the difference — the profile
+//! of just that benchmark's iterations (warm-up included).
+
+use criterion::{black_box, criterion_group, criterion_main, Criterion};
+use tickprof::{profile, TextOptions};
+
+#[profile]
+fn tokenize(line: &str) -> Vec<&str> {
+    line.split([' ', ',', '='])
+        .filter(|t| !t.is_empty())
+        .collect()
+}
+
+#[profile]
+fn parse_numbers(tokens: &[&str]) -> Vec<u64> {
+    tokens.iter().filter_map(|t| t.parse().ok()).collect()
+}
+
+#[profile]
+fn checksum(values: &[u64]) -> u64 {
+    values.iter().fold(0xcbf2_9ce4_8422_2325, |h, v| {
+        (h ^ v).wrapping_mul(0x100_0000_01b3)
+    })
+}
+
+#[profile]
+fn pipeline(lines: &[String]) -> u64 {
+    let mut acc = 0;
+    for line in lines {
+        let tokens = tokenize(line);
+        let values = parse_numbers(&tokens);
+        acc ^= checksum(&values);
+    }
+    acc
+}
+
+fn bench(c: &mut Criterion) {
+    let lines: Vec<String> = (0..200)
+        .map(|i| format!("id={i}, x={}, y={}, label=item{i}", i * 7, i * 13))
+        .collect();
+
+    let before = tickprof::snapshot();
+    c.bench_function("pipeline", |b| b.iter(|| pipeline(black_box(&lines))));
+    let profile = &tickprof::snapshot() - &before;
+
+    eprintln!("\n-- tickprof: where `pipeline` spent its time --");
+    eprint!(
+        "{}",
+        profile.text(&TextOptions {
+            top: Some(10),
+            ..TextOptions::default()
+        })
+    );
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default()
+        .warm_up_time(std::time::Duration::from_millis(300))
+        .measurement_time(std::time::Duration::from_secs(1));
+    targets = bench
+}
+criterion_main!(benches);

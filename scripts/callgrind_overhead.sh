@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Instructions per call of the unmarked function, the floor (two rdtsc) and
+# #[profile], counted by callgrind: repeatable, unlike cycle timings on a
+# shared machine. Usage: bash scripts/callgrind_overhead.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --release --example overhead_probe
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+valgrind --tool=callgrind --callgrind-out-file="$out/cg.out" \
+  target/release/examples/overhead_probe >/dev/null 2>"$out/log" || { cat "$out/log"; exit 1; }
+callgrind_annotate --inclusive=yes "$out/cg.out" 2>/dev/null \
+  | grep -E "::probe_(unmarked|floor|marked) " \
+  | awk '{gsub(",","",$1); name=$0; sub(/.*::probe_/,"",name); sub(/ .*/,"",name); printf "%-10s %6.1f instructions per call\n", name, $1/1000000}'

@@ -480,12 +480,7 @@ pub(crate) fn exit_report() {
     };
     write_stderr(&report.text(&opts));
     for path in &rt.config.outputs {
-        let body = if path.ends_with(".csv") {
-            report.to_csv()
-        } else {
-            report.text(&opts)
-        };
-        if let Err(e) = std::fs::write(path, body) {
+        if let Err(e) = crate::export::write_to_path(&report, path, &opts) {
             write_stderr(&format!(
                 "tickprof: warning: cannot write TICKPROF_OUT file {path:?}: {e}\n"
             ));

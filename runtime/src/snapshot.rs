@@ -17,20 +17,14 @@ use core::ops::Sub;
 /// # Examples
 ///
 /// ```
-/// #[tickprof::profile]
-/// fn step(x: u64) -> u64 {
-///     x * 2
-/// }
-///
-/// step(1);
-/// let before = tickprof::snapshot();
-/// for i in 0..10 {
-///     step(i);
-/// }
-/// let after = tickprof::snapshot();
+/// // Through the facade: `tickprof::snapshot()`.
+/// let before = tickprof_runtime::snapshot();
+/// // ... the code to profile, e.g. one benchmark's iterations ...
+/// let after = tickprof_runtime::snapshot();
 /// let profile = &after - &before;
-/// # #[cfg(feature = "enabled")]
-/// assert_eq!(profile.find("::step").unwrap().calls, 10);
+/// for site in &profile.sites {
+///     println!("{}: {} calls, {} ns", site.name, site.calls, site.total_ns);
+/// }
 /// ```
 #[derive(Clone)]
 pub struct Snapshot {

@@ -337,6 +337,16 @@ fn section(
     if s.unwound > 0 {
         let _ = write!(out, " · unwound {}", s.unwound);
     }
+    if s.wall_ns > 0 {
+        let _ = write!(
+            out,
+            " · wall {} (first poll to completion)",
+            fmt_ns(s.wall_ns as f64)
+        );
+    }
+    if s.cancelled > 0 {
+        let _ = write!(out, " · cancelled {}", s.cancelled);
+    }
     out.push_str("</p><table class=\"edges\"><thead><tr><th>called by</th><th>calls</th><th>time</th><th>share of this site's total</th></tr></thead><tbody>");
     if s.callers.is_empty() {
         out.push_str("<tr><td class=\"x\">no recorded caller</td><td></td><td></td><td></td></tr>");
@@ -353,7 +363,7 @@ fn section(
         push_bar(out, e.total_ns, s.total_ns);
         out.push_str("</tr>");
     }
-    out.push_str("</tbody></table><table class=\"edges\"><thead><tr><th>calls</th><th>calls</th><th>time</th><th>share of this site's total</th></tr></thead><tbody>");
+    out.push_str("</tbody></table><table class=\"edges\"><thead><tr><th>calls into</th><th>calls</th><th>time</th><th>share of this site's total</th></tr></thead><tbody>");
     let _ = write!(
         out,
         "<tr><td class=\"x\">(self)</td><td></td><td>{}</td>",
@@ -402,6 +412,10 @@ fn threads(out: &mut String, report: &Report, links: &HashMap<&str, usize>) {
     out.push_str("</tbody></table>\n");
 }
 
+/// One site's sort data, written as a JSON array.
+#[derive(serde::Serialize)]
+struct SortRow<'a>(&'a str, u64, u64, u64, f64, u64, u64, u64);
+
 /// What the script sorts and filters by, one array per site:
 /// name, calls, total, self, mean, min, max, rejected (nanoseconds).
 ///
@@ -409,12 +423,12 @@ fn threads(out: &mut String, report: &Report, links: &HashMap<&str, usize>) {
 /// `\u003e`, `\u0026` (they only occur inside strings), so no name can
 /// close the element.
 fn data(out: &mut String, report: &Report) {
-    let rows: Vec<(&str, u64, u64, u64, f64, u64, u64, u64)> = report
+    let rows: Vec<SortRow<'_>> = report
         .sites
         .iter()
         .map(|s| {
-            (
-                s.name.as_str(),
+            SortRow(
+                &s.name,
                 s.calls,
                 s.total_ns,
                 s.self_ns,

@@ -97,6 +97,13 @@ fn known_tree_totals_selfs_and_edges() {
     within(b.self_ns, tb - tcb, 0.05, "b self");
     within(a.total_ns, ta, 0.05, "a total");
     within(a.self_ns, ta - tb - tca, 0.05, "a self");
+    // Compensated per-call figures stay ordered: min <= mean <= max.
+    for s in [a, b, c] {
+        assert!(
+            s.min_ns as f64 <= s.mean_ns + 1.0 && s.mean_ns <= s.max_ns as f64 + 1.0,
+            "{s:?}"
+        );
+    }
     // Sum of self over the tree equals the root's total.
     let selfs = a.self_ns + b.self_ns + c.self_ns;
     within(selfs, a.total_ns as f64, 0.01, "sum of self vs root total");

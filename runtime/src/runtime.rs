@@ -253,9 +253,22 @@ pub(crate) fn build(c: &Capture, wall_ns: u64, with_threads: bool) -> Report {
             let accepted = a.calls - a.reversed - a.oversized;
             let min = if a.min == u64::MAX { 0 } else { a.min };
             let (total, self_t, lo, hi) = if shown_comp {
-                let lo = (min as f64 - inner).max(0.0) as u64;
-                let hi = (a.max as f64 - inner).max(0.0) as u64;
-                (f.comp_ticks, f.comp_self_ticks, lo.min(hi), hi)
+                // Per call: the inner cost and the average cost of the marked
+                // calls beneath; then keep min <= mean <= max.
+                let per_call = inner + f.below as f64 / a.calls.max(1) as f64 * call;
+                let mean = if accepted == 0 {
+                    0.0
+                } else {
+                    f.comp_ticks as f64 / accepted as f64
+                };
+                let lo = (min as f64 - per_call).max(0.0).min(mean);
+                let hi = (a.max as f64 - per_call).max(0.0).max(mean);
+                (
+                    f.comp_ticks,
+                    f.comp_self_ticks,
+                    lo.round() as u64,
+                    hi.round() as u64,
+                )
             } else {
                 (a.ticks, f.self_ticks, min, a.max)
             };

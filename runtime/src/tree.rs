@@ -245,6 +245,8 @@ impl Tree {
 /// minus the children's compensated ticks. Clamped at zero, and counted.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Compensation {
+    /// Marked calls made beneath each node.
+    pub below: Vec<u64>,
     pub ticks: Vec<u64>,
     pub self_ticks: Vec<u64>,
     pub clamped: u64,
@@ -292,6 +294,7 @@ pub(crate) fn compensate(
         })
         .collect();
     Compensation {
+        below,
         ticks,
         self_ticks,
         clamped,
@@ -306,6 +309,8 @@ pub(crate) struct Flat {
     /// Compensated total and self (equal to the raw ones without calibration).
     pub comp_ticks: u64,
     pub comp_self_ticks: u64,
+    /// Marked calls made beneath the site's nodes (for per-call corrections).
+    pub below: u64,
     /// caller site (0 = thread root) → (calls, ticks)
     pub callers: HashMap<usize, (u64, u64)>,
     /// callee site → (calls, ticks)
@@ -339,6 +344,7 @@ pub(crate) fn flatten(
             f.comp_ticks += comp.map_or(n.acc.ticks, |c| c.ticks[i]);
         }
         f.acc.add(&a);
+        f.below += comp.map_or(0, |c| c.below[i]);
         if n.flags == 0 {
             f.self_ticks += selfs[i];
             f.comp_self_ticks += comp.map_or(selfs[i], |c| c.self_ticks[i]);

@@ -165,7 +165,10 @@ fn recursion_counts_every_activation_and_time_once() {
     );
     assert!(f.total_ns <= f.raw_total_ns);
     // Self time still sums to the total: fib has no other marked callee.
-    within(f.self_ns, f.total_ns as f64, 0.01, "fib self vs total");
+    // Exact for raw times; compensated nodes of ~1 ns clamp at zero, so
+    // there the sum is only bounded.
+    within(f.raw_self_ns, f.raw_total_ns as f64, 0.01, "fib raw self vs total");
+    assert!(f.self_ns <= f.raw_self_ns);
     assert_eq!(edge(&f.callers, "::fib"), 242_784);
 }
 

@@ -55,6 +55,11 @@ pub struct Config {
     /// `TICKPROF_COMPENSATE`: show figures with the calibrated
     /// instrumentation cost subtracted (true) or raw (false).
     pub compensate: bool,
+    /// `TICKPROF_TRACE` (or a `.trace.json` output): record every call as an
+    /// event for the trace output.
+    pub trace: bool,
+    /// `TICKPROF_TRACE_EVENTS`: events kept per thread.
+    pub trace_events: usize,
 }
 
 impl Default for Config {
@@ -69,6 +74,8 @@ impl Default for Config {
             layout: Layout::Flat,
             threads: false,
             compensate: true,
+            trace: false,
+            trace_events: crate::trace::DEFAULT_TRACE_EVENTS,
         }
     }
 }
@@ -169,6 +176,27 @@ impl Config {
                 _ => warn("TICKPROF_COMPENSATE", &v, "is not 0 or 1", "1"),
             }
         }
+        if let Some(v) = get("TICKPROF_TRACE") {
+            match v.trim().to_ascii_lowercase().as_str() {
+                "1" | "on" | "true" | "yes" => c.trace = true,
+                "0" | "off" | "false" | "no" | "" => c.trace = false,
+                _ => warn("TICKPROF_TRACE", &v, "is not 0 or 1", "0"),
+            }
+        }
+        if let Some(v) = get("TICKPROF_TRACE_EVENTS") {
+            match v.trim().parse::<usize>() {
+                Ok(n) if n >= 1 => c.trace_events = n,
+                _ => warn(
+                    "TICKPROF_TRACE_EVENTS",
+                    &v,
+                    "is not a positive whole number",
+                    "2000000",
+                ),
+            }
+        }
+        if c.outputs.iter().any(|p| p.ends_with(".trace.json")) {
+            c.trace = true;
+        }
         warnings.extend(bad_outputs);
         (c, warnings)
     }
@@ -246,6 +274,14 @@ mod tests {
             ("TICKPROF_OUT", "a.csv, b.txt"),
             ("TICKPROF_REPORT", "tree"),
         ]);
+        assert!(!c.trace);
+        let (c, w) = parse(&[
+            ("TICKPROF_OUT", "run.trace.json"),
+            ("TICKPROF_TRACE_EVENTS", "10"),
+        ]);
+        assert!(w.is_empty(), "{w:?}");
+        assert!(c.trace, "a .trace.json output turns tracing on");
+        assert_eq!(c.trace_events, 10);
         assert!(w.is_empty(), "{w:?}");
         assert!(!c.enabled);
         assert_eq!(c.top, Some(5));
@@ -266,6 +302,8 @@ mod tests {
             ("TICKPROF_REPORT", "graph"),
             ("TICKPROF_THREADS", "2"),
             ("TICKPROF_COMPENSATE", "maybe"),
+            ("TICKPROF_TRACE", "yes please"),
+            ("TICKPROF_TRACE_EVENTS", "-1"),
         ] {
             let (c, w) = parse(&[(var, bad)]);
             assert_eq!(w.len(), 1, "{var}: {w:?}");

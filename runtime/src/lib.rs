@@ -22,6 +22,7 @@ mod site;
 mod snapshot;
 #[cfg(feature = "enabled")]
 mod thread;
+mod trace;
 #[cfg(feature = "enabled")]
 mod tree;
 
@@ -29,6 +30,7 @@ pub use config::{Config, Layout, SortKey};
 pub use snapshot::{snapshot, Snapshot};
 #[cfg(feature = "enabled")]
 pub use thread::Guard;
+pub use trace::{Trace, TraceEvent, TraceThread, DEFAULT_TRACE_EVENTS};
 
 /// Times one activation of a call site until dropped (profiling is off:
 /// an inert zero-sized value).

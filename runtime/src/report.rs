@@ -96,6 +96,11 @@ pub struct RunInfo {
     pub overhead_share: f64,
     /// Tree nodes whose compensated time would have been negative (set to 0).
     pub clamped: u64,
+    /// Whether individual calls are recorded for the trace output.
+    pub tracing: bool,
+    /// Trace events past the per-thread bound (`TICKPROF_TRACE_EVENTS`),
+    /// counted and not stored.
+    pub trace_dropped: u64,
 }
 
 /// A caller or callee of a site.
@@ -241,6 +246,11 @@ pub struct Report {
     /// [`RunInfo::folded_calls`]); their time is inside their nearest
     /// recorded ancestor's self time.
     pub tree: Vec<TreeNode>,
+    /// Individual calls per thread, when tracing is on (`TICKPROF_TRACE=1`
+    /// or a `.trace.json` output); `None` otherwise. Left out of the JSON
+    /// export (the `.trace.json` output is its own format).
+    #[serde(skip)]
+    pub trace: Option<crate::trace::Trace>,
 }
 
 impl Report {
@@ -301,10 +311,13 @@ impl Report {
                 calibration: String::new(),
                 overhead_share: 0.0,
                 clamped: 0,
+                tracing: false,
+                trace_dropped: 0,
             },
             sites: Vec::new(),
             threads: Vec::new(),
             tree: Vec::new(),
+            trace: None,
         }
     }
 
@@ -546,6 +559,9 @@ impl Report {
                 r.reentrant,
                 plural(r.reentrant as usize)
             );
+        }
+        if r.trace_dropped > 0 {
+            let _ = writeln!(s, "tickprof: {} trace event{} dropped past TICKPROF_TRACE_EVENTS per thread (counted, not stored)", r.trace_dropped, plural(r.trace_dropped as usize));
         }
         if !r.complete {
             let _ = writeln!(

@@ -8,12 +8,17 @@ use crate::report::{
 };
 use crate::site::CallSite;
 use crate::thread::{self, try_lock_global, LOST, MAX_NODES, MAX_TICKS, RECORDING};
+use crate::trace::{RawEvent, TRACE_LIMIT, TRACE_ON};
 use crate::tree::{compensate, flatten, Tree};
 use std::collections::HashMap;
 use std::io::Write;
 use std::sync::atomic::Ordering;
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
+
+/// Where `TICKPROF_TRACE=1` writes the trace when no `.trace.json` output
+/// is named.
+const DEFAULT_TRACE_FILE: &str = "tickprof.trace.json";
 
 /// How long a report waits for a finishing thread to release the lock.
 const REPORT_LOCK_WAIT: Duration = Duration::from_millis(200);
@@ -43,6 +48,7 @@ pub(crate) fn runtime() -> &'static Runtime {
         let max = (config.max_delta.as_secs_f64() * hz).min(i64::MAX as f64) as u64;
         MAX_TICKS.store(max, Ordering::Relaxed);
         MAX_NODES.store(config.max_nodes, Ordering::Relaxed);
+        TRACE_LIMIT.store(config.trace_events, Ordering::Relaxed);
         if clock::SOURCE == ClockSource::Monotonic {
             write_stderr(
                 "tickprof: no time-stamp counter on this target; using the OS monotonic clock\n",
@@ -85,6 +91,8 @@ pub(crate) struct Capture {
     pub lost: u64,
     pub complete: bool,
     pub at: Instant,
+    /// (thread id, name, events, dropped), when tracing is on.
+    pub traces: Vec<(u64, String, Vec<RawEvent>, u64)>,
 }
 
 /// Copies every live thread's tree and the finished threads' data.
@@ -101,7 +109,14 @@ pub(crate) fn capture() -> Capture {
             lost,
             complete: false,
             at,
+            traces: Vec::new(),
         };
+    };
+    let tracing = TRACE_ON.load(Ordering::Relaxed);
+    let mut traces = if tracing {
+        g.finished_traces.clone()
+    } else {
+        Vec::new()
     };
     let mut merged = g.finished.clone();
     let mut per_thread: Vec<(String, u64, bool, Tree)> = g
@@ -123,8 +138,13 @@ pub(crate) fn capture() -> Capture {
         orphaned += a.orphaned.load(Ordering::Relaxed);
         reentrant += a.reentrant.load(Ordering::Relaxed);
         per_thread.push((a.thread_name.clone(), a.thread_id, false, t));
+        if tracing {
+            let (events, dropped) = a.trace.copy();
+            traces.push((a.thread_id, a.thread_name.clone(), events, dropped));
+        }
     }
     per_thread.sort_by_key(|t| t.1);
+    traces.sort_by_key(|t| t.0);
     Capture {
         merged,
         per_thread,
@@ -134,6 +154,7 @@ pub(crate) fn capture() -> Capture {
         lost,
         complete: true,
         at,
+        traces,
     }
 }
 
@@ -195,6 +216,7 @@ pub(crate) fn report_of(c: &Capture, earlier: Option<&Capture>) -> Report {
                 lost: c.lost.saturating_sub(e.lost),
                 complete: c.complete && e.complete,
                 at: c.at,
+                traces: Vec::new(),
             };
             build(
                 &diff,
@@ -372,6 +394,10 @@ pub(crate) fn build(c: &Capture, wall_ns: u64, with_threads: bool) -> Report {
         )
     });
     let call_ns = call * ns_per_tick;
+    let tracing = TRACE_ON.load(Ordering::Relaxed);
+    let trace =
+        tracing.then(|| crate::trace::build(&c.traces, rt.clock.start_ticks, ns_per_tick, skip));
+    let trace_dropped = trace.as_ref().map_or(0, crate::trace::Trace::dropped);
     Report {
         run: RunInfo {
             clock: clock::SOURCE,
@@ -401,10 +427,13 @@ pub(crate) fn build(c: &Capture, wall_ns: u64, with_threads: bool) -> Report {
                 total_calls as f64 * call_ns / wall_ns as f64
             },
             clamped: comp.clamped,
+            tracing,
+            trace_dropped,
         },
         sites,
         threads,
         tree,
+        trace,
     }
 }
 
@@ -492,7 +521,11 @@ pub(crate) fn exit_report() {
         threads: rt.config.threads,
     };
     write_stderr(&report.text(&opts));
-    for path in &rt.config.outputs {
+    let mut outputs = rt.config.outputs.clone();
+    if rt.config.trace && !outputs.iter().any(|p| p.ends_with(".trace.json")) {
+        outputs.push(DEFAULT_TRACE_FILE.to_owned());
+    }
+    for path in &outputs {
         if let Err(e) = crate::export::write_to_path(&report, path, &opts) {
             write_stderr(&format!(
                 "tickprof: warning: cannot write TICKPROF_OUT file {path:?}: {e}\n"
@@ -504,8 +537,13 @@ pub(crate) fn exit_report() {
 #[ctor::ctor(unsafe)]
 fn tickprof_init() {
     let _ = std::panic::catch_unwind(|| {
-        if runtime().config.enabled {
+        let config = &runtime().config;
+        if config.enabled {
             let _ = calibration();
+            // After calibration, whose calls are not the program's.
+            if config.trace {
+                TRACE_ON.store(true, Ordering::Relaxed);
+            }
         }
     });
 }

@@ -12,6 +12,7 @@
 
 use crate::clock::ticks;
 use crate::site::CallSite;
+use crate::trace::TRACE_ON;
 use crate::tree::Tree;
 use core::marker::PhantomData;
 use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering};
@@ -167,6 +168,8 @@ pub(crate) struct Arena {
     /// Calls made from inside the profiler's own bookkeeping (e.g. a marked
     /// global allocator), not recorded.
     pub(crate) reentrant: AtomicU64,
+    /// Individual call events, when tracing is on.
+    pub(crate) trace: crate::trace::Shared,
 }
 
 fn seg_of(i: usize) -> (usize, usize) {
@@ -189,6 +192,7 @@ impl Arena {
             resynced: AtomicU64::new(0),
             orphaned: AtomicU64::new(0),
             reentrant: AtomicU64::new(0),
+            trace: crate::trace::Shared::default(),
         }
     }
 
@@ -264,6 +268,7 @@ impl Arena {
         for a in [&self.resynced, &self.orphaned, &self.reentrant] {
             a.store(0, Ordering::Relaxed);
         }
+        self.trace.clear();
     }
 }
 
@@ -300,6 +305,8 @@ pub(crate) struct Global {
     pub(crate) finished_resynced: u64,
     pub(crate) finished_orphaned: u64,
     pub(crate) finished_reentrant: u64,
+    /// Trace events of finished threads: (id, name, events, dropped).
+    pub(crate) finished_traces: Vec<(u64, String, Vec<crate::trace::RawEvent>, u64)>,
 }
 
 pub(crate) static GLOBAL: Mutex<Global> = Mutex::new(Global {
@@ -309,6 +316,7 @@ pub(crate) static GLOBAL: Mutex<Global> = Mutex::new(Global {
     finished_resynced: 0,
     finished_orphaned: 0,
     finished_reentrant: 0,
+    finished_traces: Vec::new(),
 });
 
 /// Blocking lock, for threads starting or finishing.
@@ -545,11 +553,26 @@ impl ThreadState {
 
     /// Pops the guard's frame and records its delta.
     #[inline(always)]
-    fn pop(&self, depth: usize, node: *const Node, delta: u64) {
+    fn pop(&self, depth: usize, node: *const Node, start: u64, end: u64) {
         self.pop_frame(depth, node);
         // SAFETY: `node` was handed out by this thread's arena, which is
         // still alive because the state is (the caller reached it).
-        unsafe { &*node }.record(delta);
+        let node = unsafe { &*node };
+        node.record(end.wrapping_sub(start));
+        if TRACE_ON.load(Ordering::Relaxed) {
+            self.trace(node, start, end);
+        }
+    }
+
+    /// Appends one event to this thread's trace buffer.
+    #[cold]
+    #[inline(never)]
+    fn trace(&self, node: &Node, start: u64, end: u64) {
+        let arena = self.arena.get();
+        if let (false, Some(site)) = (arena.is_null(), node.site()) {
+            // SAFETY: as in `note_reentrant`.
+            unsafe { &*arena }.trace.record(site, start, end);
+        }
     }
 
     /// Pops the frame at `depth`, resynchronising if it is not on top.
@@ -597,8 +620,17 @@ impl Drop for ThreadState {
         // SAFETY: created by `Arc::into_raw` in `setup`, released once here.
         let arena = unsafe { Arc::from_raw(arena) };
         let tree = arena.snapshot();
+        let (events, dropped) = arena.trace.copy();
         {
             let mut g = lock_global();
+            if !events.is_empty() || dropped > 0 {
+                g.finished_traces.push((
+                    arena.thread_id,
+                    arena.thread_name.clone(),
+                    events,
+                    dropped,
+                ));
+            }
             g.finished.merge(&tree);
             g.finished_resynced += arena.resynced.load(Ordering::Relaxed);
             g.finished_orphaned += arena.orphaned.load(Ordering::Relaxed);
@@ -663,9 +695,8 @@ impl Drop for Guard {
             return;
         }
         let end = ticks();
-        let delta = end.wrapping_sub(self.start);
         if STATE
-            .try_with(|s| s.pop(self.depth, self.node, delta))
+            .try_with(|s| s.pop(self.depth, self.node, self.start, end))
             .is_err()
         {
             LOST.fetch_add(1, Ordering::Relaxed);
@@ -718,6 +749,9 @@ pub(crate) fn poll_exit(p: &Poll, completed: Option<(u64, u64)>) -> u64 {
         }
         if std::thread::panicking() {
             bump(&node.unwound, 1);
+        }
+        if TRACE_ON.load(Ordering::Relaxed) {
+            s.trace(node, p.start, end);
         }
         if let Some((busy_before, first_poll)) = completed {
             bump(&node.calls, 1);
@@ -776,7 +810,7 @@ pub fn record_raw(site: &'static CallSite, delta: u64) {
     }
     let _ = STATE.try_with(|s| {
         if let Some((node, depth)) = s.push(site) {
-            s.pop(depth, node, delta);
+            s.pop(depth, node, 0, delta);
         }
     });
 }
@@ -792,6 +826,7 @@ pub(crate) fn reset_all() {
     g.finished_resynced = 0;
     g.finished_orphaned = 0;
     g.finished_reentrant = 0;
+    g.finished_traces.clear();
     LOST.store(0, Ordering::Relaxed);
 }
 

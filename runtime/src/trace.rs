@@ -7,6 +7,9 @@
 //! dropped, never stored. With tracing off, the hot path pays one
 //! predictable branch on [`TRACE_ON`].
 
+// Recording is compiled in both configurations; only `enabled` calls it.
+#![cfg_attr(not(feature = "enabled"), allow(dead_code))]
+
 use crate::site::CallSite;
 use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -41,7 +44,7 @@ impl Buffer {
             if self.events.len() == self.events.capacity() {
                 // Grow by doubling up to the bound, never past it.
                 let limit = TRACE_LIMIT.load(Ordering::Relaxed);
-                let want = (self.events.capacity() * 2).clamp(1024, limit);
+                let want = (self.events.capacity() * 2).max(1024).min(limit);
                 self.events.reserve_exact(want - self.events.len());
             }
             self.events.push(e);
@@ -76,7 +79,9 @@ impl Shared {
             }
             Err(std::sync::TryLockError::WouldBlock) => {
                 std::thread::yield_now();
-                self.0.lock().map_or((Vec::new(), 0), |b| (b.events.clone(), b.dropped))
+                self.0
+                    .lock()
+                    .map_or((Vec::new(), 0), |b| (b.events.clone(), b.dropped))
             }
         }
     }
@@ -168,7 +173,12 @@ pub(crate) fn build(
             });
         }
         if !out.is_empty() || *dropped > 0 {
-            threads.push(TraceThread { id: *id, name: name.clone(), events: out, dropped: *dropped });
+            threads.push(TraceThread {
+                id: *id,
+                name: name.clone(),
+                events: out,
+                dropped: *dropped,
+            });
         }
     }
     Trace { names, threads }
@@ -184,7 +194,12 @@ pub fn render(trace: &Trace) -> String {
     let names: Vec<String> = trace.names.iter().map(|n| q(n)).collect();
     let mut s = String::with_capacity(64 + trace.len() * 80);
     s.push_str("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"tickprof\",\"events\":");
-    let _ = write!(s, "{},\"dropped_events\":{}}},\"traceEvents\":[", trace.len(), trace.dropped());
+    let _ = write!(
+        s,
+        "{},\"dropped_events\":{}}},\"traceEvents\":[",
+        trace.len(),
+        trace.dropped()
+    );
     let mut first = true;
     let mut sep = |s: &mut String| {
         if !first {
@@ -221,14 +236,23 @@ mod tests {
     use super::*;
 
     fn m() {}
-    static SITE: CallSite = CallSite::function(crate::site::path_of(m), Some("a \"quoted\" <name>"), "t.rs", 1);
+    static SITE: CallSite = CallSite::function(
+        crate::site::path_of(m),
+        Some("a \"quoted\" <name>"),
+        "t.rs",
+        1,
+    );
 
     #[test]
     fn buffer_is_bounded_and_counts_drops() {
         TRACE_LIMIT.store(3, Ordering::Relaxed);
         let mut b = Buffer::default();
         for i in 0..10 {
-            b.push(RawEvent { site: &SITE, start: i, end: i + 1 });
+            b.push(RawEvent {
+                site: &SITE,
+                start: i,
+                end: i + 1,
+            });
         }
         TRACE_LIMIT.store(DEFAULT_TRACE_EVENTS, Ordering::Relaxed);
         assert_eq!(b.events.len(), 3);
@@ -241,7 +265,11 @@ mod tests {
         let raw = vec![(
             7u64,
             "worker \"1\"".to_owned(),
-            vec![RawEvent { site: &SITE, start: 100, end: 300 }],
+            vec![RawEvent {
+                site: &SITE,
+                start: 100,
+                end: 300,
+            }],
             2u64,
         )];
         let t = build(&raw, 0, 0.5, 0);

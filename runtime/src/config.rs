@@ -274,6 +274,13 @@ mod tests {
             ("TICKPROF_OUT", "a.csv, b.txt"),
             ("TICKPROF_REPORT", "tree"),
         ]);
+        assert!(w.is_empty(), "{w:?}");
+        assert!(!c.enabled);
+        assert_eq!(c.top, Some(5));
+        assert_eq!(c.sort, SortKey::Calls);
+        assert_eq!(c.max_delta, Duration::from_secs(30));
+        assert_eq!(c.outputs, vec!["a.csv".to_string(), "b.txt".to_string()]);
+        assert_eq!(c.layout, Layout::Tree);
         assert!(!c.trace);
         let (c, w) = parse(&[
             ("TICKPROF_OUT", "run.trace.json"),
@@ -282,13 +289,6 @@ mod tests {
         assert!(w.is_empty(), "{w:?}");
         assert!(c.trace, "a .trace.json output turns tracing on");
         assert_eq!(c.trace_events, 10);
-        assert!(w.is_empty(), "{w:?}");
-        assert!(!c.enabled);
-        assert_eq!(c.top, Some(5));
-        assert_eq!(c.sort, SortKey::Calls);
-        assert_eq!(c.max_delta, Duration::from_secs(30));
-        assert_eq!(c.outputs, vec!["a.csv".to_string(), "b.txt".to_string()]);
-        assert_eq!(c.layout, Layout::Tree);
     }
 
     #[test]

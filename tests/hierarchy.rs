@@ -167,7 +167,12 @@ fn recursion_counts_every_activation_and_time_once() {
     // Self time still sums to the total: fib has no other marked callee.
     // Exact for raw times; compensated nodes of ~1 ns clamp at zero, so
     // there the sum is only bounded.
-    within(f.raw_self_ns, f.raw_total_ns as f64, 0.01, "fib raw self vs total");
+    within(
+        f.raw_self_ns,
+        f.raw_total_ns as f64,
+        0.01,
+        "fib raw self vs total",
+    );
     assert!(f.self_ns <= f.raw_self_ns);
     assert_eq!(edge(&f.callers, "::fib"), 242_784);
 }

@@ -478,7 +478,7 @@ impl Report {
             let _ = writeln!(
                 s,
                 "{:<name_w$}  {:>10}  {:>10}  {:>5.1}%  {:>10}  {:>5.1}%  {:>10}  {:>10}  {:>10}  {:>8}",
-                x.name,
+                printable(&x.name),
                 x.calls,
                 fmt_ns(x.total_ns as f64),
                 100.0 * x.total_ns as f64 / wall,
@@ -582,7 +582,7 @@ impl Report {
                     ns as f64 / accepted as f64
                 }
             };
-            let _ = writeln!(s, "\n== {} ({}:{})", x.name, x.file, x.line);
+            let _ = writeln!(s, "\n== {} ({}:{})", printable(&x.name), x.file, x.line);
             let _ = writeln!(
                 s,
                 "   calls {}   total {} ({:.1}% of run, {} per call)   self {} ({:.1}% of run, {} per call)",
@@ -598,7 +598,7 @@ impl Report {
                 let _ = writeln!(
                     s,
                     "   called by  {:<48} {:>10} calls  {:>10}",
-                    e.name,
+                    printable(&e.name),
                     e.calls,
                     fmt_ns(e.total_ns as f64)
                 );
@@ -607,7 +607,7 @@ impl Report {
                 let _ = writeln!(
                     s,
                     "   calls      {:<48} {:>10} calls  {:>10}",
-                    e.name,
+                    printable(&e.name),
                     e.calls,
                     fmt_ns(e.total_ns as f64)
                 );
@@ -620,7 +620,7 @@ impl Report {
             let _ = writeln!(
                 s,
                 "\n-- thread {} (#{}{})",
-                t.name,
+                printable(&t.name),
                 t.id,
                 if t.finished { ", finished" } else { "" }
             );
@@ -628,13 +628,27 @@ impl Report {
                 let _ = writeln!(
                     s,
                     "   {:<56} {:>10} calls  total {:>10}  self {:>10}",
-                    x.name,
+                    printable(&x.name),
                     x.calls,
                     fmt_ns(x.total_ns as f64),
                     fmt_ns(x.self_ns as f64)
                 );
             }
         }
+    }
+}
+
+/// A name for one line of the text report: control characters (a newline
+/// in a custom name, say) become spaces so the table keeps its shape.
+fn printable(name: &str) -> std::borrow::Cow<'_, str> {
+    if name.chars().any(char::is_control) {
+        std::borrow::Cow::Owned(
+            name.chars()
+                .map(|c| if c.is_control() { ' ' } else { c })
+                .collect(),
+        )
+    } else {
+        std::borrow::Cow::Borrowed(name)
     }
 }
 
@@ -688,6 +702,12 @@ mod tests {
         assert_eq!(fmt_ns(12_300.0), "12.30 µs");
         assert_eq!(fmt_ns(4_560_000.0), "4.56 ms");
         assert_eq!(fmt_ns(1_234_000_000.0), "1.234 s");
+    }
+
+    #[test]
+    fn text_names_stay_on_one_line() {
+        assert_eq!(printable("plain"), "plain");
+        assert_eq!(printable("two\nlines\ttab"), "two lines tab");
     }
 
     #[test]

@@ -21,37 +21,9 @@ const BATCH: u64 = 200_000;
 /// Interleaved rounds in the summary; the median is kept.
 const ROUNDS: usize = 31;
 
-#[inline(always)]
-fn rdtsc() -> u64 {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: `rdtsc` exists on every x86_64 CPU.
-    unsafe {
-        core::arch::x86_64::_rdtsc()
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        std::time::UNIX_EPOCH
-            .elapsed()
-            .map_or(0, |d| d.as_nanos() as u64)
-    }
-}
-
-/// The floor: two clock reads and nothing else.
-struct Floor(u64);
-
-impl Floor {
-    #[inline(always)]
-    fn new() -> Floor {
-        Floor(rdtsc())
-    }
-}
-
-impl Drop for Floor {
-    #[inline(always)]
-    fn drop(&mut self) {
-        black_box(rdtsc().wrapping_sub(self.0));
-    }
-}
+#[path = "support/floor.rs"]
+mod floor;
+use floor::{rdtsc, Floor};
 
 #[inline(never)]
 fn unmarked(x: u64) -> u64 {

@@ -8,26 +8,9 @@ use std::hint::black_box;
 
 const CALLS: u64 = 1_000_000;
 
-#[inline(always)]
-fn rdtsc() -> u64 {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: `rdtsc` exists on every x86_64 CPU.
-    unsafe {
-        core::arch::x86_64::_rdtsc()
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    0
-}
-
-/// The floor: two clock reads and nothing else.
-struct Floor(u64);
-
-impl Drop for Floor {
-    #[inline(always)]
-    fn drop(&mut self) {
-        black_box(rdtsc().wrapping_sub(self.0));
-    }
-}
+#[path = "../benches/support/floor.rs"]
+mod floor;
+use floor::Floor;
 
 #[inline(never)]
 fn probe_unmarked(x: u64) -> u64 {
@@ -36,7 +19,7 @@ fn probe_unmarked(x: u64) -> u64 {
 
 #[inline(never)]
 fn probe_floor(x: u64) -> u64 {
-    let _g = Floor(rdtsc());
+    let _g = Floor::new();
     black_box(x) + 1
 }
 

@@ -177,17 +177,6 @@ macro_rules! __prof_guard_impl {
 #[macro_export]
 macro_rules! __prof_scope_impl {
     ($name:expr) => {
-        let __tickprof_scope_guard = {
-            fn __tickprof_here() {}
-            static __TICKPROF_SITE: $crate::__private::CallSite =
-                $crate::__private::CallSite::scope(
-                    $crate::__private::path_of(__tickprof_here),
-                    $name,
-                    ::core::file!(),
-                    ::core::line!(),
-                    ::core::column!(),
-                );
-            $crate::__private::Guard::enter(&__TICKPROF_SITE)
-        };
+        let __tickprof_scope_guard = $crate::__prof_guard_impl!($name);
     };
 }

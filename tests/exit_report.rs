@@ -374,3 +374,14 @@ fn deep_recursion_beyond_the_node_cap_is_folded_not_lost() {
     assert!(self_ns <= total);
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[test]
+fn the_header_says_whether_times_are_compensated() {
+    let (_, err) = run_child("plain", &[]);
+    assert!(err.contains("times are compensated"), "{err}");
+    assert!(err.contains("overhead per marked call:"), "{err}");
+    let (out, err) = run_child("plain", &[("TICKPROF_COMPENSATE", "0")]);
+    assert!(out.status.success());
+    assert!(err.contains("times are raw"), "{err}");
+    assert_eq!(rows(&err).len(), 3);
+}

@@ -92,6 +92,11 @@ macro_rules! prof_scope {
     ($name:literal $(,)?) => {
         $crate::__prof_scope_impl!(::core::option::Option::Some($name))
     };
+    ($($other:tt)+) => {
+        ::core::compile_error!(
+            "prof_scope! takes nothing or one string literal: prof_scope!() or prof_scope!(\"name\")"
+        );
+    };
 }
 
 /// Times from this point to the end of the enclosing block.
@@ -102,6 +107,11 @@ macro_rules! prof_scope {
 macro_rules! prof_scope {
     () => {};
     ($name:literal $(,)?) => {};
+    ($($other:tt)+) => {
+        ::core::compile_error!(
+            "prof_scope! takes nothing or one string literal: prof_scope!() or prof_scope!(\"name\")"
+        );
+    };
 }
 
 /// A guard value: times from this point until the returned [`Guard`] is
@@ -141,6 +151,11 @@ macro_rules! prof_guard {
     ($name:literal $(,)?) => {
         $crate::__prof_guard_impl!(::core::option::Option::Some($name))
     };
+    ($($other:tt)+) => {
+        ::core::compile_error!(
+            "prof_guard! takes nothing or one string literal: prof_guard!() or prof_guard!(\"name\")"
+        )
+    };
 }
 
 /// A guard value (the `enabled` feature is off: an inert value).
@@ -152,6 +167,11 @@ macro_rules! prof_guard {
     };
     ($name:literal $(,)?) => {
         $crate::Guard::inert()
+    };
+    ($($other:tt)+) => {
+        ::core::compile_error!(
+            "prof_guard! takes nothing or one string literal: prof_guard!() or prof_guard!(\"name\")"
+        )
     };
 }
 

@@ -333,3 +333,39 @@ fn eight_threads_that_exit_before_the_report_lose_nothing() {
         assert_eq!(s.calls, 1000);
     }
 }
+
+#[profile]
+fn from_tls_destructor() -> u64 {
+    std::hint::black_box(7)
+}
+
+struct CallsOnDrop;
+
+impl Drop for CallsOnDrop {
+    fn drop(&mut self) {
+        from_tls_destructor();
+    }
+}
+
+thread_local! {
+    static EARLY: CallsOnDrop = const { CallsOnDrop };
+}
+
+#[test]
+fn a_marked_call_from_a_thread_local_destructor_is_still_recorded() {
+    let lost_before = tickprof::report().run.lost;
+    std::thread::spawn(|| {
+        // Touch the user's thread-local first, so its destructor runs after
+        // tickprof's own per-thread state is gone.
+        EARLY.with(|_| {});
+        from_tls_destructor();
+    })
+    .join()
+    .expect("no panic in the thread");
+    let r = tickprof::report();
+    let s = site(&r, "::from_tls_destructor");
+    // The call from the destructor comes after the thread's profiler state
+    // is gone: it is still recorded (with no marked caller), not lost.
+    assert_eq!(s.calls, 2);
+    assert_eq!(r.run.lost, lost_before);
+}

@@ -61,8 +61,10 @@ pub struct RunInfo {
     /// Guards dropped out of LIFO order (leaked, moved or dropped early):
     /// frames popped by a resynchronisation plus guards whose frame was gone.
     pub out_of_order: u64,
-    /// Guards that ended after their thread's profiler state was torn down
-    /// (e.g. inside another thread-local's destructor): not recorded.
+    /// Calls that could not be recorded: begun before and ended after their
+    /// thread's profiler state was torn down (e.g. in another thread-local's
+    /// destructor). Calls made entirely after it are still recorded, as
+    /// calls with no marked caller.
     pub lost: u64,
     /// Calls made from inside the profiler's own bookkeeping: not recorded.
     pub reentrant: u64,

@@ -277,7 +277,8 @@ pub(crate) fn build(c: &Capture, wall_ns: u64, with_threads: bool) -> Report {
             let (total, self_t, lo, hi) = if shown_comp {
                 // Per call: the inner cost and the average cost of the marked
                 // calls beneath; then keep min <= mean <= max.
-                let per_call = inner + f.below as f64 / a.calls.max(1) as f64 * call;
+                let own = inner.min(min as f64);
+                let per_call = own + f.below as f64 / a.calls.max(1) as f64 * call;
                 let mean = if accepted == 0 {
                     0.0
                 } else {

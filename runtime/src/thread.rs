@@ -357,6 +357,28 @@ struct ThreadState {
     cap: Cell<usize>,
     maps: Cell<*mut Maps>,
     busy: Cell<bool>,
+    /// Set when the thread's exit tore the state down.
+    dead: Cell<bool>,
+}
+
+/// The shadow stack of a torn-down state: one null frame, only ever read
+/// (the state's capacity is 0, so nothing is pushed on it).
+struct DeadStack([*const Node; 1]);
+
+// SAFETY: the array is never written; a null pointer is shareable.
+unsafe impl Sync for DeadStack {}
+
+static DEAD_STACK: DeadStack = DeadStack([core::ptr::null()]);
+
+/// Tears the calling thread's state down when the thread exits. Its
+/// destructor is registered by the first marked call on the thread (`setup`),
+/// so the hot path's thread-local has no destructor and no state check.
+struct ThreadExit;
+
+impl Drop for ThreadExit {
+    fn drop(&mut self) {
+        STATE.with(ThreadState::teardown);
+    }
 }
 
 thread_local! {
@@ -368,8 +390,10 @@ thread_local! {
             cap: Cell::new(0),
             maps: Cell::new(core::ptr::null_mut()),
             busy: Cell::new(false),
+            dead: Cell::new(false),
         }
     };
+    static EXIT: ThreadExit = const { ThreadExit };
 }
 
 impl ThreadState {
@@ -407,6 +431,9 @@ impl ThreadState {
             self.note_reentrant();
             return None;
         }
+        if self.dead.get() || !RECORDING.load(Ordering::Relaxed) {
+            return None;
+        }
         self.busy.set(true);
         let ok = if self.arena.get().is_null() {
             self.setup()
@@ -431,6 +458,14 @@ impl ThreadState {
 
     /// First marked call on this thread: create the arena, root and stack.
     fn setup(&self) -> bool {
+        // Register the teardown at thread exit. If the thread is already
+        // exiting (a marked call from another thread-local's destructor),
+        // never set up: such calls are recorded detached.
+        if EXIT.try_with(|_| {}).is_err() {
+            self.dead.set(true);
+            self.stack.set(DEAD_STACK.0.as_ptr().cast_mut());
+            return false;
+        }
         let current = std::thread::current();
         let name = current
             .name()
@@ -554,9 +589,15 @@ impl ThreadState {
     /// Pops the guard's frame and records its delta.
     #[inline(always)]
     fn pop(&self, depth: usize, node: *const Node, start: u64, end: u64) {
-        self.pop_frame(depth, node);
+        if !self.pop_frame(depth, node) {
+            if depth == DETACHED {
+                // SAFETY: a detached guard's `node` holds its `&'static CallSite`.
+                record_detached(unsafe { &*node.cast::<CallSite>() }, start, end);
+            }
+            return;
+        }
         // SAFETY: `node` was handed out by this thread's arena, which is
-        // still alive because the state is (the caller reached it).
+        // alive: the state is not torn down (`pop_frame` said so).
         let node = unsafe { &*node };
         node.record(end.wrapping_sub(start));
         if TRACE_ON.load(Ordering::Relaxed) {
@@ -576,23 +617,34 @@ impl ThreadState {
     }
 
     /// Pops the frame at `depth`, resynchronising if it is not on top.
+    /// Returns whether the call is to be recorded on `node`.
     #[inline(always)]
-    fn pop_frame(&self, depth: usize, node: *const Node) {
+    fn pop_frame(&self, depth: usize, node: *const Node) -> bool {
         let top = self.depth.get();
         let stack = self.stack.get();
-        // SAFETY: `top < cap` always holds for the current depth.
+        // SAFETY: `top < cap` holds for the current depth while the state is
+        // set up; torn down, `stack` is `DEAD_STACK` and `top` is 0.
         let top_node = unsafe { *stack.add(top) };
         if top == depth && top_node == node {
             self.depth.set(top - 1);
+            true
         } else {
-            self.resync(depth, node);
+            self.resync(depth, node)
         }
     }
 
     /// A guard dropped out of LIFO order.
     #[cold]
     #[inline(never)]
-    fn resync(&self, depth: usize, node: *const Node) {
+    fn resync(&self, depth: usize, node: *const Node) -> bool {
+        if depth == DETACHED {
+            return false;
+        }
+        if self.dead.get() {
+            // Begun on a stack that the thread's exit has since torn down.
+            LOST.fetch_add(1, Ordering::Relaxed);
+            return false;
+        }
         let top = self.depth.get();
         // SAFETY: as in `note_reentrant`.
         let arena = unsafe { &*self.arena.get() };
@@ -608,11 +660,16 @@ impl ThreadState {
             // the stack alone.
             bump(&arena.orphaned, 1);
         }
+        true
     }
 }
 
-impl Drop for ThreadState {
-    fn drop(&mut self) {
+impl ThreadState {
+    /// At thread exit: merge this thread's tree into the finished threads'
+    /// data, free the state, and leave it dead (later marked calls on this
+    /// thread are recorded detached).
+    fn teardown(&self) {
+        self.dead.set(true);
         let arena = self.arena.replace(core::ptr::null());
         if arena.is_null() {
             return;
@@ -644,8 +701,9 @@ impl Drop for ThreadState {
             // SAFETY: created by `Box::into_raw` in `setup`, released once.
             drop(unsafe { Box::from_raw(maps) });
         }
-        let stack = self.stack.replace(core::ptr::null_mut());
+        let stack = self.stack.replace(DEAD_STACK.0.as_ptr().cast_mut());
         let cap = self.cap.replace(0);
+        self.depth.set(0);
         if !stack.is_null() {
             // SAFETY: from a `Vec` with length and capacity `cap`.
             drop(unsafe { Vec::from_raw_parts(stack, cap, cap) });
@@ -669,15 +727,24 @@ impl Guard {
     /// Starts timing one activation of `site`.
     #[inline(always)]
     pub fn enter(site: &'static CallSite) -> Guard {
-        if RECORDING.load(Ordering::Relaxed) {
-            if let Ok(Some((node, depth))) = STATE.try_with(|s| s.push(site)) {
-                return Guard {
-                    start: ticks(),
-                    node,
-                    depth,
-                    _not_send: PhantomData,
-                };
-            }
+        match STATE.with(|s| s.push(site)) {
+            Some((node, depth)) => Guard {
+                start: ticks(),
+                node,
+                depth,
+                _not_send: PhantomData,
+            },
+            None => Guard::miss(site),
+        }
+    }
+
+    /// No frame was pushed: profiling off, a re-entrant call, or this
+    /// thread's state already torn down (then the call is timed detached).
+    #[cold]
+    #[inline(never)]
+    fn miss(site: &'static CallSite) -> Guard {
+        if RECORDING.load(Ordering::Relaxed) && STATE.with(|s| s.dead.get()) {
+            return Guard::detached(site);
         }
         Guard {
             start: 0,
@@ -686,6 +753,42 @@ impl Guard {
             _not_send: PhantomData,
         }
     }
+
+    /// A guard for a call made after this thread's profiler state was torn
+    /// down (from another thread-local's destructor): it has no stack, and
+    /// `node` holds the site.
+    #[cold]
+    #[inline(never)]
+    fn detached(site: &'static CallSite) -> Guard {
+        Guard {
+            start: ticks(),
+            node: (site as *const CallSite).cast(),
+            depth: DETACHED,
+            _not_send: PhantomData,
+        }
+    }
+}
+
+/// Depth of a guard created after its thread's profiler state was gone.
+const DETACHED: usize = usize::MAX;
+
+/// A detached call (made after its thread's state was torn down): recorded
+/// straight into the finished threads' tree, as a call with no marked
+/// caller, or counted as lost if that lock cannot be had promptly.
+#[cold]
+#[inline(never)]
+fn record_detached(site: &'static CallSite, start: u64, end: u64) {
+    let Some(mut g) = try_lock_global(std::time::Duration::from_millis(100)) else {
+        LOST.fetch_add(1, Ordering::Relaxed);
+        return;
+    };
+    site.register();
+    let one = Tree::single(
+        site,
+        end.wrapping_sub(start),
+        MAX_TICKS.load(Ordering::Relaxed),
+    );
+    g.finished.merge(&one);
 }
 
 impl Drop for Guard {
@@ -695,12 +798,7 @@ impl Drop for Guard {
             return;
         }
         let end = ticks();
-        if STATE
-            .try_with(|s| s.pop(self.depth, self.node, self.start, end))
-            .is_err()
-        {
-            LOST.fetch_add(1, Ordering::Relaxed);
-        }
+        STATE.with(|s| s.pop(self.depth, self.node, self.start, end));
     }
 }
 
@@ -724,7 +822,7 @@ pub(crate) fn poll_enter(site: &'static CallSite) -> Option<Poll> {
     if !RECORDING.load(Ordering::Relaxed) {
         return None;
     }
-    let (node, depth) = STATE.try_with(|s| s.push(site)).ok()??;
+    let (node, depth) = STATE.with(|s| s.push(site))?;
     Some(Poll {
         node,
         depth,
@@ -740,8 +838,10 @@ pub(crate) fn poll_exit(p: &Poll, completed: Option<(u64, u64)>) -> u64 {
     let end = ticks();
     let delta = end.wrapping_sub(p.start);
     let mut accepted = 0;
-    let r = STATE.try_with(|s| {
-        s.pop_frame(p.depth, p.node);
+    STATE.with(|s| {
+        if !s.pop_frame(p.depth, p.node) {
+            return;
+        }
         // SAFETY: as in `ThreadState::pop`: a node of this thread's live arena.
         let node = unsafe { &*p.node };
         if node.record_poll(delta) {
@@ -759,9 +859,6 @@ pub(crate) fn poll_exit(p: &Poll, completed: Option<(u64, u64)>) -> u64 {
             bump(&node.wall, end.wrapping_sub(first_poll));
         }
     });
-    if r.is_err() {
-        LOST.fetch_add(1, Ordering::Relaxed);
-    }
     accepted
 }
 
@@ -769,10 +866,11 @@ pub(crate) fn poll_exit(p: &Poll, completed: Option<(u64, u64)>) -> u64 {
 /// dropping thread's current path.
 pub(crate) fn cancel(site: &'static CallSite) {
     if let Some(p) = poll_enter(site) {
-        let _ = STATE.try_with(|s| {
-            s.pop_frame(p.depth, p.node);
-            // SAFETY: as in `poll_exit`.
-            bump(unsafe { &(*p.node).cancelled }, 1);
+        STATE.with(|s| {
+            if s.pop_frame(p.depth, p.node) {
+                // SAFETY: as in `poll_exit`.
+                bump(unsafe { &(*p.node).cancelled }, 1);
+            }
         });
     }
 }
@@ -780,25 +878,23 @@ pub(crate) fn cancel(site: &'static CallSite) {
 /// Calls and ticks of `site` summed over this thread's tree nodes.
 pub(crate) fn site_totals_on_this_thread(site: &'static CallSite) -> (u64, u64) {
     let want = (site as *const CallSite).cast_mut();
-    STATE
-        .try_with(|s| {
-            let arena = s.arena.get();
-            if arena.is_null() {
-                return (0, 0);
-            }
-            // SAFETY: as in `note_reentrant`.
-            let arena = unsafe { &*arena };
-            (0..arena.len())
-                .filter_map(|i| arena.get(i))
-                .filter(|n| n.site.load(Ordering::Relaxed) == want)
-                .fold((0, 0), |(c, t), n| {
-                    (
-                        c + n.calls.load(Ordering::Relaxed),
-                        t + n.ticks.load(Ordering::Relaxed),
-                    )
-                })
-        })
-        .unwrap_or((0, 0))
+    STATE.with(|s| {
+        let arena = s.arena.get();
+        if arena.is_null() {
+            return (0, 0);
+        }
+        // SAFETY: as in `note_reentrant`.
+        let arena = unsafe { &*arena };
+        (0..arena.len())
+            .filter_map(|i| arena.get(i))
+            .filter(|n| n.site.load(Ordering::Relaxed) == want)
+            .fold((0, 0), |(c, t), n| {
+                (
+                    c + n.calls.load(Ordering::Relaxed),
+                    t + n.ticks.load(Ordering::Relaxed),
+                )
+            })
+    })
 }
 
 /// Records a raw delta against `site` as one finished call on this thread,
@@ -808,7 +904,7 @@ pub fn record_raw(site: &'static CallSite, delta: u64) {
     if !RECORDING.load(Ordering::Relaxed) {
         return;
     }
-    let _ = STATE.try_with(|s| {
+    STATE.with(|s| {
         if let Some((node, depth)) = s.push(site) {
             s.pop(depth, node, 0, delta);
         }

@@ -121,6 +121,43 @@ impl Tree {
         self.index.get_or_insert_with(HashMap::new)
     }
 
+    /// A tree with one root-level call of `site` taking `delta` ticks,
+    /// rejected as a guard's record would be with `max_ticks`.
+    pub fn single(site: &'static CallSite, delta: u64, max_ticks: u64) -> Tree {
+        let mut acc = Acc {
+            calls: 1,
+            ..Acc::default()
+        };
+        if delta <= max_ticks {
+            acc.ticks = delta;
+            acc.min = delta;
+            acc.max = delta;
+        } else if (delta as i64) < 0 {
+            acc.reversed = 1;
+        } else {
+            acc.oversized = 1;
+        }
+        if std::thread::panicking() {
+            acc.unwound = 1;
+        }
+        let root = TNode {
+            site: None,
+            parent: u32::MAX,
+            flags: 0,
+            acc: Acc::default(),
+        };
+        let node = TNode {
+            site: Some(site),
+            parent: 0,
+            flags: 0,
+            acc,
+        };
+        Tree {
+            nodes: vec![root, node],
+            index: None,
+        }
+    }
+
     /// Adds `other` into `self`, matching nodes by path.
     pub fn merge(&mut self, other: &Tree) {
         if other.nodes.is_empty() {
@@ -239,8 +276,9 @@ impl Tree {
 
 /// Overhead compensation of every node, from the calibrated costs.
 ///
-/// A node's reported ticks hold its own inner cost once per accepted call,
-/// and the whole per-call cost of every marked call made anywhere beneath it.
+/// A node's reported ticks hold its own inner cost once per accepted call
+/// (at most the node's shortest call), and the whole per-call cost of every
+/// marked call made anywhere beneath it.
 /// Compensated ticks subtract both; compensated self is compensated ticks
 /// minus the children's compensated ticks. Clamped at zero, and counted.
 #[derive(Clone, Debug, Default)]
@@ -279,6 +317,14 @@ pub(crate) fn compensate(
         .map(|(i, node)| {
             let a = &node.acc;
             let accepted = a.calls - a.reversed - a.oversized;
+            // The inner cost is inside every measured call, so it cannot
+            // exceed the shortest one: for short bodies the end stamp may be
+            // taken before the body's last instructions retire.
+            let inner = if a.min == u64::MAX {
+                inner
+            } else {
+                inner.min(a.min as f64)
+            };
             let cost = accepted as f64 * inner + below[i] as f64 * call;
             let v = a.ticks as f64 - cost;
             if v < 0.0 && a.ticks > 0 {

@@ -1,0 +1,3 @@
+fn main() {
+    let _g = tickprof::prof_guard!("a", "b");
+}

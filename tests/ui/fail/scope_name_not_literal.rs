@@ -1,0 +1,4 @@
+fn main() {
+    let label = "dynamic";
+    tickprof::prof_scope!(label);
+}

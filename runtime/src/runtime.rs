@@ -504,10 +504,16 @@ pub(crate) fn reset() {
     }
 }
 
+/// Whether no thread ever made a marked call (then the exit report, and the
+/// frequency check it would wait for, are skipped).
+fn nothing_recorded() -> bool {
+    !crate::thread::RECORDED_ANY.load(Ordering::Relaxed)
+}
+
 /// The exit report: text to stderr, then the `TICKPROF_OUT` files.
 pub(crate) fn exit_report() {
     let rt = runtime();
-    if !rt.config.enabled {
+    if !rt.config.enabled || nothing_recorded() {
         return;
     }
     let mut report = collect();

@@ -292,6 +292,17 @@ pub(crate) static RECORDING: AtomicBool = AtomicBool::new(true);
 pub(crate) static MAX_TICKS: AtomicU64 = AtomicU64::new(i64::MAX as u64);
 /// Calling-context tree nodes per thread.
 pub(crate) static MAX_NODES: AtomicUsize = AtomicUsize::new(crate::config::DEFAULT_MAX_NODES);
+/// Set when a site other than the calibration's first gets a tree node: the
+/// exit report is skipped for programs that never made a marked call.
+pub(crate) static RECORDED_ANY: AtomicBool = AtomicBool::new(false);
+
+/// Off the hot path (new tree nodes only).
+fn note_recorded(site: &'static CallSite) {
+    if !core::ptr::eq(site, &crate::calibrate::CALIBRATION_SITE) {
+        RECORDED_ANY.store(true, Ordering::Relaxed);
+    }
+}
+
 /// Guards that ended after their thread's profiler state was torn down.
 pub(crate) static LOST: AtomicU64 = AtomicU64::new(0);
 static NEXT_THREAD_ID: AtomicU64 = AtomicU64::new(1);
@@ -542,6 +553,7 @@ impl ThreadState {
             }
             if arena.len() < MAX_NODES.load(Ordering::Relaxed) {
                 site.register();
+                note_recorded(site);
                 let node = arena.push(Some(site), parent_index, 0)?;
                 maps.children
                     .insert((parent_index, site_ptr as usize), node);
@@ -557,6 +569,7 @@ impl ThreadState {
             Some(&n) => n,
             None => {
                 site.register();
+                note_recorded(site);
                 let flags = if nested {
                     OVERFLOW_NESTED
                 } else {
@@ -783,6 +796,7 @@ fn record_detached(site: &'static CallSite, start: u64, end: u64) {
         return;
     };
     site.register();
+    note_recorded(site);
     let one = Tree::single(
         site,
         end.wrapping_sub(start),

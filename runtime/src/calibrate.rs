@@ -2,34 +2,46 @@
 //!
 //! Two figures, in ticks:
 //! - **inner** (α): the part of a guard's cost that lands inside its own
-//!   measured interval — what a marked function records per call beyond
-//!   the time the same unmarked function takes.
+//!   measured interval — what a marked function with a ~20 ns body records
+//!   per call beyond the time the same unmarked function takes.
 //! - **call** (γ): the whole cost of one marked call as its caller sees it —
 //!   a loop of marked calls minus the same loop of unmarked calls, both with
-//!   the same few-nanosecond body (real bodies overlap the clock reads a
-//!   little; an empty body would overstate the cost).
+//!   the same ~10 ns body.
 //!
-//! Measured before `main` (the constructor), on the main thread: a warm-up
-//! of at least `WARMUP` (an idle core runs slower for a moment), then
-//! `BATCHES` batches of `BATCH` marked and `BATCH` unmarked calls; each
-//! figure is the median of the batch means. Takes about 4 ms.
+//! Real bodies overlap the clock reads (`rdtsc` is not serialising), so both
+//! are measured around bodies rather than empty functions, which would
+//! overstate them.
+//!
+//! Measured before `main` (the constructor), on the main thread, in batches
+//! of `BATCH` calls of each of the four functions: at least `BATCHES` batches,
+//! and until half of them fall in the machine's fast state (see
+//! `fast_cluster`), at most `MAX_TIME`. Each figure is the median over the
+//! fast batches. Takes about 2 ms, 10 ms at most.
 
 use crate::clock::ticks;
 use crate::site::{path_of, CallSite};
 use crate::thread::{site_totals_on_this_thread, Guard};
 use std::hint::black_box;
 
-/// Multiply-xor rounds in the reference body (a few nanoseconds).
-const REFERENCE_ROUNDS: u32 = 8;
+/// Rounds of the body the call cost is measured around (about 10 ns): the
+/// caller-side cost of typical small functions.
+const CALL_ROUNDS: u32 = 8;
+/// Rounds of the body the inner cost is measured around (about 20 ns): the
+/// end stamp overlaps more of a longer body, so the inner cost shrinks with
+/// body length; below one clock read calls are not resolved anyway.
+const INNER_ROUNDS: u32 = 24;
 
-/// Calls per batch.
+/// Calls per batch (marked, then as many unmarked).
 const BATCH: u64 = 250;
-/// Batches kept.
+/// Batches measured at least; at least half of them must fall in the fast
+/// cluster, else measuring goes on until `MAX_TIME`.
 const BATCHES: usize = 81;
-/// Batches run first and discarded (caches, branch predictors), at least.
+/// Batches run first and discarded (caches, branch predictors).
 const WARMUP_BATCHES: usize = 10;
-/// Warm-up time, at least (an idle core ramping up its clock).
-const WARMUP: std::time::Duration = std::time::Duration::from_millis(3);
+/// Longest the calibration measures.
+const MAX_TIME: std::time::Duration = std::time::Duration::from_millis(10);
+/// Width of the fast cluster above its 10th percentile.
+const CLUSTER: f64 = 0.04;
 
 /// The calibrated costs, in ticks per call.
 #[derive(Clone, Copy, Debug)]
@@ -49,12 +61,12 @@ pub(crate) static CALIBRATION_SITE: CallSite = CallSite::function(
     line!(),
 );
 
-/// A short dependent chain (a few nanoseconds), so the caller-side cost is
-/// measured around a body that, like real ones, can overlap the clock reads.
+/// A dependent chain of `ROUNDS` multiply-xor steps: a body that, like real
+/// ones, can overlap the clock reads.
 #[inline(always)]
-fn small_body(x: u64) -> u64 {
+fn body<const ROUNDS: u32>(x: u64) -> u64 {
     let mut h = black_box(x);
-    for _ in 0..REFERENCE_ROUNDS {
+    for _ in 0..ROUNDS {
         h = h.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ x;
     }
     h
@@ -63,12 +75,23 @@ fn small_body(x: u64) -> u64 {
 #[inline(never)]
 fn small_marked(x: u64) -> u64 {
     let _g = Guard::enter(&CALIBRATION_SITE);
-    small_body(x)
+    body::<CALL_ROUNDS>(x)
 }
 
 #[inline(never)]
 fn small_unmarked(x: u64) -> u64 {
-    small_body(x)
+    body::<CALL_ROUNDS>(x)
+}
+
+#[inline(never)]
+fn medium_marked(x: u64) -> u64 {
+    let _g = Guard::enter(&CALIBRATION_SITE);
+    body::<INNER_ROUNDS>(x)
+}
+
+#[inline(never)]
+fn medium_unmarked(x: u64) -> u64 {
+    body::<INNER_ROUNDS>(x)
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -79,22 +102,20 @@ fn median(mut v: Vec<f64>) -> f64 {
 /// Measures the costs on the calling thread. `None` if this thread cannot
 /// record (profiling off, or its state is gone).
 pub(crate) fn calibrate() -> Option<Calibration> {
-    let mut inner = Vec::with_capacity(BATCHES);
-    let mut call = Vec::with_capacity(BATCHES);
-    // Warm up for a bounded time first: a core that was idle runs slower
-    // for a moment, which would overstate both costs.
-    let warm = std::time::Instant::now();
-    let mut round = 0usize;
-    while round < WARMUP_BATCHES || warm.elapsed() < WARMUP {
+    let start = std::time::Instant::now();
+    for _ in 0..WARMUP_BATCHES {
         for i in 0..BATCH {
             black_box(small_marked(i));
             black_box(small_unmarked(i));
+            black_box(medium_marked(i));
+            black_box(medium_unmarked(i));
         }
-        round += 1;
     }
-    for _ in 0..BATCHES {
-        // The same small body, marked then unmarked, back to back.
-        let (c0, t0) = site_totals_on_this_thread(&CALIBRATION_SITE);
+    // (inner, call) per batch, in ticks per call.
+    let mut samples: Vec<(f64, f64)> = Vec::with_capacity(4 * BATCHES);
+    loop {
+        // Call: what the caller paid beyond the unmarked call, same body,
+        // back to back.
         let m0 = ticks();
         for i in 0..BATCH {
             black_box(small_marked(i));
@@ -104,24 +125,52 @@ pub(crate) fn calibrate() -> Option<Calibration> {
             black_box(small_unmarked(i));
         }
         let u1 = ticks();
+        // Inner: what the guard recorded beyond the body's own time.
+        let (c0, t0) = site_totals_on_this_thread(&CALIBRATION_SITE);
+        for i in 0..BATCH {
+            black_box(medium_marked(i));
+        }
+        let v1 = ticks();
+        for i in 0..BATCH {
+            black_box(medium_unmarked(i));
+        }
+        let v2 = ticks();
         let (c1, t1) = site_totals_on_this_thread(&CALIBRATION_SITE);
         if c1 - c0 != BATCH {
             return None;
         }
         let n = BATCH as f64;
-        let unmarked = u1.wrapping_sub(m1) as f64 / n;
-        let marked = m1.wrapping_sub(m0) as f64 / n;
-        let recorded = (t1 - t0) as f64 / n;
-        // Inner: what the guard recorded beyond the body's own time.
-        inner.push((recorded - unmarked).max(0.0));
-        // Call: what the caller paid beyond the unmarked call.
-        call.push((marked - unmarked).max(0.0));
+        let call = (m1.wrapping_sub(m0) as f64 - u1.wrapping_sub(m1) as f64) / n;
+        let inner = ((t1 - t0) as f64 - v2.wrapping_sub(v1) as f64) / n;
+        samples.push((inner.max(0.0), call.max(0.0)));
+        if samples.len() >= BATCHES
+            && (fast_cluster(&samples).len() >= BATCHES / 2 || start.elapsed() >= MAX_TIME)
+        {
+            break;
+        }
     }
-    let inner_ticks = median(inner);
-    let call_ticks = median(call).max(inner_ticks);
+    let fast = fast_cluster(&samples);
+    let inner_ticks = median(fast.iter().map(|s| s.0).collect());
+    let call_ticks = median(fast.iter().map(|s| s.1).collect()).max(inner_ticks);
     Some(Calibration {
         inner_ticks,
         call_ticks,
-        calls: 2 * BATCH * BATCHES as u64,
+        calls: 4 * BATCH * samples.len() as u64,
     })
+}
+
+/// The batches of the machine's fast state: this VM (and shared machines in
+/// general) runs in slower spells of a few milliseconds, during which every
+/// instruction costs more; the calibration wants the usual, fast state. The
+/// cluster is the batches whose call cost is within `CLUSTER` of the 10th
+/// percentile.
+fn fast_cluster(samples: &[(f64, f64)]) -> Vec<(f64, f64)> {
+    let mut calls: Vec<f64> = samples.iter().map(|s| s.1).collect();
+    calls.sort_by(f64::total_cmp);
+    let low = calls.get(calls.len() / 10).copied().unwrap_or(0.0);
+    samples
+        .iter()
+        .copied()
+        .filter(|s| s.1 <= low * (1.0 + CLUSTER))
+        .collect()
 }

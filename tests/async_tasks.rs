@@ -3,15 +3,12 @@
 #![cfg(feature = "enabled")]
 
 use std::future::Future;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use tickprof::profile;
 
-fn spin(d: Duration) {
-    let t = Instant::now();
-    while t.elapsed() < d {
-        std::hint::spin_loop();
-    }
-}
+#[path = "support/spin.rs"]
+mod spin_support;
+use spin_support::spin;
 
 #[profile]
 fn mt_child(i: u64) -> u64 {

@@ -11,12 +11,9 @@ use tickprof::profile;
 
 const CHILD: &str = "TICKPROF_EXIT_CHILD";
 
-fn spin(d: Duration) {
-    let t = std::time::Instant::now();
-    while t.elapsed() < d {
-        std::hint::spin_loop();
-    }
-}
+#[path = "support/spin.rs"]
+mod spin_support;
+use spin_support::spin;
 
 #[profile]
 fn slow_step() {

@@ -6,12 +6,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 use tickprof::{prof_guard, profile, Report, SiteStats};
 
-fn spin(d: Duration) {
-    let t = Instant::now();
-    while t.elapsed() < d {
-        std::hint::spin_loop();
-    }
-}
+#[path = "support/spin.rs"]
+mod spin_support;
+use spin_support::spin;
 
 fn ms(x: f64) -> Duration {
     Duration::from_secs_f64(x / 1e3)

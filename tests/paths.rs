@@ -4,12 +4,9 @@
 use std::time::{Duration, Instant};
 use tickprof::profile;
 
-fn spin(d: Duration) {
-    let t = Instant::now();
-    while t.elapsed() < d {
-        std::hint::spin_loop();
-    }
-}
+#[path = "support/spin.rs"]
+mod spin_support;
+use spin_support::spin;
 
 #[profile]
 fn spins(d: Duration) {

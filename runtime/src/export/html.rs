@@ -352,16 +352,7 @@ fn section(
         out.push_str("<tr><td class=\"x\">no recorded caller</td><td></td><td></td><td></td></tr>");
     }
     for e in &s.callers {
-        out.push_str("<tr><td>");
-        push_name(out, &e.name, links);
-        let _ = write!(
-            out,
-            "</td><td>{}</td><td>{}</td>",
-            e.calls,
-            fmt_ns(e.total_ns as f64)
-        );
-        push_bar(out, e.total_ns, s.total_ns);
-        out.push_str("</tr>");
+        push_edge(out, e, s.total_ns, links);
     }
     out.push_str("</tbody></table><table class=\"edges\"><thead><tr><th>calls into</th><th>calls</th><th>time</th><th>share of this site's total</th></tr></thead><tbody>");
     let _ = write!(
@@ -372,18 +363,23 @@ fn section(
     push_bar(out, s.self_ns, s.total_ns);
     out.push_str("</tr>");
     for e in &s.callees {
-        out.push_str("<tr><td>");
-        push_name(out, &e.name, links);
-        let _ = write!(
-            out,
-            "</td><td>{}</td><td>{}</td>",
-            e.calls,
-            fmt_ns(e.total_ns as f64)
-        );
-        push_bar(out, e.total_ns, s.total_ns);
-        out.push_str("</tr>");
+        push_edge(out, e, s.total_ns, links);
     }
     out.push_str("</tbody></table><p class=\"up\"><a href=\"#sites\">↑ table</a></p></section>");
+}
+
+/// One caller or callee row: linked name, calls, time, share of `total`.
+fn push_edge(out: &mut String, e: &crate::report::Edge, total: u64, links: &HashMap<&str, usize>) {
+    out.push_str("<tr><td>");
+    push_name(out, &e.name, links);
+    let _ = write!(
+        out,
+        "</td><td>{}</td><td>{}</td>",
+        e.calls,
+        fmt_ns(e.total_ns as f64)
+    );
+    push_bar(out, e.total_ns, total);
+    out.push_str("</tr>");
 }
 
 fn threads(out: &mut String, report: &Report, links: &HashMap<&str, usize>) {

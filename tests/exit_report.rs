@@ -5,7 +5,7 @@
 //! child's stderr and files.
 #![cfg(feature = "enabled")]
 
-use std::process::{Command, Output};
+use std::process::Output;
 use std::time::Duration;
 use tickprof::profile;
 
@@ -92,25 +92,11 @@ fn child_workload() {
     }
 }
 
+#[path = "support/child.rs"]
+mod child;
+
 fn run_child(mode: &str, env: &[(&str, &str)]) -> (Output, String) {
-    let mut cmd = Command::new(std::env::current_exe().unwrap());
-    cmd.args([
-        "--exact",
-        "child_workload",
-        "--nocapture",
-        "--test-threads",
-        "1",
-    ]);
-    for k in [
-        "TICKPROF",
-        "TICKPROF_OUT",
-        "TICKPROF_TOP",
-        "TICKPROF_SORT",
-        "TICKPROF_MAX_DELTA",
-    ] {
-        cmd.env_remove(k);
-    }
-    cmd.env(CHILD, mode);
+    let mut cmd = child::child_command(CHILD, mode);
     for (k, v) in env {
         cmd.env(k, v);
     }

@@ -1,7 +1,6 @@
 //! The Chrome/Perfetto trace output: individual calls per thread, bounded.
 #![cfg(feature = "enabled")]
 
-use std::process::Command;
 use tickprof::profile;
 
 const CHILD: &str = "TICKPROF_TRACE_CHILD";
@@ -31,24 +30,12 @@ fn child_workload() {
         .unwrap();
 }
 
+#[path = "support/child.rs"]
+mod child;
+
 fn run_child(dir: &std::path::Path, env: &[(&str, &str)]) -> String {
-    let mut cmd = Command::new(std::env::current_exe().unwrap());
-    cmd.args([
-        "--exact",
-        "child_workload",
-        "--nocapture",
-        "--test-threads",
-        "1",
-    ]);
-    cmd.current_dir(dir).env(CHILD, "1");
-    for k in [
-        "TICKPROF",
-        "TICKPROF_OUT",
-        "TICKPROF_TRACE",
-        "TICKPROF_TRACE_EVENTS",
-    ] {
-        cmd.env_remove(k);
-    }
+    let mut cmd = child::child_command(CHILD, "1");
+    cmd.current_dir(dir);
     for (k, v) in env {
         cmd.env(k, v);
     }

@@ -101,14 +101,20 @@ fn median(mut v: Vec<f64>) -> f64 {
 
 /// Measures the costs on the calling thread. `None` if this thread cannot
 /// record (profiling off, or its state is gone).
+/// Runs `f` on `BATCH` inputs; returns the ticks it took.
+fn batch(f: fn(u64) -> u64) -> u64 {
+    let t0 = ticks();
+    for i in 0..BATCH {
+        black_box(f(i));
+    }
+    ticks().wrapping_sub(t0)
+}
+
 pub(crate) fn calibrate() -> Option<Calibration> {
     let start = std::time::Instant::now();
     for _ in 0..WARMUP_BATCHES {
-        for i in 0..BATCH {
-            black_box(small_marked(i));
-            black_box(small_unmarked(i));
-            black_box(medium_marked(i));
-            black_box(medium_unmarked(i));
+        for f in [small_marked, small_unmarked, medium_marked, medium_unmarked] {
+            batch(f);
         }
     }
     // (inner, call) per batch, in ticks per call.
@@ -116,32 +122,19 @@ pub(crate) fn calibrate() -> Option<Calibration> {
     loop {
         // Call: what the caller paid beyond the unmarked call, same body,
         // back to back.
-        let m0 = ticks();
-        for i in 0..BATCH {
-            black_box(small_marked(i));
-        }
-        let m1 = ticks();
-        for i in 0..BATCH {
-            black_box(small_unmarked(i));
-        }
-        let u1 = ticks();
+        let marked = batch(small_marked);
+        let unmarked = batch(small_unmarked);
         // Inner: what the guard recorded beyond the body's own time.
         let (c0, t0) = site_totals_on_this_thread(&CALIBRATION_SITE);
-        for i in 0..BATCH {
-            black_box(medium_marked(i));
-        }
-        let v1 = ticks();
-        for i in 0..BATCH {
-            black_box(medium_unmarked(i));
-        }
-        let v2 = ticks();
+        batch(medium_marked);
         let (c1, t1) = site_totals_on_this_thread(&CALIBRATION_SITE);
+        let medium_unmarked_ticks = batch(medium_unmarked);
         if c1 - c0 != BATCH {
             return None;
         }
         let n = BATCH as f64;
-        let call = (m1.wrapping_sub(m0) as f64 - u1.wrapping_sub(m1) as f64) / n;
-        let inner = ((t1 - t0) as f64 - v2.wrapping_sub(v1) as f64) / n;
+        let call = (marked as f64 - unmarked as f64) / n;
+        let inner = ((t1 - t0) as f64 - medium_unmarked_ticks as f64) / n;
         samples.push((inner.max(0.0), call.max(0.0)));
         if samples.len() >= BATCHES
             && (fast_cluster(&samples).len() >= BATCHES / 2 || start.elapsed() >= MAX_TIME)

@@ -180,7 +180,7 @@ pub(crate) fn collect() -> Report {
         .lock()
         .map_or(Duration::ZERO, |e| e.elapsed())
         .as_nanos() as u64;
-    build(&capture(), wall_ns, true)
+    build(&capture(), wall_ns)
 }
 
 /// The report of one capture, or of the difference `c - earlier`.
@@ -192,11 +192,7 @@ pub(crate) fn report_of(c: &Capture, earlier: Option<&Capture>) -> Report {
     match earlier {
         None => {
             let epoch = rt.epoch.lock().map_or(c.at, |e| *e);
-            build(
-                c,
-                c.at.saturating_duration_since(epoch).as_nanos() as u64,
-                true,
-            )
+            build(c, c.at.saturating_duration_since(epoch).as_nanos() as u64)
         }
         Some(e) => {
             let diff = Capture {
@@ -221,14 +217,13 @@ pub(crate) fn report_of(c: &Capture, earlier: Option<&Capture>) -> Report {
             build(
                 &diff,
                 c.at.saturating_duration_since(e.at).as_nanos() as u64,
-                true,
             )
         }
     }
 }
 
 /// Turns captured data into a report.
-pub(crate) fn build(c: &Capture, wall_ns: u64, with_threads: bool) -> Report {
+pub(crate) fn build(c: &Capture, wall_ns: u64) -> Report {
     let rt = runtime();
     let freq = rt.clock.frequency();
     let ns_per_tick = 1e9 / freq.hz;
@@ -335,50 +330,47 @@ pub(crate) fn build(c: &Capture, wall_ns: u64, with_threads: bool) -> Report {
             .then_with(|| a.name.cmp(&b.name))
     });
 
-    let threads: Vec<ThreadStats> = if with_threads {
-        c.per_thread
-            .iter()
-            .filter(|(_, _, _, t)| t.nodes.len() > 1)
-            .filter_map(|(name, id, finished, t)| {
-                let ch = t.children();
-                let tc = compensate(t, &ch, inner, call);
-                let mut v: Vec<ThreadSite> = flatten(t, Some(&tc), skip)
-                    .values()
-                    .filter(|(_, f)| f.acc.calls > 0 || f.acc.cancelled > 0)
-                    .map(|(s, f)| ThreadSite {
-                        name: s.name(),
-                        calls: f.acc.calls,
-                        total_ns: to_ns(if shown_comp {
-                            f.comp_ticks
-                        } else {
-                            f.acc.ticks
-                        }),
-                        self_ns: to_ns(if shown_comp {
-                            f.comp_self_ticks
-                        } else {
-                            f.self_ticks
-                        }),
-                    })
-                    .collect();
-                if v.is_empty() {
-                    return None;
-                }
-                v.sort_by(|a, b| {
-                    b.total_ns
-                        .cmp(&a.total_ns)
-                        .then_with(|| a.name.cmp(&b.name))
-                });
-                Some(ThreadStats {
-                    name: name.clone(),
-                    id: *id,
-                    finished: *finished,
-                    sites: v,
+    let threads: Vec<ThreadStats> = c
+        .per_thread
+        .iter()
+        .filter(|(_, _, _, t)| t.nodes.len() > 1)
+        .filter_map(|(name, id, finished, t)| {
+            let ch = t.children();
+            let tc = compensate(t, &ch, inner, call);
+            let mut v: Vec<ThreadSite> = flatten(t, Some(&tc), skip)
+                .values()
+                .filter(|(_, f)| f.acc.calls > 0 || f.acc.cancelled > 0)
+                .map(|(s, f)| ThreadSite {
+                    name: s.name(),
+                    calls: f.acc.calls,
+                    total_ns: to_ns(if shown_comp {
+                        f.comp_ticks
+                    } else {
+                        f.acc.ticks
+                    }),
+                    self_ns: to_ns(if shown_comp {
+                        f.comp_self_ticks
+                    } else {
+                        f.self_ticks
+                    }),
                 })
+                .collect();
+            if v.is_empty() {
+                return None;
+            }
+            v.sort_by(|a, b| {
+                b.total_ns
+                    .cmp(&a.total_ns)
+                    .then_with(|| a.name.cmp(&b.name))
+            });
+            Some(ThreadStats {
+                name: name.clone(),
+                id: *id,
+                finished: *finished,
+                sites: v,
             })
-            .collect()
-    } else {
-        Vec::new()
-    };
+        })
+        .collect();
 
     let raw_selfs = merged.self_ticks(&children);
     let tree = tree_nodes(merged, &names, skip, |i| {

@@ -1,0 +1,25 @@
+//! Re-runs the current test binary as a child process that runs only its
+//! `child_workload` test, with a clean tickprof environment.
+
+use std::process::Command;
+
+/// The command: `child_workload` alone, `marker=value` set (the child test
+/// does its work only when it sees it), and every `TICKPROF*` variable of
+/// this process removed so each test sets exactly what it checks.
+pub fn child_command(marker: &str, value: &str) -> Command {
+    let mut cmd = Command::new(std::env::current_exe().expect("test binary path"));
+    cmd.args([
+        "--exact",
+        "child_workload",
+        "--nocapture",
+        "--test-threads",
+        "1",
+    ]);
+    for (k, _) in std::env::vars_os() {
+        if k.to_string_lossy().starts_with("TICKPROF") {
+            cmd.env_remove(k);
+        }
+    }
+    cmd.env(marker, value);
+    cmd
+}

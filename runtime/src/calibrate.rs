@@ -19,9 +19,10 @@
 //! fast batches. Takes about 2 ms, 10 ms at most.
 
 use crate::clock::ticks;
+use crate::record::guard::{site_totals_on_this_thread, Guard};
 use crate::site::{path_of, CallSite};
-use crate::thread::{site_totals_on_this_thread, Guard};
 use std::hint::black_box;
+use std::sync::OnceLock;
 
 /// Rounds of the body the call cost is measured around (about 10 ns): the
 /// caller-side cost of typical small functions.
@@ -53,13 +54,8 @@ pub(crate) struct Calibration {
 
 fn marker() {}
 
-/// The site calibration times; left out of every report.
-pub(crate) static CALIBRATION_SITE: CallSite = CallSite::function(
-    path_of(marker),
-    Some("tickprof calibration"),
-    file!(),
-    line!(),
-);
+/// The site calibration times; internal, so left out of every report.
+static CALIBRATION_SITE: CallSite = CallSite::internal(path_of(marker), file!(), line!());
 
 /// A dependent chain of `ROUNDS` multiply-xor steps: a body that, like real
 /// ones, can overlap the clock reads.
@@ -99,8 +95,6 @@ fn median(mut v: Vec<f64>) -> f64 {
     v.get(v.len() / 2).copied().unwrap_or(0.0)
 }
 
-/// Measures the costs on the calling thread. `None` if this thread cannot
-/// record (profiling off, or its state is gone).
 /// Runs `f` on `BATCH` inputs; returns the ticks it took.
 fn batch(f: fn(u64) -> u64) -> u64 {
     let t0 = ticks();
@@ -110,7 +104,27 @@ fn batch(f: fn(u64) -> u64) -> u64 {
     ticks().wrapping_sub(t0)
 }
 
-pub(crate) fn calibrate() -> Option<Calibration> {
+/// The calibrated overhead, measured once on the first thread that can.
+static CALIBRATION: OnceLock<Calibration> = OnceLock::new();
+
+/// The calibration, measuring it on the calling thread if it was not
+/// measured yet. `None` if this thread cannot record.
+pub(crate) fn calibration() -> Option<Calibration> {
+    if let Some(c) = CALIBRATION.get() {
+        return Some(*c);
+    }
+    let c = calibrate()?;
+    Some(*CALIBRATION.get_or_init(|| c))
+}
+
+/// The calibration if it was measured.
+pub(crate) fn cached() -> Option<Calibration> {
+    CALIBRATION.get().copied()
+}
+
+/// Measures the costs on the calling thread. `None` if this thread cannot
+/// record (profiling off, or its state is gone).
+fn calibrate() -> Option<Calibration> {
     let start = std::time::Instant::now();
     for _ in 0..WARMUP_BATCHES {
         for f in [small_marked, small_unmarked, medium_marked, medium_unmarked] {

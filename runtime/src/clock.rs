@@ -140,14 +140,14 @@ impl Clock {
                 hz,
                 how: format!(
                     "{src}, confirmed by Instant over {}",
-                    crate::report::fmt_secs(over_s)
+                    crate::report::fmt_ns(over_s * 1e9)
                 ),
             },
             Some((hz, src)) => Frequency {
                 hz: measured,
                 how: format!(
                     "measured against Instant over {} ({src} said {:.3} GHz)",
-                    crate::report::fmt_secs(over_s),
+                    crate::report::fmt_ns(over_s * 1e9),
                     hz / 1e9
                 ),
             },
@@ -155,7 +155,7 @@ impl Clock {
                 hz: measured,
                 how: format!(
                     "measured against Instant over {}",
-                    crate::report::fmt_secs(over_s)
+                    crate::report::fmt_ns(over_s * 1e9)
                 ),
             },
         }

@@ -2,36 +2,15 @@
 //!
 //! A bad value gives one warning line naming the variable, and the default.
 
+pub use crate::report::{Layout, SortKey};
 use std::time::Duration;
-
-/// Report sort orders (`TICKPROF_SORT`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SortKey {
-    /// Total time, descending (the default).
-    Total,
-    /// Self time, descending.
-    SelfTime,
-    /// Number of calls, descending.
-    Calls,
-    /// Mean time per call, descending.
-    Mean,
-    /// Name, ascending.
-    Name,
-}
-
-/// Text report layouts (`TICKPROF_REPORT`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Layout {
-    /// The flat table (the default).
-    Flat,
-    /// The flat table, then a caller/callee section per site.
-    Tree,
-}
 
 /// Default `TICKPROF_MAX_DELTA`: one hour.
 pub const DEFAULT_MAX_DELTA: Duration = Duration::from_secs(3600);
 /// Default `TICKPROF_MAX_NODES`: calling-context tree nodes per thread.
 pub const DEFAULT_MAX_NODES: usize = 1_000_000;
+/// Default `TICKPROF_TRACE_EVENTS`: trace events kept per thread.
+pub const DEFAULT_TRACE_EVENTS: usize = 2_000_000;
 
 /// All settings, with defaults for what was unset or invalid.
 #[derive(Clone, Debug)]
@@ -75,7 +54,7 @@ impl Default for Config {
             threads: false,
             compensate: true,
             trace: false,
-            trace_events: crate::trace::DEFAULT_TRACE_EVENTS,
+            trace_events: DEFAULT_TRACE_EVENTS,
         }
     }
 }
@@ -140,7 +119,7 @@ impl Config {
                     "TICKPROF_MAX_DELTA",
                     &v,
                     "is not a positive duration like 500ms, 30s, 2m or 1h",
-                    "1h",
+                    &fmt_duration(DEFAULT_MAX_DELTA),
                 ),
             }
         }
@@ -151,7 +130,7 @@ impl Config {
                     "TICKPROF_MAX_NODES",
                     &v,
                     "is not a positive whole number",
-                    "1000000",
+                    &DEFAULT_MAX_NODES.to_string(),
                 ),
             }
         }
@@ -190,7 +169,7 @@ impl Config {
                     "TICKPROF_TRACE_EVENTS",
                     &v,
                     "is not a positive whole number",
-                    "2000000",
+                    &DEFAULT_TRACE_EVENTS.to_string(),
                 ),
             }
         }
@@ -206,6 +185,24 @@ impl Config {
     pub fn from_env() -> (Config, Vec<String>) {
         Config::parse(|name| std::env::var_os(name).map(|v| v.to_string_lossy().into_owned()))
     }
+}
+
+/// A duration as `parse_duration` reads it: the largest unit that
+/// divides it (`1h`, `90s`, `250ms`).
+fn fmt_duration(d: Duration) -> String {
+    let ns = d.as_nanos();
+    for (unit, size) in [
+        ("h", 3_600_000_000_000u128),
+        ("m", 60_000_000_000),
+        ("s", 1_000_000_000),
+        ("ms", 1_000_000),
+        ("us", 1_000),
+    ] {
+        if ns >= size && ns % size == 0 {
+            return format!("{}{unit}", ns / size);
+        }
+    }
+    format!("{ns}ns")
 }
 
 /// Parses `500ms`, `30s`, `1.5s`, `2m`, `1h`, `250us`, `250µs`, `100ns`.
@@ -252,6 +249,16 @@ mod tests {
         assert_eq!(parse_duration("abc"), None);
         assert_eq!(parse_duration("5 parsecs"), None);
         assert_eq!(parse_duration("-5s"), None);
+    }
+
+    #[test]
+    fn defaults_print_as_they_parse() {
+        assert_eq!(fmt_duration(DEFAULT_MAX_DELTA), "1h");
+        assert_eq!(
+            parse_duration(&fmt_duration(DEFAULT_MAX_DELTA)),
+            Some(DEFAULT_MAX_DELTA)
+        );
+        assert_eq!(fmt_duration(Duration::from_millis(1500)), "1500ms");
     }
 
     #[test]

@@ -2,35 +2,69 @@
 //! guards, per-thread calling-context trees and reports.
 //!
 //! Use the `tickprof` crate; this one is its implementation.
+//!
+//! # Layout
+//!
+//! Modules follow the data flow: mark → call site → guard → clock →
+//! per-thread tree node → registry → build → `Report` → writers. Each
+//! imports only modules earlier in that flow (and the plain-data modules
+//! `counters`, `tree`, `report`); nothing imports `exit`; there is no
+//! cycle.
+//!
+//! | module | owns | imports (`crate::…`) |
+//! |---|---|---|
+//! | `site` | `CallSite` (one static per mark), `SiteKind`, names | — |
+//! | `report` | the `Report` types, `SortKey`, `Layout`, `fmt_ns` | `site` |
+//! | `counters` | the counter set of a tree node, once; the reject rule | — |
+//! | `tree` | plain trees: merge, minus, recursion nesting | `counters`, `site` |
+//! | `config` | environment → typed `Config`; defaults from the constants | `report`, `export` |
+//! | `switches` | the atomics the hot path reads; `apply(&Config)` | `config` |
+//! | `clock` | `ticks()`, the TSC frequency and where it came from | `report` |
+//! | `record` | the hot path: `node`, `arena`, `stack`, `guard`, `future`, `trace` buffers, `registry` | `clock`, `counters`, `site`, `switches`, `tree`, `config` (a default) |
+//! | `calibrate` | overhead calibration and its cached result | `clock`, `record`, `site` |
+//! | `build` | trees → `Report`: figures, compensation, flattening, edges, threads | `calibrate`, `counters`, `record` (the capture), `report`, `site`, `tree` |
+//! | `export` | every writer: `text`, `csv`, `json`, `html`, `folded`, `svg`, `trace`, and `columns` (the one column table and list of notes) | `report` |
+//! | `snapshot` | `Snapshot` and differences | `exit`, `record`, `report` |
+//! | `exit` | start-up, stderr writes, reports, the exit report, ctor/dtor | anything |
+//!
+//! (`snapshot` and the public functions in this file are the API over
+//! `exit`.)
 
 #![warn(missing_docs)]
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(clippy::undocumented_unsafe_blocks)]
 
 #[cfg(feature = "enabled")]
+mod build;
+#[cfg(feature = "enabled")]
 mod calibrate;
 #[cfg(feature = "enabled")]
 mod clock;
 mod config;
+#[cfg(feature = "enabled")]
+mod counters;
+#[cfg(feature = "enabled")]
+mod exit;
 pub mod export;
 #[cfg(feature = "enabled")]
-mod future;
+mod record;
 mod report;
-#[cfg(feature = "enabled")]
-mod runtime;
 mod site;
 mod snapshot;
 #[cfg(feature = "enabled")]
-mod thread;
-mod trace;
+mod switches;
 #[cfg(feature = "enabled")]
 mod tree;
 
-pub use config::{Config, Layout, SortKey};
-pub use snapshot::{snapshot, Snapshot};
+pub use config::{Config, Layout, SortKey, DEFAULT_TRACE_EVENTS};
+pub use export::csv::CSV_HEADER;
 #[cfg(feature = "enabled")]
-pub use thread::Guard;
-pub use trace::{Trace, TraceEvent, TraceThread, DEFAULT_TRACE_EVENTS};
+pub use record::guard::Guard;
+pub use report::{
+    fmt_ns, ClockSource, Edge, Report, RunInfo, SiteKind, SiteStats, TextOptions, ThreadSite,
+    ThreadStats, Trace, TraceEvent, TraceThread, TreeNode,
+};
+pub use snapshot::{snapshot, Snapshot};
 
 /// Times one activation of a call site until dropped (profiling is off:
 /// an inert zero-sized value).
@@ -49,10 +83,6 @@ impl Guard {
         }
     }
 }
-pub use report::{
-    fmt_ns, ClockSource, Edge, Report, RunInfo, SiteKind, SiteStats, TextOptions, ThreadSite,
-    ThreadStats, TreeNode, CSV_HEADER,
-};
 
 /// The profile so far: every call site that ran, on every thread.
 ///
@@ -71,7 +101,7 @@ pub use report::{
 pub fn report() -> Report {
     #[cfg(feature = "enabled")]
     {
-        runtime::collect()
+        exit::collect()
     }
     #[cfg(not(feature = "enabled"))]
     {
@@ -85,18 +115,18 @@ pub fn report() -> Report {
 /// is running during the reset may keep part of its figures.
 pub fn reset() {
     #[cfg(feature = "enabled")]
-    runtime::reset();
+    exit::reset();
 }
 
 /// Used by generated code, not public API.
 #[doc(hidden)]
 pub mod __private {
     #[cfg(feature = "enabled")]
-    pub use crate::future::Instrumented;
+    pub use crate::record::future::Instrumented;
     #[cfg(feature = "enabled")]
-    pub use crate::runtime::record_raw;
+    pub use crate::record::guard::record_raw;
 
-    pub use crate::site::{path_of, CallSite};
     #[cfg(feature = "enabled")]
-    pub use crate::thread::Guard;
+    pub use crate::record::guard::Guard;
+    pub use crate::site::{path_of, CallSite};
 }

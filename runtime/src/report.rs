@@ -1,9 +1,7 @@
-//! The `Report`: the same data as the exit report, as values.
+//! The `Report`: the same data as the exit report, as values. The writers
+//! are in [`crate::export`].
 
-use std::fmt::Write as _;
-use std::io;
-
-pub use crate::config::SortKey;
+pub use crate::site::SiteKind;
 
 /// Where ticks come from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -26,19 +24,6 @@ impl ClockSource {
             ClockSource::Off => "off",
         }
     }
-}
-
-/// What a call site marks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SiteKind {
-    /// A function marked `#[profile]`.
-    Function,
-    /// A block timed with `prof_scope!` or `prof_guard!`.
-    Scope,
-    /// An `async fn` marked `#[profile]`: total and self are busy time (the
-    /// sum of its polls), `wall_ns` runs from first poll to completion.
-    AsyncFunction,
 }
 
 /// Facts about the run and the clock: the report header.
@@ -98,6 +83,12 @@ pub struct RunInfo {
     pub overhead_share: f64,
     /// Tree nodes whose compensated time would have been negative (set to 0).
     pub clamped: u64,
+    /// Tree nodes whose own measured time was below the sum of their
+    /// children's (a rejected call, out-of-order clock reads, or the
+    /// compensation): their total is raised to their children's sum, so
+    /// that no parent is shorter than its children and no self time is
+    /// negative.
+    pub carried: u64,
     /// Whether individual calls are recorded for the trace output.
     pub tracing: bool,
     /// Trace events past the per-thread bound (`TICKPROF_TRACE_EVENTS`),
@@ -129,6 +120,8 @@ pub struct SiteStats {
     pub file: String,
     /// Source line of the mark.
     pub line: u32,
+    /// Source column of the mark (scopes; 0 for functions).
+    pub column: u32,
     /// Completed calls, rejected ones included.
     pub calls: u64,
     /// Total time, counted once per outermost activation (recursion is not
@@ -136,7 +129,12 @@ pub struct SiteStats {
     pub total_ns: u64,
     /// Time not spent in marked callees, in nanoseconds.
     pub self_ns: u64,
-    /// `total_ns` / accepted calls.
+    /// Self time as a share of the site's total, from 0 to 1 (0 when the
+    /// total is 0).
+    pub p_self: f64,
+    /// Mean time of one accepted call, in nanoseconds. For a recursive
+    /// site every activation counts with its own time, so `min_ns <= mean_ns
+    /// <= max_ns` always holds.
     pub mean_ns: f64,
     /// Shortest accepted call, in nanoseconds (0 if none).
     pub min_ns: u64,
@@ -252,7 +250,7 @@ pub struct Report {
     /// or a `.trace.json` output); `None` otherwise. Left out of the JSON
     /// export (the `.trace.json` output is its own format).
     #[serde(skip)]
-    pub trace: Option<crate::trace::Trace>,
+    pub trace: Option<Trace>,
 }
 
 impl Report {
@@ -273,6 +271,30 @@ impl Report {
     }
 }
 
+/// Report sort orders (`TICKPROF_SORT`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SortKey {
+    /// Total time, descending (the default).
+    Total,
+    /// Self time, descending.
+    SelfTime,
+    /// Number of calls, descending.
+    Calls,
+    /// Mean time per call, descending.
+    Mean,
+    /// Name, ascending.
+    Name,
+}
+
+/// Text report layouts (`TICKPROF_REPORT`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// The flat table (the default).
+    Flat,
+    /// The flat table, then a caller/callee section per site.
+    Tree,
+}
+
 /// What the text writer shows.
 #[derive(Clone, Debug, Default)]
 pub struct TextOptions {
@@ -283,10 +305,6 @@ pub struct TextOptions {
     /// Add the per-thread breakdown.
     pub threads: bool,
 }
-
-/// The CSV header. Columns are only ever appended.
-pub const CSV_HEADER: &str =
-    "name,calls,total_ns,mean_ns,min_ns,max_ns,reversed,oversized,self_ns,unwound,wall_ns,cancelled,raw_total_ns,raw_self_ns,compensated_total_ns,compensated_self_ns";
 
 impl Report {
     /// A report with no sites (profiling off or nothing ran).
@@ -313,6 +331,7 @@ impl Report {
                 calibration: String::new(),
                 overhead_share: 0.0,
                 clamped: 0,
+                carried: 0,
                 tracing: false,
                 trace_dropped: 0,
             },
@@ -348,326 +367,55 @@ impl Report {
             o.then_with(|| a.name.cmp(&b.name))
         });
     }
-
-    /// The text report with default options (all rows, flat table).
-    pub fn to_text(&self) -> String {
-        self.text(&TextOptions::default())
-    }
-
-    /// The text report.
-    pub fn text(&self, opts: &TextOptions) -> String {
-        let mut s = String::new();
-        self.render(&mut s, opts);
-        s
-    }
-
-    /// Writes the text report.
-    ///
-    /// # Errors
-    /// Any error of `w`.
-    pub fn write_text(&self, w: &mut dyn io::Write, opts: &TextOptions) -> io::Result<()> {
-        w.write_all(self.text(opts).as_bytes())
-    }
-
-    /// The CSV table: [`CSV_HEADER`], then one line per site in the current
-    /// order. Fields are quoted as RFC 4180 requires.
-    pub fn to_csv(&self) -> String {
-        let mut s = String::with_capacity(64 * (self.sites.len() + 1));
-        s.push_str(CSV_HEADER);
-        s.push_str("\r\n");
-        for r in &self.sites {
-            let _ = write!(
-                s,
-                "{},{},{},{:.1},{},{},{},{},{},{},{},{},{},{},{},{}\r\n",
-                csv_field(&r.name),
-                r.calls,
-                r.total_ns,
-                r.mean_ns,
-                r.min_ns,
-                r.max_ns,
-                r.reversed,
-                r.oversized,
-                r.self_ns,
-                r.unwound,
-                r.wall_ns,
-                r.cancelled,
-                r.raw_total_ns,
-                r.raw_self_ns,
-                r.compensated_total_ns,
-                r.compensated_self_ns
-            );
-        }
-        s
-    }
-
-    /// Writes the CSV table.
-    ///
-    /// # Errors
-    /// Any error of `w`.
-    pub fn write_csv(&self, w: &mut dyn io::Write) -> io::Result<()> {
-        w.write_all(self.to_csv().as_bytes())
-    }
-
-    fn render(&self, s: &mut String, opts: &TextOptions) {
-        let r = &self.run;
-        let _ = writeln!(
-            s,
-            "tickprof: {} site{} on {} thread{}, wall {}",
-            self.sites.len(),
-            plural(self.sites.len()),
-            r.threads,
-            plural(r.threads),
-            fmt_ns(r.wall_ns as f64)
-        );
-        if r.clock != ClockSource::Off {
-            let inv = match r.invariant_tsc {
-                Some(true) => "yes",
-                Some(false) => "NO (ticks may not be comparable across cores or power states)",
-                None => "unknown",
-            };
-            let _ = writeln!(
-                s,
-                "tickprof: clock {} at {:.3} GHz ({}); invariant TSC: {}",
-                r.clock.label(),
-                r.frequency_hz / 1e9,
-                r.frequency_source,
-                inv
-            );
-            if r.overhead_call_ticks > 0.0 {
-                let _ = writeln!(
-                    s,
-                    "tickprof: overhead per marked call: {:.1} ns ({:.0} ticks) inside its own time, {:.1} ns ({:.0} ticks) seen by its caller ({}); instrumentation cost ≈ {:.1}% of the run",
-                    r.overhead_inner_ns,
-                    r.overhead_inner_ticks,
-                    r.overhead_call_ns,
-                    r.overhead_call_ticks,
-                    r.calibration,
-                    100.0 * r.overhead_share
-                );
-            }
-            let _ = writeln!(
-                s,
-                "tickprof: times are {}",
-                if r.compensated {
-                    "compensated: the calibrated overhead is subtracted (TICKPROF_COMPENSATE=0 for raw)"
-                } else {
-                    "raw: instrumentation overhead included"
-                }
-            );
-        }
-        let shown = opts
-            .top
-            .map_or(self.sites.len(), |t| t.min(self.sites.len()));
-        let rows = &self.sites[..shown];
-        let name_w = rows
-            .iter()
-            .map(|x| x.name.chars().count())
-            .max()
-            .unwrap_or(4)
-            .clamp(4, 72);
-        let any_async = self.sites.iter().any(|x| x.kind == SiteKind::AsyncFunction);
-        let _ = write!(
-            s,
-            "{:<name_w$}  {:>10}  {:>10}  {:>6}  {:>10}  {:>6}  {:>10}  {:>10}  {:>10}  {:>8}",
-            "name", "calls", "total", "%run", "self", "%self", "mean", "min", "max", "rejected"
-        );
-        if any_async {
-            let _ = write!(s, "  {:>10}  {:>9}", "wall", "cancelled");
-        }
-        s.push('\n');
-        let wall = r.wall_ns.max(1) as f64;
-        for x in rows {
-            let _ = writeln!(
-                s,
-                "{:<name_w$}  {:>10}  {:>10}  {:>5.1}%  {:>10}  {:>5.1}%  {:>10}  {:>10}  {:>10}  {:>8}",
-                printable(&x.name),
-                x.calls,
-                fmt_ns(x.total_ns as f64),
-                100.0 * x.total_ns as f64 / wall,
-                fmt_ns(x.self_ns as f64),
-                100.0 * x.self_ns as f64 / wall,
-                fmt_ns(x.mean_ns),
-                fmt_ns(x.min_ns as f64),
-                fmt_ns(x.max_ns as f64),
-                x.rejected()
-            );
-            if any_async {
-                // Replace the row's newline with the async columns.
-                s.pop();
-                if x.kind == SiteKind::AsyncFunction {
-                    let _ = writeln!(s, "  {:>10}  {:>9}", fmt_ns(x.wall_ns as f64), x.cancelled);
-                } else {
-                    let _ = writeln!(s, "  {:>10}  {:>9}", "-", "-");
-                }
-            }
-        }
-        if shown < self.sites.len() {
-            let _ = writeln!(
-                s,
-                "tickprof: {} more site{} not shown (TICKPROF_TOP={})",
-                self.sites.len() - shown,
-                plural(self.sites.len() - shown),
-                shown
-            );
-        }
-        self.render_notes(s);
-        if opts.tree {
-            self.render_tree(s, rows);
-        }
-        if opts.threads {
-            self.render_threads(s);
-        }
-    }
-
-    fn render_notes(&self, s: &mut String) {
-        let r = &self.run;
-        let reversed: u64 = self.sites.iter().map(|x| x.reversed).sum();
-        let oversized: u64 = self.sites.iter().map(|x| x.oversized).sum();
-        let unwound: u64 = self.sites.iter().map(|x| x.unwound).sum();
-        if reversed + oversized > 0 {
-            let _ = writeln!(
-                s,
-                "tickprof: rejected {} call{} ({reversed} reversed, {oversized} longer than {}): counted, times not added",
-                reversed + oversized,
-                plural((reversed + oversized) as usize),
-                fmt_ns(r.max_delta_ns as f64)
-            );
-        }
-        if unwound > 0 {
-            let _ = writeln!(
-                s,
-                "tickprof: {unwound} call{} ended by a panic (unwound); their time is included",
-                plural(unwound as usize)
-            );
-        }
-        if r.out_of_order > 0 {
-            let _ = writeln!(
-                s,
-                "tickprof: {} guard{} dropped out of order; the stack was resynchronised",
-                r.out_of_order,
-                plural(r.out_of_order as usize)
-            );
-        }
-        if r.folded_calls > 0 {
-            let _ = writeln!(s, "tickprof: {} call{} folded into overflow nodes (calling-context tree full, TICKPROF_MAX_NODES)", r.folded_calls, plural(r.folded_calls as usize));
-        }
-        if r.lost > 0 {
-            let _ = writeln!(s, "tickprof: {} call{} ended after their thread's profiler state was gone; not recorded", r.lost, plural(r.lost as usize));
-        }
-        if r.reentrant > 0 {
-            let _ = writeln!(
-                s,
-                "tickprof: {} call{} made from inside tickprof's own bookkeeping; not recorded",
-                r.reentrant,
-                plural(r.reentrant as usize)
-            );
-        }
-        if r.trace_dropped > 0 {
-            let _ = writeln!(s, "tickprof: {} trace event{} dropped past TICKPROF_TRACE_EVENTS per thread (counted, not stored)", r.trace_dropped, plural(r.trace_dropped as usize));
-        }
-        if !r.complete {
-            let _ = writeln!(
-                s,
-                "tickprof: a finishing thread held the profiler lock; its calls may be missing"
-            );
-        }
-    }
-
-    fn render_tree(&self, s: &mut String, rows: &[SiteStats]) {
-        let wall = self.run.wall_ns.max(1) as f64;
-        for x in rows {
-            let accepted = x.calls - x.rejected();
-            let per = |ns: u64| {
-                if accepted == 0 {
-                    0.0
-                } else {
-                    ns as f64 / accepted as f64
-                }
-            };
-            let _ = writeln!(s, "\n== {} ({}:{})", printable(&x.name), x.file, x.line);
-            let _ = writeln!(
-                s,
-                "   calls {}   total {} ({:.1}% of run, {} per call)   self {} ({:.1}% of run, {} per call)",
-                x.calls,
-                fmt_ns(x.total_ns as f64),
-                100.0 * x.total_ns as f64 / wall,
-                fmt_ns(per(x.total_ns)),
-                fmt_ns(x.self_ns as f64),
-                100.0 * x.self_ns as f64 / wall,
-                fmt_ns(per(x.self_ns))
-            );
-            for e in &x.callers {
-                let _ = writeln!(
-                    s,
-                    "   called by  {:<48} {:>10} calls  {:>10}",
-                    printable(&e.name),
-                    e.calls,
-                    fmt_ns(e.total_ns as f64)
-                );
-            }
-            for e in &x.callees {
-                let _ = writeln!(
-                    s,
-                    "   calls      {:<48} {:>10} calls  {:>10}",
-                    printable(&e.name),
-                    e.calls,
-                    fmt_ns(e.total_ns as f64)
-                );
-            }
-        }
-    }
-
-    fn render_threads(&self, s: &mut String) {
-        for t in &self.threads {
-            let _ = writeln!(
-                s,
-                "\n-- thread {} (#{}{})",
-                printable(&t.name),
-                t.id,
-                if t.finished { ", finished" } else { "" }
-            );
-            for x in &t.sites {
-                let _ = writeln!(
-                    s,
-                    "   {:<56} {:>10} calls  total {:>10}  self {:>10}",
-                    printable(&x.name),
-                    x.calls,
-                    fmt_ns(x.total_ns as f64),
-                    fmt_ns(x.self_ns as f64)
-                );
-            }
-        }
-    }
 }
 
-/// A name for one line of the text report: control characters (a newline
-/// in a custom name, say) become spaces so the table keeps its shape.
-fn printable(name: &str) -> std::borrow::Cow<'_, str> {
-    if name.chars().any(char::is_control) {
-        std::borrow::Cow::Owned(
-            name.chars()
-                .map(|c| if c.is_control() { ' ' } else { c })
-                .collect(),
-        )
-    } else {
-        std::borrow::Cow::Borrowed(name)
-    }
+/// One call on the timeline.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TraceEvent {
+    /// Index into [`Trace::names`].
+    pub name: u32,
+    /// Start, in nanoseconds since the profiler started.
+    pub start_ns: f64,
+    /// Duration, in nanoseconds (raw: instrumentation included).
+    pub duration_ns: f64,
 }
 
-fn plural(n: usize) -> &'static str {
-    if n == 1 {
-        ""
-    } else {
-        "s"
-    }
+/// One thread's timeline.
+#[derive(Clone, Debug)]
+pub struct TraceThread {
+    /// tickprof's thread number (as in [`ThreadStats::id`]).
+    pub id: u64,
+    /// The thread's name.
+    pub name: String,
+    /// Its calls, in the order they finished.
+    pub events: Vec<TraceEvent>,
+    /// Calls past the per-thread bound, not stored.
+    pub dropped: u64,
 }
 
-/// Quotes a CSV field when it holds a comma, quote, CR or LF (RFC 4180).
-pub(crate) fn csv_field(s: &str) -> std::borrow::Cow<'_, str> {
-    if s.contains([',', '"', '\r', '\n']) {
-        std::borrow::Cow::Owned(format!("\"{}\"", s.replace('"', "\"\"")))
-    } else {
-        std::borrow::Cow::Borrowed(s)
+/// Individual calls per thread, when tracing is on.
+#[derive(Clone, Debug, Default)]
+pub struct Trace {
+    /// Site names, indexed by [`TraceEvent::name`].
+    pub names: Vec<String>,
+    /// One timeline per thread that recorded events.
+    pub threads: Vec<TraceThread>,
+}
+
+impl Trace {
+    /// Events dropped over all threads.
+    pub fn dropped(&self) -> u64 {
+        self.threads.iter().map(|t| t.dropped).sum()
+    }
+
+    /// Events stored over all threads.
+    pub fn len(&self) -> usize {
+        self.threads.iter().map(|t| t.events.len()).sum()
+    }
+
+    /// Whether no event is stored.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 }
 
@@ -688,11 +436,6 @@ pub fn fmt_ns(ns: f64) -> String {
     }
 }
 
-#[cfg(feature = "enabled")]
-pub(crate) fn fmt_secs(s: f64) -> String {
-    fmt_ns(s * 1e9)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -704,18 +447,5 @@ mod tests {
         assert_eq!(fmt_ns(12_300.0), "12.30 µs");
         assert_eq!(fmt_ns(4_560_000.0), "4.56 ms");
         assert_eq!(fmt_ns(1_234_000_000.0), "1.234 s");
-    }
-
-    #[test]
-    fn text_names_stay_on_one_line() {
-        assert_eq!(printable("plain"), "plain");
-        assert_eq!(printable("two\nlines\ttab"), "two lines tab");
-    }
-
-    #[test]
-    fn csv_quoting() {
-        assert_eq!(csv_field("a::b"), "a::b");
-        assert_eq!(csv_field("Foo<A, B>"), "\"Foo<A, B>\"");
-        assert_eq!(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
     }
 }

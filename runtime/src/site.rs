@@ -1,15 +1,36 @@
 //! Call sites: one `static` per mark, holding its metadata.
 
-use crate::report::SiteKind;
-#[cfg(feature = "enabled")]
-use core::sync::atomic::{AtomicPtr, AtomicU8, Ordering};
+/// What a call site marks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SiteKind {
+    /// A function marked `#[profile]`.
+    Function,
+    /// A block timed with `prof_scope!` or `prof_guard!`.
+    Scope,
+    /// An `async fn` marked `#[profile]`: total and self are busy time (the
+    /// sum of its polls), `wall_ns` runs from first poll to completion.
+    AsyncFunction,
+}
+
+impl SiteKind {
+    /// The lower-case name used in JSON and HTML: `function`, `scope`,
+    /// `async_function`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SiteKind::Function => "function",
+            SiteKind::Scope => "scope",
+            SiteKind::AsyncFunction => "async_function",
+        }
+    }
+}
 
 /// One marked function or scope: where it is and what it is called.
 ///
 /// Generated code creates exactly one `static CallSite` per mark; generic
 /// functions share theirs across instantiations. The time accumulators live
 /// in per-thread calling-context trees that point back at the site, so this
-/// value is read-only after construction apart from its registry link.
+/// value is read-only.
 pub struct CallSite {
     path: fn() -> &'static str,
     label: Option<&'static str>,
@@ -17,18 +38,11 @@ pub struct CallSite {
     file: &'static str,
     line: u32,
     column: u32,
-    #[cfg(feature = "enabled")]
-    next: AtomicPtr<CallSite>,
-    #[cfg(feature = "enabled")]
-    state: AtomicU8,
+    /// tickprof's own site (calibration): recorded like any other, left
+    /// out of every report.
+    #[cfg_attr(not(feature = "enabled"), allow(dead_code))]
+    internal: bool,
 }
-
-#[cfg(feature = "enabled")]
-const UNREGISTERED: u8 = 0;
-#[cfg(feature = "enabled")]
-const REGISTERING: u8 = 1;
-#[cfg(feature = "enabled")]
-const REGISTERED: u8 = 2;
 
 /// Returns a function that gives the type name of `f`'s type.
 ///
@@ -99,11 +113,27 @@ impl CallSite {
             file,
             line,
             column,
-            #[cfg(feature = "enabled")]
-            next: AtomicPtr::new(core::ptr::null_mut()),
-            #[cfg(feature = "enabled")]
-            state: AtomicU8::new(UNREGISTERED),
+            internal: false,
         }
+    }
+
+    /// tickprof's own call site, left out of every report.
+    #[cfg(feature = "enabled")]
+    pub(crate) const fn internal(
+        path: fn() -> &'static str,
+        file: &'static str,
+        line: u32,
+    ) -> Self {
+        let mut s = Self::new(path, None, SiteKind::Function, file, line, 0);
+        s.internal = true;
+        s
+    }
+
+    /// Whether this is tickprof's own site (calibration), left out of every
+    /// report.
+    #[cfg(feature = "enabled")]
+    pub(crate) fn is_internal(&self) -> bool {
+        self.internal
     }
 
     /// Whether this is a function or a scope.
@@ -182,58 +212,6 @@ pub(crate) fn clean_path(raw: &str) -> String {
     out
 }
 
-#[cfg(feature = "enabled")]
-static HEAD: AtomicPtr<CallSite> = AtomicPtr::new(core::ptr::null_mut());
-
-#[cfg(feature = "enabled")]
-impl CallSite {
-    /// Links this site into the global registry, once. Off the hot path: called
-    /// when a thread first creates a tree node for the site.
-    pub(crate) fn register(&'static self) {
-        if self.state.load(Ordering::Acquire) == REGISTERED {
-            return;
-        }
-        if self
-            .state
-            .compare_exchange(
-                UNREGISTERED,
-                REGISTERING,
-                Ordering::AcqRel,
-                Ordering::Acquire,
-            )
-            .is_err()
-        {
-            // Another thread is registering it (or has); it will be listed.
-            return;
-        }
-        let me = self as *const CallSite as *mut CallSite;
-        let mut head = HEAD.load(Ordering::Acquire);
-        loop {
-            self.next.store(head, Ordering::Relaxed);
-            match HEAD.compare_exchange_weak(head, me, Ordering::AcqRel, Ordering::Acquire) {
-                Ok(_) => break,
-                Err(actual) => head = actual,
-            }
-        }
-        self.state.store(REGISTERED, Ordering::Release);
-    }
-
-    /// Every registered site, most recently registered first.
-    #[cfg(test)]
-    pub(crate) fn all() -> Vec<&'static CallSite> {
-        let mut out = Vec::new();
-        let mut p = HEAD.load(Ordering::Acquire);
-        while !p.is_null() {
-            // SAFETY: only `&'static CallSite`s are pushed onto the list and
-            // they are never removed, so every non-null link is a valid static.
-            let site: &'static CallSite = unsafe { &*p };
-            out.push(site);
-            p = site.next.load(Ordering::Acquire);
-        }
-        out
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -250,18 +228,6 @@ mod tests {
         assert!(s.name().ends_with("tests::here@7"), "{}", s.name());
         let n = CallSite::scope(path_of(here), Some("inner"), "a.rs", 7, 5);
         assert!(n.name().ends_with("tests::here::inner"), "{}", n.name());
-    }
-
-    #[cfg(feature = "enabled")]
-    #[test]
-    fn a_site_registers_once() {
-        static SITE: CallSite = CallSite::function(path_of(here), Some("reg"), "a.rs", 1);
-        let before = CallSite::all().len();
-        SITE.register();
-        SITE.register();
-        let all = CallSite::all();
-        assert_eq!(all.len(), before + 1);
-        assert!(all.iter().any(|s| std::ptr::eq(*s, &SITE)));
     }
 
     #[test]

@@ -29,7 +29,7 @@ use core::ops::Sub;
 #[derive(Clone)]
 pub struct Snapshot {
     #[cfg(feature = "enabled")]
-    capture: crate::runtime::Capture,
+    capture: crate::record::Capture,
 }
 
 impl std::fmt::Debug for Snapshot {
@@ -43,7 +43,7 @@ pub fn snapshot() -> Snapshot {
     #[cfg(feature = "enabled")]
     {
         Snapshot {
-            capture: crate::runtime::capture(),
+            capture: crate::exit::capture(),
         }
     }
     #[cfg(not(feature = "enabled"))]
@@ -57,7 +57,7 @@ impl Snapshot {
     pub fn report(&self) -> Report {
         #[cfg(feature = "enabled")]
         {
-            crate::runtime::report_of(&self.capture, None)
+            crate::exit::report_of(&self.capture, None)
         }
         #[cfg(not(feature = "enabled"))]
         {
@@ -69,7 +69,7 @@ impl Snapshot {
     pub fn since(&self, earlier: &Snapshot) -> Report {
         #[cfg(feature = "enabled")]
         {
-            crate::runtime::report_of(&self.capture, Some(&earlier.capture))
+            crate::exit::report_of(&self.capture, Some(&earlier.capture))
         }
         #[cfg(not(feature = "enabled"))]
         {

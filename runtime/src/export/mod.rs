@@ -24,10 +24,14 @@
 use crate::report::{Report, TextOptions};
 use std::io;
 
+pub(crate) mod columns;
+pub mod csv;
 pub mod folded;
 pub mod html;
 pub mod json;
 pub mod svg;
+pub mod text;
+pub mod trace;
 
 /// Known output extensions, longest first where one ends another.
 pub const EXTENSIONS: &[&str] = &[
@@ -52,7 +56,7 @@ pub fn format_of(path: &str) -> Option<&'static str> {
 /// available in this build; any error of the format's writer.
 pub fn render(report: &Report, path: &str, opts: &TextOptions) -> io::Result<Vec<u8>> {
     match format_of(path) {
-        Some(".trace.json") => trace(report),
+        Some(".trace.json") => Ok(trace::render_report(report).into_bytes()),
         Some(".json") => json::render(report),
         Some(".csv") => Ok(report.to_csv().into_bytes()),
         Some(".txt") => Ok(report.text(opts).into_bytes()),
@@ -66,13 +70,6 @@ pub fn render(report: &Report, path: &str, opts: &TextOptions) -> io::Result<Vec
     }
 }
 
-/// The Chrome trace output: the report's recorded calls, or an empty
-/// trace (valid JSON, no events) when tracing was off.
-fn trace(report: &Report) -> io::Result<Vec<u8>> {
-    let empty = crate::trace::Trace::default();
-    Ok(crate::trace::render(report.trace.as_ref().unwrap_or(&empty)).into_bytes())
-}
-
 /// Writes `report` to `path` in the format its extension names.
 ///
 /// # Errors
@@ -80,6 +77,59 @@ fn trace(report: &Report) -> io::Result<Vec<u8>> {
 pub fn write_to_path(report: &Report, path: &str, opts: &TextOptions) -> io::Result<()> {
     let body = render(report, path, opts)?;
     std::fs::write(path, body)
+}
+
+/// Appends `s` as a JSON string literal (quotes, backslashes and control
+/// characters escaped).
+pub(crate) fn push_json_str(out: &mut String, s: &str) {
+    use std::fmt::Write as _;
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// A site row for unit tests: 3 calls, 300 ns total, 100 ns self.
+#[cfg(test)]
+pub(crate) fn test_site(name: &str, kind: crate::report::SiteKind) -> crate::report::SiteStats {
+    crate::report::SiteStats {
+        name: name.to_owned(),
+        function: name.to_owned(),
+        kind,
+        file: "t.rs".to_owned(),
+        line: 1,
+        column: 0,
+        calls: 3,
+        total_ns: 300,
+        self_ns: 100,
+        p_self: 1.0 / 3.0,
+        mean_ns: 100.0,
+        min_ns: 90,
+        max_ns: 110,
+        total_ticks: 600,
+        self_ticks: 200,
+        min_ticks: 180,
+        max_ticks: 220,
+        raw_total_ns: 330,
+        raw_self_ns: 110,
+        compensated_total_ns: 300,
+        compensated_self_ns: 100,
+        reversed: 0,
+        oversized: 0,
+        unwound: 0,
+        wall_ns: 0,
+        cancelled: 0,
+        callers: Vec::new(),
+        callees: Vec::new(),
+    }
 }
 
 /// A tree node for unit tests (the one place to update when `TreeNode`

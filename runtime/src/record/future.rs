@@ -6,8 +6,8 @@
 //! *wall* time runs from the first poll to completion. A future dropped
 //! before it completes counts as cancelled.
 
+use super::guard::{cancel, poll_enter, poll_exit, Poll as Frame};
 use crate::site::CallSite;
-use crate::thread::{cancel, poll_enter, poll_exit, Poll as Frame};
 use core::future::Future;
 use core::pin::Pin;
 use core::task::{Context, Poll};

@@ -1,0 +1,578 @@
+//! Trees → [`Report`]: per-node figures (raw and compensated), the flat
+//! per-site table, callers and callees, per-thread breakdown, the tree and
+//! the trace. Pure functions of a [`Capture`] and the run's [`Facts`].
+//!
+//! # The invariants, and how they hold by construction
+//!
+//! Every figure, raw and compensated, per node and per site, satisfies
+//! `self <= total`; per node, the children's totals sum to at most the
+//! parent's total; `min <= mean <= max`; an edge's time is at most the
+//! callee's total; the sum of self over all sites is at most the sum of the
+//! totals of the roots' children. They hold because:
+//!
+//! - a node's total is `max(own, Σ children's totals)`, computed bottom-up,
+//!   where `own` is the node's measured ticks (raw) or the measured ticks
+//!   less the calibrated cost (compensated, at least 0). Raising a node to
+//!   its children's sum is counted (`carried`), a negative compensated
+//!   figure set to 0 is counted (`clamped`): neither is hidden;
+//! - a node's self is its total less its children's totals, so the selves
+//!   of a subtree add up to exactly its root's total;
+//! - a site's total, and an edge's time, count only the nodes with no
+//!   ancestor of the same site (recursion counted once), and every other
+//!   node of the site lies inside one of those;
+//! - a site's mean is the average over every call of its own duration
+//!   (nested activations included), and `min`/`max` are widened to it when
+//!   a carried or compensated figure falls outside them.
+
+use crate::calibrate::Calibration;
+use crate::record::trace::ThreadEvents;
+use crate::record::Capture;
+use crate::report::{
+    ClockSource, Edge, Report, RunInfo, SiteStats, ThreadSite, ThreadStats, Trace, TraceEvent,
+    TraceThread, TreeNode,
+};
+use crate::site::CallSite;
+use crate::tree::{site_key, Tree};
+use std::collections::HashMap;
+
+/// What a report needs besides the captured trees.
+#[derive(Clone, Debug)]
+pub(crate) struct Facts {
+    pub clock: ClockSource,
+    /// Ticks per second.
+    pub hz: f64,
+    pub frequency_source: String,
+    pub invariant_tsc: Option<bool>,
+    pub wall_ns: u64,
+    pub max_delta_ns: u64,
+    pub calibration: Option<Calibration>,
+    /// Show compensated figures (`TICKPROF_COMPENSATE`), when calibrated.
+    pub compensate: bool,
+    pub tracing: bool,
+    /// The tick count trace times are measured from.
+    pub trace_origin: u64,
+}
+
+/// Per-node figures of one tree, in ticks.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Figures {
+    pub total: Vec<u64>,
+    pub self_: Vec<u64>,
+    /// Nodes whose own figure was below zero (compensated) and set to 0.
+    pub clamped: u64,
+    /// Nodes raised to the sum of their children's totals.
+    pub carried: u64,
+}
+
+/// Totals and selves from each node's own figure (`own[i]`, may be
+/// negative), bottom-up; see the module docs.
+pub(crate) fn figures(tree: &Tree, children: &[Vec<u32>], own: &[f64]) -> Figures {
+    let n = tree.nodes.len();
+    let mut f = Figures {
+        total: vec![0; n],
+        self_: vec![0; n],
+        ..Figures::default()
+    };
+    // Parents come before their children: walk backwards.
+    for i in (0..n).rev() {
+        let kids: u64 = children[i].iter().map(|&c| f.total[c as usize]).sum();
+        let mut mine = own[i];
+        if mine < 0.0 {
+            if tree.nodes[i].acc.ticks > 0 {
+                f.clamped += 1;
+            }
+            mine = 0.0;
+        }
+        let mine = mine.round() as u64;
+        if kids > mine && i > 0 {
+            f.carried += 1;
+        }
+        f.total[i] = mine.max(kids);
+        f.self_[i] = f.total[i] - kids;
+    }
+    f
+}
+
+/// Marked calls made beneath each node (its regular descendants' calls).
+pub(crate) fn calls_below(tree: &Tree, children: &[Vec<u32>]) -> Vec<u64> {
+    let n = tree.nodes.len();
+    let mut below = vec![0u64; n];
+    for i in (0..n).rev() {
+        below[i] = children[i]
+            .iter()
+            .map(|&c| below[c as usize] + tree.nodes[c as usize].acc.calls)
+            .sum();
+    }
+    below
+}
+
+/// Each node's own compensated figure: its ticks less its own inner cost
+/// per accepted call (at most its shortest call, since the inner cost is
+/// inside every measured call) and the caller-side cost of every marked
+/// call beneath it.
+pub(crate) fn compensated_own(tree: &Tree, below: &[u64], cal: &Calibration) -> Vec<f64> {
+    tree.nodes
+        .iter()
+        .zip(below)
+        .map(|(node, &b)| {
+            let a = &node.acc;
+            let inner = cal.inner_ticks.min(a.min_or_zero() as f64);
+            a.ticks as f64 - a.accepted() as f64 * inner - b as f64 * cal.call_ticks
+        })
+        .collect()
+}
+
+/// The same figures converted to nanoseconds: totals rounded down (so the
+/// children's totals still sum to at most the parent's), selves recomputed
+/// as the total less the children's.
+pub(crate) fn in_ns(fig: &Figures, children: &[Vec<u32>], ns_per_tick: f64) -> Figures {
+    let total: Vec<u64> = fig
+        .total
+        .iter()
+        .map(|&t| (t as f64 * ns_per_tick).floor() as u64)
+        .collect();
+    let self_ = (0..total.len())
+        .map(|i| {
+            let kids: u64 = children[i].iter().map(|&c| total[c as usize]).sum();
+            total[i].saturating_sub(kids)
+        })
+        .collect();
+    Figures {
+        total,
+        self_,
+        ..*fig
+    }
+}
+
+/// Raw and compensated figures of one tree.
+pub(crate) struct TreeFigures {
+    pub nested: Vec<bool>,
+    pub below: Vec<u64>,
+    /// Raw, in ticks.
+    pub ticks: Figures,
+    /// Raw, in nanoseconds.
+    pub raw: Figures,
+    /// Compensated (raw without calibration), in nanoseconds.
+    pub comp: Figures,
+}
+
+pub(crate) fn tree_figures(
+    tree: &Tree,
+    cal: Option<&Calibration>,
+    ns_per_tick: f64,
+) -> TreeFigures {
+    let children = tree.children();
+    let nested = tree.nested(&children);
+    let below = calls_below(tree, &children);
+    let raw_own: Vec<f64> = tree.nodes.iter().map(|n| n.acc.ticks as f64).collect();
+    let ticks = figures(tree, &children, &raw_own);
+    let raw = in_ns(&ticks, &children, ns_per_tick);
+    let comp = match cal {
+        Some(c) => {
+            let comp = figures(tree, &children, &compensated_own(tree, &below, c));
+            in_ns(&comp, &children, ns_per_tick)
+        }
+        None => raw.clone(),
+    };
+    TreeFigures {
+        nested,
+        below,
+        ticks,
+        raw,
+        comp,
+    }
+}
+
+/// A figure three ways: raw ticks, raw and compensated nanoseconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Trio {
+    pub ticks: u64,
+    pub raw: u64,
+    pub comp: u64,
+}
+
+impl Trio {
+    fn add(&mut self, f: &TreeFigures, i: usize, total: bool) {
+        let pick = |x: &Figures| if total { x.total[i] } else { x.self_[i] };
+        self.ticks += pick(&f.ticks);
+        self.raw += pick(&f.raw);
+        self.comp += pick(&f.comp);
+    }
+
+    fn add_trio(&mut self, o: Trio) {
+        self.ticks += o.ticks;
+        self.raw += o.raw;
+        self.comp += o.comp;
+    }
+
+    /// Nanoseconds, compensated or raw.
+    fn ns(self, compensated: bool) -> u64 {
+        if compensated {
+            self.comp
+        } else {
+            self.raw
+        }
+    }
+}
+
+/// One site's sums over a tree.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Flat {
+    /// Counters over every node (ticks and wall over outermost ones only).
+    pub acc: crate::counters::Acc,
+    /// Over the outermost nodes.
+    pub total: Trio,
+    /// Over the regular nodes.
+    pub self_: Trio,
+    /// Every node's total (each activation's own duration), for the mean.
+    pub every: Trio,
+    /// Marked calls beneath the site's nodes.
+    pub below: u64,
+    /// caller site key (0 = thread root) → (calls, time over outermost nodes)
+    pub callers: HashMap<usize, (u64, Trio)>,
+    /// callee site key → (calls, time)
+    pub callees: HashMap<usize, (u64, Trio)>,
+}
+
+/// Sums a tree into per-site figures, internal sites left out.
+pub(crate) fn flatten(tree: &Tree, f: &TreeFigures) -> HashMap<usize, (&'static CallSite, Flat)> {
+    let mut out: HashMap<usize, (&'static CallSite, Flat)> = HashMap::new();
+    for (i, n) in tree.nodes.iter().enumerate() {
+        let Some(site) = n.site.filter(|s| !s.is_internal()) else {
+            continue;
+        };
+        let e = &mut out
+            .entry(site_key(Some(site)))
+            .or_insert_with(|| (site, Flat::default()))
+            .1;
+        let mut a = n.acc;
+        let outer = !f.nested[i];
+        if outer {
+            e.total.add(f, i, true);
+        } else {
+            a.ticks = 0;
+            a.wall = 0;
+        }
+        e.acc.add(&a);
+        e.every.add(f, i, true);
+        e.below += f.below[i];
+        if n.is_regular() {
+            e.self_.add(f, i, false);
+            let caller = site_key(tree.nodes[n.parent as usize].site);
+            let edge = e.callers.entry(caller).or_default();
+            edge.0 += n.acc.calls;
+            if outer {
+                edge.1.add(f, i, true);
+            }
+        }
+    }
+    // Callees mirror callers.
+    let edges: Vec<(usize, usize, u64, Trio)> = out
+        .iter()
+        .flat_map(|(&callee, (_, fl))| {
+            fl.callers
+                .iter()
+                .map(move |(&caller, &(c, t))| (caller, callee, c, t))
+        })
+        .collect();
+    for (caller, callee, c, t) in edges {
+        if let Some((_, fl)) = out.get_mut(&caller) {
+            let e = fl.callees.entry(callee).or_default();
+            e.0 += c;
+            e.1.add_trio(t);
+        }
+    }
+    out
+}
+
+/// Converts ticks to nanoseconds.
+#[derive(Clone, Copy)]
+struct Ns(f64);
+
+impl Ns {
+    fn of(self, ticks: u64) -> u64 {
+        (ticks as f64 * self.0).round() as u64
+    }
+}
+
+/// Builds the report of a capture.
+pub(crate) fn build(c: &Capture, facts: &Facts) -> Report {
+    let ns = Ns(if facts.hz > 0.0 { 1e9 / facts.hz } else { 1.0 });
+    let cal = facts.calibration.as_ref();
+    let shown_comp = facts.compensate && cal.is_some();
+    let merged = &c.merged;
+    let fig = tree_figures(merged, cal, ns.0);
+    let flat = flatten(merged, &fig);
+    let names: HashMap<usize, String> = flat.iter().map(|(&k, (s, _))| (k, s.name())).collect();
+    let name_of = |k: usize| {
+        names
+            .get(&k)
+            .cloned()
+            .unwrap_or_else(|| "<root>".to_owned())
+    };
+    let edges = |m: &HashMap<usize, (u64, Trio)>| {
+        let mut v: Vec<Edge> = m
+            .iter()
+            .filter(|(_, &(calls, t))| calls > 0 || t.ns(shown_comp) > 0)
+            .map(|(&k, &(calls, t))| Edge {
+                name: name_of(k),
+                calls,
+                total_ns: t.ns(shown_comp),
+            })
+            .collect();
+        v.sort_by(|a, b| {
+            b.total_ns
+                .cmp(&a.total_ns)
+                .then_with(|| a.name.cmp(&b.name))
+        });
+        v
+    };
+    let (inner, call) = cal.map_or((0.0, 0.0), |c| (c.inner_ticks, c.call_ticks));
+    let mut total_calls = 0u64;
+    let mut sites: Vec<SiteStats> = flat
+        .iter()
+        .filter(|(_, (_, f))| f.acc.calls > 0 || f.acc.cancelled > 0)
+        .map(|(&k, (site, f))| {
+            total_calls += f.acc.calls;
+            let mut s = site_stats(site, f, names[&k].clone(), ns, shown_comp, (inner, call));
+            s.callers = edges(&f.callers);
+            s.callees = edges(&f.callees);
+            s
+        })
+        .collect();
+    sites.sort_by(|a, b| {
+        b.total_ns
+            .cmp(&a.total_ns)
+            .then_with(|| a.name.cmp(&b.name))
+    });
+    let threads = thread_stats(c, cal, ns, shown_comp);
+    let tree = tree_nodes(merged, &fig, &names, shown_comp);
+    let trace = facts
+        .tracing
+        .then(|| trace(&c.traces, facts.trace_origin, ns));
+    let call_ns = call * ns.0;
+    Report {
+        run: RunInfo {
+            clock: facts.clock,
+            frequency_hz: facts.hz,
+            frequency_source: facts.frequency_source.clone(),
+            invariant_tsc: facts.invariant_tsc,
+            wall_ns: facts.wall_ns,
+            threads: threads.len(),
+            max_delta_ns: facts.max_delta_ns,
+            out_of_order: c.events.resynced + c.events.orphaned,
+            lost: c.events.lost,
+            reentrant: c.events.reentrant,
+            folded_calls: merged.folded_calls(),
+            complete: c.complete,
+            compensated: shown_comp,
+            overhead_inner_ns: inner * ns.0,
+            overhead_inner_ticks: inner,
+            overhead_call_ns: call_ns,
+            overhead_call_ticks: call,
+            calibration: cal.map_or_else(
+                || "not calibrated".to_owned(),
+                |c| format!("start-up calibration, medians over {} calls", c.calls),
+            ),
+            overhead_share: if facts.wall_ns == 0 {
+                0.0
+            } else {
+                total_calls as f64 * call_ns / facts.wall_ns as f64
+            },
+            clamped: if shown_comp { fig.comp.clamped } else { 0 },
+            carried: if shown_comp {
+                fig.comp.carried
+            } else {
+                fig.ticks.carried
+            },
+            tracing: facts.tracing,
+            trace_dropped: trace.as_ref().map_or(0, Trace::dropped),
+        },
+        sites,
+        threads,
+        tree,
+        trace,
+    }
+}
+
+/// One site's row (edges left empty).
+fn site_stats(
+    site: &CallSite,
+    f: &Flat,
+    name: String,
+    ns: Ns,
+    comp: bool,
+    (inner, call): (f64, f64),
+) -> SiteStats {
+    let a = &f.acc;
+    let accepted = a.accepted();
+    let (total, self_) = (f.total.ns(comp), f.self_.ns(comp));
+    let mean = if accepted == 0 {
+        0.0
+    } else {
+        f.every.ns(comp) as f64 / accepted as f64
+    };
+    // Extremes in nanoseconds. Compensated, they lose the call's own inner
+    // cost and the average cost of the marked calls beneath; both are
+    // widened to the mean.
+    let (min, max) = (a.min_or_zero() as f64, a.max as f64);
+    let per_call = if comp {
+        inner.min(min) + f.below as f64 / a.calls.max(1) as f64 * call
+    } else {
+        0.0
+    };
+    let lo = ((min - per_call).max(0.0) * ns.0).min(mean);
+    let hi = ((max - per_call).max(0.0) * ns.0).max(mean);
+    SiteStats {
+        name,
+        function: site.function_path(),
+        kind: site.kind(),
+        file: site.file().to_owned(),
+        line: site.line(),
+        column: site.column(),
+        calls: a.calls,
+        total_ns: total,
+        self_ns: self_,
+        p_self: if total == 0 {
+            0.0
+        } else {
+            self_ as f64 / total as f64
+        },
+        mean_ns: mean,
+        min_ns: lo.floor() as u64,
+        max_ns: hi.ceil() as u64,
+        total_ticks: f.total.ticks,
+        self_ticks: f.self_.ticks,
+        min_ticks: a.min_or_zero(),
+        max_ticks: a.max,
+        raw_total_ns: f.total.raw,
+        raw_self_ns: f.self_.raw,
+        compensated_total_ns: f.total.comp,
+        compensated_self_ns: f.self_.comp,
+        reversed: a.reversed,
+        oversized: a.oversized,
+        unwound: a.unwound,
+        wall_ns: ns.of(a.wall),
+        cancelled: a.cancelled,
+        callers: Vec::new(),
+        callees: Vec::new(),
+    }
+}
+
+fn thread_stats(c: &Capture, cal: Option<&Calibration>, ns: Ns, comp: bool) -> Vec<ThreadStats> {
+    c.threads
+        .iter()
+        .filter(|t| t.tree.nodes.len() > 1)
+        .filter_map(|t| {
+            let fig = tree_figures(&t.tree, cal, ns.0);
+            let mut sites: Vec<ThreadSite> = flatten(&t.tree, &fig)
+                .values()
+                .filter(|(_, f)| f.acc.calls > 0 || f.acc.cancelled > 0)
+                .map(|(s, f)| ThreadSite {
+                    name: s.name(),
+                    calls: f.acc.calls,
+                    total_ns: f.total.ns(comp),
+                    self_ns: f.self_.ns(comp),
+                })
+                .collect();
+            if sites.is_empty() {
+                return None;
+            }
+            sites.sort_by(|a, b| {
+                b.total_ns
+                    .cmp(&a.total_ns)
+                    .then_with(|| a.name.cmp(&b.name))
+            });
+            Some(ThreadStats {
+                name: t.name.clone(),
+                id: t.id,
+                finished: t.finished,
+                sites,
+            })
+        })
+        .collect()
+}
+
+/// The tree's regular nodes as report values (overflow nodes and internal
+/// sites, with their subtrees, left out).
+fn tree_nodes(
+    t: &Tree,
+    fig: &TreeFigures,
+    names: &HashMap<usize, String>,
+    comp: bool,
+) -> Vec<TreeNode> {
+    if t.nodes.is_empty() {
+        return Vec::new();
+    }
+    let mut out: Vec<TreeNode> = Vec::with_capacity(t.nodes.len());
+    let mut new_index = vec![usize::MAX; t.nodes.len()];
+    for (i, n) in t.nodes.iter().enumerate() {
+        let parent = if i == 0 {
+            None
+        } else {
+            match new_index.get(n.parent as usize).copied() {
+                Some(p) if p != usize::MAX => Some(p),
+                _ => continue,
+            }
+        };
+        if !n.is_regular() || n.site.is_some_and(CallSite::is_internal) {
+            continue;
+        }
+        let name = n.site.map_or_else(String::new, |s| {
+            names
+                .get(&site_key(Some(s)))
+                .cloned()
+                .unwrap_or_else(|| s.name())
+        });
+        new_index[i] = out.len();
+        let (total, self_) = if comp {
+            (&fig.comp.total, &fig.comp.self_)
+        } else {
+            (&fig.raw.total, &fig.raw.self_)
+        };
+        out.push(TreeNode {
+            name,
+            parent,
+            depth: parent.map_or(0, |p: usize| out[p].depth + 1),
+            calls: n.acc.calls,
+            total_ns: total[i],
+            self_ns: self_[i],
+            raw_total_ns: fig.raw.total[i],
+            raw_self_ns: fig.raw.self_[i],
+        });
+    }
+    out
+}
+
+/// Converts raw per-thread events into a [`Trace`] (internal sites left out).
+fn trace(raw: &[ThreadEvents], origin: u64, ns: Ns) -> Trace {
+    let mut names: Vec<String> = Vec::new();
+    let mut index: HashMap<usize, u32> = HashMap::new();
+    let mut threads = Vec::new();
+    for t in raw {
+        let mut out = Vec::with_capacity(t.events.len());
+        for e in t.events.iter().filter(|e| !e.site.is_internal()) {
+            let n = *index.entry(site_key(Some(e.site))).or_insert_with(|| {
+                names.push(e.site.name());
+                (names.len() - 1) as u32
+            });
+            out.push(TraceEvent {
+                name: n,
+                start_ns: e.start.wrapping_sub(origin) as i64 as f64 * ns.0,
+                duration_ns: e.end.wrapping_sub(e.start) as i64 as f64 * ns.0,
+            });
+        }
+        if !out.is_empty() || t.dropped > 0 {
+            threads.push(TraceThread {
+                id: t.thread_id,
+                name: t.thread_name.clone(),
+                events: out,
+                dropped: t.dropped,
+            });
+        }
+    }
+    Trace { names, threads }
+}
+
+#[cfg(test)]
+mod tests;

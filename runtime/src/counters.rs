@@ -1,0 +1,245 @@
+//! The counter set of one calling-context tree node, defined once: the plain
+//! values ([`Acc`]) the report arithmetic works on, the atomic cells
+//! ([`Cells`]) the hot path writes, and the reject rule.
+//!
+//! Each counter has a merge kind: `sum` counters add up across nodes,
+//! threads and snapshots; `min`/`max` keep the extreme. Adding a counter is
+//! one line in the `counters!` invocation below.
+
+#[cfg(feature = "enabled")]
+use core::sync::atomic::{AtomicU64, Ordering};
+
+/// How a counter combines across nodes and how a snapshot difference
+/// treats it.
+#[derive(Clone, Copy)]
+enum Kind {
+    /// Adds; a difference subtracts (saturating).
+    Sum,
+    /// The smallest value; a difference keeps the later value.
+    Min,
+    /// The largest value; a difference keeps the later value.
+    Max,
+}
+
+impl Kind {
+    const fn empty(self) -> u64 {
+        match self {
+            Kind::Sum | Kind::Max => 0,
+            Kind::Min => u64::MAX,
+        }
+    }
+
+    const fn merge(self, a: u64, b: u64) -> u64 {
+        match self {
+            Kind::Sum => a.wrapping_add(b),
+            Kind::Min => {
+                if a < b {
+                    a
+                } else {
+                    b
+                }
+            }
+            Kind::Max => {
+                if a > b {
+                    a
+                } else {
+                    b
+                }
+            }
+        }
+    }
+
+    const fn minus(self, later: u64, earlier: u64) -> u64 {
+        match self {
+            Kind::Sum => later.saturating_sub(earlier),
+            Kind::Min | Kind::Max => later,
+        }
+    }
+}
+
+macro_rules! counters {
+    ($( $(#[$doc:meta])* $name:ident: $kind:ident, )*) => {
+        /// The accumulators of one tree node (or of one site, once summed),
+        /// as plain values. Times are in ticks.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub(crate) struct Acc {
+            $( $(#[$doc])* pub $name: u64, )*
+        }
+
+        impl Acc {
+            /// No calls.
+            pub const EMPTY: Acc = Acc { $( $name: Kind::$kind.empty(), )* };
+
+            /// Adds `o` into `self`, counter by counter.
+            pub fn add(&mut self, o: &Acc) {
+                $( self.$name = Kind::$kind.merge(self.$name, o.$name); )*
+            }
+
+            /// What happened between `earlier` and `self`: counts and times
+            /// are differences; `min` and `max` stay those of `self`.
+            pub fn minus(&self, earlier: &Acc) -> Acc {
+                Acc { $( $name: Kind::$kind.minus(self.$name, earlier.$name), )* }
+            }
+        }
+
+        /// The same counters as atomic cells, written only by the owning
+        /// thread (relaxed load + store) and read by the report.
+        #[cfg(feature = "enabled")]
+        #[repr(C)]
+        pub(crate) struct Cells {
+            $( $(#[$doc])* pub $name: AtomicU64, )*
+        }
+
+        #[cfg(feature = "enabled")]
+        impl Cells {
+            /// No calls.
+            pub const fn new() -> Cells {
+                Cells { $( $name: AtomicU64::new(Kind::$kind.empty()), )* }
+            }
+
+            /// A copy of the current values.
+            pub fn load(&self) -> Acc {
+                Acc { $( $name: self.$name.load(Ordering::Relaxed), )* }
+            }
+
+            /// Back to no calls.
+            pub fn reset(&self) {
+                $( self.$name.store(Kind::$kind.empty(), Ordering::Relaxed); )*
+            }
+        }
+    };
+}
+
+// Order matters for the hot path: `calls`, `ticks`, `min`, `max` share the
+// node's first cache line with its child cache.
+counters! {
+    /// Completed calls, rejected ones included.
+    calls: Sum,
+    /// Accepted time, in ticks.
+    ticks: Sum,
+    /// Shortest accepted call (`u64::MAX`: none).
+    min: Min,
+    /// Longest accepted call.
+    max: Max,
+    /// Calls whose end stamp came before their start: not timed.
+    reversed: Sum,
+    /// Calls longer than `TICKPROF_MAX_DELTA`: not timed.
+    oversized: Sum,
+    /// Calls that ended by unwinding.
+    unwound: Sum,
+    /// async sites: first poll to completion, summed over completed calls.
+    wall: Sum,
+    /// async sites: futures dropped before completion.
+    cancelled: Sum,
+}
+
+impl Default for Acc {
+    fn default() -> Self {
+        Acc::EMPTY
+    }
+}
+
+/// Why a measured delta is not added to the times.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Reject {
+    /// The end stamp is before the start (the counter went backwards, or
+    /// the thread moved to a core whose counter is behind).
+    Reversed,
+    /// Longer than the largest plausible call (`TICKPROF_MAX_DELTA`).
+    Oversized,
+}
+
+/// The reject rule, the one place it is written: a delta is accepted when
+/// it is at most `max_ticks` (which is below `i64::MAX`, so a reversed
+/// delta, huge as a `u64`, is never accepted).
+#[inline(always)]
+pub(crate) fn accept(delta: u64, max_ticks: u64) -> Result<u64, Reject> {
+    if delta <= max_ticks {
+        Ok(delta)
+    } else if (delta as i64) < 0 {
+        Err(Reject::Reversed)
+    } else {
+        Err(Reject::Oversized)
+    }
+}
+
+impl Acc {
+    /// The counters of one finished call that took `delta` ticks.
+    pub fn one_call(delta: u64, max_ticks: u64, unwinding: bool) -> Acc {
+        let mut a = Acc {
+            calls: 1,
+            unwound: u64::from(unwinding),
+            ..Acc::EMPTY
+        };
+        match accept(delta, max_ticks) {
+            Ok(d) => {
+                a.ticks = d;
+                a.min = d;
+                a.max = d;
+            }
+            Err(Reject::Reversed) => a.reversed = 1,
+            Err(Reject::Oversized) => a.oversized = 1,
+        }
+        a
+    }
+
+    /// Calls whose time was accepted.
+    pub fn accepted(&self) -> u64 {
+        self.calls.saturating_sub(self.reversed + self.oversized)
+    }
+
+    /// `min`, or 0 when no call was accepted.
+    pub fn min_or_zero(&self) -> u64 {
+        if self.min == u64::MAX {
+            0
+        } else {
+            self.min
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reject_rule() {
+        assert_eq!(accept(5, 10), Ok(5));
+        assert_eq!(accept(10, 10), Ok(10));
+        assert_eq!(accept(11, 10), Err(Reject::Oversized));
+        assert_eq!(
+            accept(3u64.wrapping_sub(5), u64::MAX >> 1),
+            Err(Reject::Reversed)
+        );
+    }
+
+    #[test]
+    fn one_call_add_and_minus() {
+        let max = 1000;
+        let mut a = Acc::one_call(10, max, false);
+        a.add(&Acc::one_call(30, max, true));
+        a.add(&Acc::one_call(5000, max, false));
+        a.add(&Acc::one_call(1u64.wrapping_sub(2), max, false));
+        assert_eq!(a.calls, 4);
+        assert_eq!(a.ticks, 40);
+        assert_eq!((a.min, a.max), (10, 30));
+        assert_eq!((a.reversed, a.oversized, a.unwound), (1, 1, 1));
+        assert_eq!(a.accepted(), 2);
+        let before = Acc::one_call(10, max, false);
+        let d = a.minus(&before);
+        assert_eq!((d.calls, d.ticks, d.min, d.max), (3, 30, 10, 30));
+        assert_eq!(Acc::EMPTY.min_or_zero(), 0);
+    }
+
+    #[cfg(feature = "enabled")]
+    #[test]
+    fn cells_load_and_reset() {
+        let c = Cells::new();
+        assert_eq!(c.load(), Acc::EMPTY);
+        c.calls.store(3, Ordering::Relaxed);
+        c.min.store(7, Ordering::Relaxed);
+        assert_eq!(c.load().calls, 3);
+        c.reset();
+        assert_eq!(c.load(), Acc::EMPTY);
+    }
+}

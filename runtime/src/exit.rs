@@ -1,0 +1,182 @@
+//! Start-up, stderr writes, reports of the whole run and of snapshots, and
+//! the exit report: everything that ties the other modules together.
+//! Nothing imports this module but the public API in `lib.rs`.
+
+use crate::build::{build, Facts};
+use crate::calibrate;
+use crate::clock::{self, Clock};
+use crate::config::Config;
+use crate::record::{self, Capture};
+use crate::report::{ClockSource, Layout, Report, TextOptions};
+use crate::switches;
+use std::io::Write;
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+/// Where `TICKPROF_TRACE=1` writes the trace when no `.trace.json` output
+/// is named.
+const DEFAULT_TRACE_FILE: &str = "tickprof.trace.json";
+
+struct Runtime {
+    config: Config,
+    clock: Clock,
+    /// Start of the measured wall time (process start or last reset).
+    epoch: Mutex<Instant>,
+}
+
+static RUNTIME: OnceLock<Runtime> = OnceLock::new();
+
+/// Sets everything up once: before `main` through the constructor, or on the
+/// first report if constructors do not run on this platform.
+fn runtime() -> &'static Runtime {
+    RUNTIME.get_or_init(|| {
+        let (config, warnings) = Config::from_env();
+        for w in &warnings {
+            write_stderr(&format!("{w}\n"));
+        }
+        let clock = Clock::start();
+        switches::apply(&config, clock.startup_hz());
+        if clock::SOURCE == ClockSource::Monotonic {
+            write_stderr(
+                "tickprof: no time-stamp counter on this target; using the OS monotonic clock\n",
+            );
+        }
+        Runtime {
+            config,
+            clock,
+            epoch: Mutex::new(Instant::now()),
+        }
+    })
+}
+
+/// Unbuffered, lock-free, fallible write to file descriptor 2. Safe after
+/// `main` returned; errors are dropped.
+pub(crate) fn write_stderr(s: &str) {
+    #[cfg(unix)]
+    {
+        use std::os::fd::FromRawFd;
+        // SAFETY: fd 2 stays open for the life of the process (if it was
+        // closed, writes fail with EBADF and are dropped); `ManuallyDrop`
+        // keeps this `File` from closing it.
+        let mut f = std::mem::ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(2) });
+        let _ = f.write_all(s.as_bytes());
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = std::io::stderr().write_all(s.as_bytes());
+    }
+}
+
+/// The facts of a report whose wall time is `wall_ns`.
+fn facts(rt: &Runtime, wall_ns: u64) -> Facts {
+    let freq = rt.clock.frequency();
+    Facts {
+        clock: clock::SOURCE,
+        hz: freq.hz,
+        frequency_source: freq.how,
+        invariant_tsc: rt.clock.invariant,
+        wall_ns,
+        max_delta_ns: rt.config.max_delta.as_nanos().min(u128::from(u64::MAX)) as u64,
+        calibration: calibrate::cached(),
+        compensate: rt.config.compensate,
+        tracing: switches::tracing(),
+        trace_origin: rt.clock.start_ticks,
+    }
+}
+
+/// Copies everything recorded so far.
+pub(crate) fn capture() -> Capture {
+    record::capture(switches::tracing())
+}
+
+/// Builds the report from every live thread and every finished one.
+pub(crate) fn collect() -> Report {
+    let rt = runtime();
+    if !rt.config.enabled {
+        return Report::empty();
+    }
+    let wall_ns = rt
+        .epoch
+        .lock()
+        .map_or(Duration::ZERO, |e| e.elapsed())
+        .as_nanos() as u64;
+    build(&capture(), &facts(rt, wall_ns))
+}
+
+/// The report of one capture, or of the difference `c - earlier`.
+pub(crate) fn report_of(c: &Capture, earlier: Option<&Capture>) -> Report {
+    let rt = runtime();
+    if !rt.config.enabled {
+        return Report::empty();
+    }
+    match earlier {
+        None => {
+            let epoch = rt.epoch.lock().map_or(c.at, |e| *e);
+            let wall = c.at.saturating_duration_since(epoch).as_nanos() as u64;
+            build(c, &facts(rt, wall))
+        }
+        Some(e) => {
+            let wall = c.at.saturating_duration_since(e.at).as_nanos() as u64;
+            build(&c.minus(e), &facts(rt, wall))
+        }
+    }
+}
+
+/// Zeroes every site and restarts the wall clock.
+pub(crate) fn reset() {
+    let rt = runtime();
+    record::reset_all();
+    if let Ok(mut e) = rt.epoch.lock() {
+        *e = Instant::now();
+    }
+}
+
+/// The exit report: text to stderr, then the `TICKPROF_OUT` files.
+/// Skipped when no marked call was ever made (and with it the frequency
+/// check it would wait for).
+fn exit_report() {
+    let rt = runtime();
+    if !rt.config.enabled || !switches::recorded_any() {
+        return;
+    }
+    let mut report = collect();
+    switches::stop_recording();
+    if report.sites.is_empty() {
+        return;
+    }
+    report.sort(rt.config.sort);
+    let opts = TextOptions {
+        top: rt.config.top,
+        tree: rt.config.layout == Layout::Tree,
+        threads: rt.config.threads,
+    };
+    write_stderr(&report.text(&opts));
+    let mut outputs = rt.config.outputs.clone();
+    if rt.config.trace && !outputs.iter().any(|p| p.ends_with(".trace.json")) {
+        outputs.push(DEFAULT_TRACE_FILE.to_owned());
+    }
+    for path in &outputs {
+        if let Err(e) = crate::export::write_to_path(&report, path, &opts) {
+            write_stderr(&format!(
+                "tickprof: warning: cannot write TICKPROF_OUT file {path:?}: {e}\n"
+            ));
+        }
+    }
+}
+
+#[ctor::ctor(unsafe)]
+fn tickprof_init() {
+    let _ = std::panic::catch_unwind(|| {
+        let config = &runtime().config;
+        if config.enabled {
+            let _ = calibrate::calibration();
+            // After calibration, whose calls are not the program's.
+            switches::set_tracing(config.trace);
+        }
+    });
+}
+
+#[dtor::dtor(unsafe)]
+fn tickprof_exit_report() {
+    let _ = std::panic::catch_unwind(exit_report);
+}

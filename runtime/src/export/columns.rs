@@ -1,0 +1,321 @@
+//! The site columns, in one table that the text, CSV and HTML writers all
+//! render from, and the one list of report notes that the text and HTML
+//! reports print under the table.
+//!
+//! Adding a column is one entry in `site_columns!` below (plus the value
+//! in [`SiteStats`] and the code that builds it). CSV columns are only
+//! ever appended: the CSV header is the table's order; `order` places a
+//! column in the text and HTML tables.
+
+use crate::report::{fmt_ns, Report, SiteKind, SiteStats};
+
+/// One cell of a site row.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Cell<'a> {
+    /// Text (the name).
+    Text(&'a str),
+    /// A count.
+    Count(u64),
+    /// A time in whole nanoseconds.
+    Ns(u64),
+    /// A time in fractional nanoseconds (means).
+    Mean(f64),
+    /// `part` as a share of `whole` (shown as a percentage; 0 when `whole`
+    /// is 0).
+    Share(u64, u64),
+}
+
+impl Cell<'_> {
+    /// The share as a fraction (0 for a zero whole).
+    pub fn fraction(part: u64, whole: u64) -> f64 {
+        if whole == 0 {
+            0.0
+        } else {
+            part as f64 / whole as f64
+        }
+    }
+
+    /// The number the HTML table sorts by.
+    pub fn sort_key(&self) -> f64 {
+        match *self {
+            Cell::Text(_) => 0.0,
+            Cell::Count(n) | Cell::Ns(n) => n as f64,
+            Cell::Mean(x) if x.is_finite() => x,
+            Cell::Mean(_) => 0.0,
+            Cell::Share(p, w) => Cell::fraction(p, w),
+        }
+    }
+
+    /// For people (text and HTML cells).
+    pub fn human(&self) -> String {
+        match *self {
+            Cell::Text(s) => s.to_owned(),
+            Cell::Count(n) => n.to_string(),
+            Cell::Ns(n) => fmt_ns(n as f64),
+            Cell::Mean(x) => fmt_ns(if x.is_finite() { x } else { 0.0 }),
+            Cell::Share(p, w) => format!("{:.1}%", 100.0 * Cell::fraction(p, w)),
+        }
+    }
+
+    /// For machines (CSV fields, unquoted).
+    pub fn machine(&self) -> String {
+        match *self {
+            Cell::Text(s) => s.to_owned(),
+            Cell::Count(n) | Cell::Ns(n) => n.to_string(),
+            Cell::Mean(x) => format!("{:.1}", if x.is_finite() { x } else { 0.0 }),
+            Cell::Share(p, w) => format!("{:.4}", Cell::fraction(p, w)),
+        }
+    }
+}
+
+/// When a column is shown in the text and HTML tables.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Show {
+    /// Not in the tables (CSV only).
+    Never,
+    /// Always.
+    Always,
+    /// When the report has an async site; `-` in the other rows.
+    Async,
+}
+
+/// One column of the site table.
+pub(crate) struct Column {
+    /// The CSV header name; `None` for table-only columns.
+    pub csv: Option<&'static str>,
+    /// The text and HTML header.
+    pub label: &'static str,
+    /// Position in the text and HTML tables (ascending).
+    pub order: u16,
+    /// Width in the text table (the name column is sized to its rows).
+    pub width: usize,
+    /// When the tables show it.
+    pub show: Show,
+    /// What it means (HTML header tooltip).
+    pub meaning: &'static str,
+    /// The site's value.
+    pub value: for<'a> fn(&'a SiteStats, &Report) -> Cell<'a>,
+}
+
+/// A table-only column (the macro below sets `csv` for CSV columns).
+const fn col(
+    label: &'static str,
+    order: u16,
+    width: usize,
+    show: Show,
+    meaning: &'static str,
+    value: for<'a> fn(&'a SiteStats, &Report) -> Cell<'a>,
+) -> Column {
+    Column {
+        csv: None,
+        label,
+        order,
+        width,
+        show,
+        meaning,
+        value,
+    }
+}
+
+macro_rules! site_columns {
+    (csv { $first:literal => $fcol:expr, $( $name:literal => $col:expr, )* }
+     table { $( $tcol:expr, )* }) => {
+        /// The CSV header. Columns are only ever appended.
+        pub const CSV_HEADER: &str = concat!($first $(, ",", $name)*);
+
+        /// Every column: the CSV ones in CSV order, then the table-only ones.
+        pub(crate) const COLUMNS: &[Column] = &[
+            Column { csv: Some($first), ..$fcol },
+            $( Column { csv: Some($name), ..$col }, )*
+            $( $tcol, )*
+        ];
+    };
+}
+
+use Show::{Always, Async, Never};
+
+site_columns! {
+    csv {
+        "name" => col("name", 0, 0, Always, "site name; click for callers and callees", |s, _| Cell::Text(&s.name)),
+        "calls" => col("calls", 10, 10, Always, "completed calls", |s, _| Cell::Count(s.calls)),
+        "total_ns" => col("total", 20, 10, Always, "total time, recursion counted once", |s, _| Cell::Ns(s.total_ns)),
+        "mean_ns" => col("mean", 60, 10, Always, "mean time of one accepted call", |s, _| Cell::Mean(s.mean_ns)),
+        "min_ns" => col("min", 70, 10, Always, "shortest accepted call", |s, _| Cell::Ns(s.min_ns)),
+        "max_ns" => col("max", 80, 10, Always, "longest accepted call", |s, _| Cell::Ns(s.max_ns)),
+        "reversed" => col("reversed", 0, 0, Never, "calls whose end stamp was before their start", |s, _| Cell::Count(s.reversed)),
+        "oversized" => col("oversized", 0, 0, Never, "calls longer than TICKPROF_MAX_DELTA", |s, _| Cell::Count(s.oversized)),
+        "self_ns" => col("self", 40, 10, Always, "time not spent in marked callees", |s, _| Cell::Ns(s.self_ns)),
+        "unwound" => col("unwound", 0, 0, Never, "calls ended by a panic", |s, _| Cell::Count(s.unwound)),
+        "wall_ns" => col("wall", 100, 10, Async, "async: first poll to completion, summed over calls", |s, _| Cell::Ns(s.wall_ns)),
+        "cancelled" => col("cancelled", 110, 9, Async, "async: futures dropped before completion", |s, _| Cell::Count(s.cancelled)),
+        "raw_total_ns" => col("raw total", 0, 0, Never, "total with the instrumentation cost left in", |s, _| Cell::Ns(s.raw_total_ns)),
+        "raw_self_ns" => col("raw self", 0, 0, Never, "self with the instrumentation cost left in", |s, _| Cell::Ns(s.raw_self_ns)),
+        "compensated_total_ns" => col("compensated total", 0, 0, Never, "total with the calibrated cost subtracted", |s, _| Cell::Ns(s.compensated_total_ns)),
+        "compensated_self_ns" => col("compensated self", 0, 0, Never, "self with the calibrated cost subtracted", |s, _| Cell::Ns(s.compensated_self_ns)),
+        "p_self" => col("p_self", 55, 7, Always, "self time as a share of the site's own total", |s, _| Cell::Share(s.self_ns, s.total_ns)),
+    }
+    table {
+        col("%run", 30, 6, Always, "total time as a share of the run's wall time (threads add up, so it can pass 100%)", |s, r| Cell::Share(s.total_ns, r.run.wall_ns)),
+        col("%self", 50, 6, Always, "self time as a share of the run's wall time (threads add up)", |s, r| Cell::Share(s.self_ns, r.run.wall_ns)),
+        col("rejected", 90, 8, Always, "calls whose time was rejected (reversed or oversized)", |s, _| Cell::Count(s.rejected())),
+    }
+}
+
+/// The columns the text and HTML tables show for `report`, in order.
+pub(crate) fn shown(report: &Report) -> Vec<&'static Column> {
+    let any_async = report
+        .sites
+        .iter()
+        .any(|x| x.kind == SiteKind::AsyncFunction);
+    let mut v: Vec<&Column> = COLUMNS
+        .iter()
+        .filter(|c| c.show == Always || (c.show == Async && any_async))
+        .collect();
+    v.sort_by_key(|c| c.order);
+    v
+}
+
+/// The cell of `column` for `site`, or `None` where the table shows `-`
+/// (an async-only column on a site that is not async).
+pub(crate) fn table_cell<'a>(column: &Column, site: &'a SiteStats, r: &Report) -> Option<Cell<'a>> {
+    if column.show == Async && site.kind != SiteKind::AsyncFunction {
+        None
+    } else {
+        Some((column.value)(site, r))
+    }
+}
+
+fn plural(n: u64) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+/// The notes under the table: one line each, for what the reader must
+/// know to trust the figures (rejections, unwinding, out-of-order guards,
+/// folded or lost calls, adjusted tree nodes, dropped trace events, a
+/// possibly incomplete report). Plain text, no leading `tickprof: `.
+pub(crate) fn notes(report: &Report) -> Vec<String> {
+    let r = &report.run;
+    let mut v = Vec::new();
+    let reversed: u64 = report.sites.iter().map(|x| x.reversed).sum();
+    let oversized: u64 = report.sites.iter().map(|x| x.oversized).sum();
+    let unwound: u64 = report.sites.iter().map(|x| x.unwound).sum();
+    if reversed + oversized > 0 {
+        v.push(format!(
+            "rejected {} call{} ({reversed} reversed, {oversized} longer than {}): counted, times not added",
+            reversed + oversized,
+            plural(reversed + oversized),
+            fmt_ns(r.max_delta_ns as f64)
+        ));
+    }
+    if unwound > 0 {
+        v.push(format!(
+            "{unwound} call{} ended by a panic (unwound); their time is included",
+            plural(unwound)
+        ));
+    }
+    let counted = [
+        (
+            r.out_of_order,
+            "guard",
+            "dropped out of order; the stack was resynchronised",
+        ),
+        (
+            r.folded_calls,
+            "call",
+            "folded into overflow nodes (calling-context tree full, TICKPROF_MAX_NODES)",
+        ),
+        (
+            r.lost,
+            "call",
+            "ended after their thread's profiler state was gone; not recorded",
+        ),
+        (
+            r.reentrant,
+            "call",
+            "made from inside tickprof's own bookkeeping; not recorded",
+        ),
+        (
+            r.clamped,
+            "call path",
+            "whose compensated time came out below zero were set to 0",
+        ),
+        (
+            r.carried,
+            "call path",
+            "measured shorter than their marked children were raised to their children's total",
+        ),
+        (
+            r.trace_dropped,
+            "trace event",
+            "dropped past TICKPROF_TRACE_EVENTS per thread (counted, not stored)",
+        ),
+    ];
+    for (n, what, says) in counted {
+        if n > 0 {
+            v.push(format!("{n} {what}{} {says}", plural(n)));
+        }
+    }
+    if !r.complete {
+        v.push("a finishing thread held the profiler lock; its calls may be missing".to_owned());
+    }
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_header_is_the_csv_columns_in_order() {
+        let names: Vec<&str> = COLUMNS.iter().filter_map(|c| c.csv).collect();
+        assert_eq!(names.join(","), CSV_HEADER);
+        assert!(CSV_HEADER.starts_with(
+            "name,calls,total_ns,mean_ns,min_ns,max_ns,reversed,oversized,self_ns,unwound,wall_ns,cancelled"
+        ));
+        assert!(CSV_HEADER.ends_with(",p_self"));
+    }
+
+    #[test]
+    fn shown_columns_are_ordered_and_async_ones_only_when_needed() {
+        let mut r = Report::empty();
+        let labels = |r: &Report| shown(r).iter().map(|c| c.label).collect::<Vec<_>>();
+        assert_eq!(
+            labels(&r),
+            [
+                "name", "calls", "total", "%run", "self", "%self", "p_self", "mean", "min", "max",
+                "rejected"
+            ]
+        );
+        r.sites
+            .push(crate::export::test_site("f", SiteKind::AsyncFunction));
+        assert_eq!(labels(&r).last(), Some(&"cancelled"));
+    }
+
+    #[test]
+    fn cells_format_for_people_and_machines() {
+        assert_eq!(Cell::Share(1, 4).human(), "25.0%");
+        assert_eq!(Cell::Share(1, 0).machine(), "0.0000");
+        assert_eq!(Cell::Share(3, 4).machine(), "0.7500");
+        assert_eq!(Cell::Mean(f64::NAN).machine(), "0.0");
+        assert_eq!(Cell::Ns(1500).human(), "1.50 µs");
+        assert_eq!(Cell::Share(3, 4).sort_key(), 0.75);
+    }
+
+    #[test]
+    fn notes_name_each_event_once() {
+        let mut r = Report::empty();
+        assert!(notes(&r).is_empty());
+        r.run.clamped = 2;
+        r.run.carried = 1;
+        r.run.trace_dropped = 5;
+        r.run.complete = false;
+        let n = notes(&r);
+        assert_eq!(n.len(), 4, "{n:?}");
+        assert!(n[0].starts_with("2 call paths whose compensated"));
+        assert!(n[1].starts_with("1 call path measured shorter"));
+    }
+}

@@ -1,0 +1,280 @@
+//! The text report (stderr at exit, `.txt` files): the header, the site
+//! table rendered from the one table of site columns, the notes, and, on
+//! request, a caller/callee section per site and a per-thread breakdown.
+
+use super::columns::{self, Cell};
+use crate::report::{fmt_ns, ClockSource, Report, SiteStats, TextOptions};
+use std::borrow::Cow;
+use std::fmt::Write as _;
+use std::io;
+
+/// Widest name column of the text table; longer names are abbreviated
+/// there (files keep them whole).
+pub const NAME_WIDTH: usize = 72;
+
+impl Report {
+    /// The text report with default options (all rows, flat table).
+    pub fn to_text(&self) -> String {
+        self.text(&TextOptions::default())
+    }
+
+    /// The text report.
+    pub fn text(&self, opts: &TextOptions) -> String {
+        let mut s = String::new();
+        header(self, &mut s);
+        table(self, &mut s, opts);
+        for note in columns::notes(self) {
+            let _ = writeln!(s, "tickprof: {note}");
+        }
+        let shown = opts
+            .top
+            .map_or(self.sites.len(), |t| t.min(self.sites.len()));
+        if opts.tree {
+            sections(self, &mut s, &self.sites[..shown]);
+        }
+        if opts.threads {
+            threads(self, &mut s);
+        }
+        s
+    }
+
+    /// Writes the text report.
+    ///
+    /// # Errors
+    /// Any error of `w`.
+    pub fn write_text(&self, w: &mut dyn io::Write, opts: &TextOptions) -> io::Result<()> {
+        w.write_all(self.text(opts).as_bytes())
+    }
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+fn header(r: &Report, s: &mut String) {
+    let run = &r.run;
+    let _ = writeln!(
+        s,
+        "tickprof: {} site{} on {} thread{}, wall {}",
+        r.sites.len(),
+        plural(r.sites.len()),
+        run.threads,
+        plural(run.threads),
+        fmt_ns(run.wall_ns as f64)
+    );
+    if run.clock == ClockSource::Off {
+        return;
+    }
+    let inv = match run.invariant_tsc {
+        Some(true) => "yes",
+        Some(false) => "NO (ticks may not be comparable across cores or power states)",
+        None => "unknown",
+    };
+    let _ = writeln!(
+        s,
+        "tickprof: clock {} at {:.3} GHz ({}); invariant TSC: {}",
+        run.clock.label(),
+        run.frequency_hz / 1e9,
+        run.frequency_source,
+        inv
+    );
+    if run.overhead_call_ticks > 0.0 {
+        let _ = writeln!(
+            s,
+            "tickprof: overhead per marked call: {:.1} ns ({:.0} ticks) inside its own time, {:.1} ns ({:.0} ticks) seen by its caller ({}); instrumentation cost ≈ {:.1}% of the run",
+            run.overhead_inner_ns,
+            run.overhead_inner_ticks,
+            run.overhead_call_ns,
+            run.overhead_call_ticks,
+            run.calibration,
+            100.0 * run.overhead_share
+        );
+    }
+    let _ = writeln!(
+        s,
+        "tickprof: times are {}",
+        if run.compensated {
+            "compensated: the calibrated overhead is subtracted (TICKPROF_COMPENSATE=0 for raw)"
+        } else {
+            "raw: instrumentation overhead included"
+        }
+    );
+}
+
+fn table(r: &Report, s: &mut String, opts: &TextOptions) {
+    let shown = opts.top.map_or(r.sites.len(), |t| t.min(r.sites.len()));
+    let rows = &r.sites[..shown];
+    let cols = columns::shown(r);
+    let name_w = rows
+        .iter()
+        .map(|x| x.name.chars().count())
+        .max()
+        .unwrap_or(4)
+        .clamp(4, NAME_WIDTH);
+    let mut line = String::new();
+    for (i, c) in cols.iter().enumerate() {
+        if i == 0 {
+            let _ = write!(line, "{:<name_w$}", c.label);
+        } else {
+            let _ = write!(line, "  {:>w$}", c.label, w = c.width);
+        }
+    }
+    s.push_str(line.trim_end());
+    s.push('\n');
+    for x in rows {
+        line.clear();
+        for (i, c) in cols.iter().enumerate() {
+            let cell = columns::table_cell(c, x, r);
+            if i == 0 {
+                let _ = write!(line, "{:<name_w$}", fit(&x.name, name_w));
+            } else {
+                let v = cell.map_or_else(|| "-".to_owned(), |v: Cell<'_>| v.human());
+                let _ = write!(line, "  {:>w$}", v, w = c.width);
+            }
+        }
+        s.push_str(line.trim_end());
+        s.push('\n');
+    }
+    if shown < r.sites.len() {
+        let _ = writeln!(
+            s,
+            "tickprof: {} more site{} not shown (TICKPROF_TOP={})",
+            r.sites.len() - shown,
+            plural(r.sites.len() - shown),
+            shown
+        );
+    }
+}
+
+/// A name for one cell of the text table: on one line, at most `width`
+/// characters.
+fn fit(name: &str, width: usize) -> Cow<'_, str> {
+    let p = printable(name);
+    if p.chars().count() <= width {
+        return p;
+    }
+    let keep = width.saturating_sub(1);
+    let head = keep / 3;
+    let tail = keep - head;
+    let chars: Vec<char> = p.chars().collect();
+    let mut out: String = chars[..head].iter().collect();
+    out.push('…');
+    out.extend(&chars[chars.len() - tail..]);
+    Cow::Owned(out)
+}
+
+/// A name for one line of the text report: control characters (a newline
+/// in a custom name, say) become spaces so the table keeps its shape.
+pub(crate) fn printable(name: &str) -> Cow<'_, str> {
+    if name.chars().any(char::is_control) {
+        Cow::Owned(
+            name.chars()
+                .map(|c| if c.is_control() { ' ' } else { c })
+                .collect(),
+        )
+    } else {
+        Cow::Borrowed(name)
+    }
+}
+
+fn sections(r: &Report, s: &mut String, rows: &[SiteStats]) {
+    let wall = r.run.wall_ns.max(1) as f64;
+    for x in rows {
+        let accepted = x.calls - x.rejected();
+        let per = |ns: u64| {
+            if accepted == 0 {
+                0.0
+            } else {
+                ns as f64 / accepted as f64
+            }
+        };
+        let _ = writeln!(s, "\n== {} ({}:{})", printable(&x.name), x.file, x.line);
+        let _ = writeln!(
+            s,
+            "   calls {}   total {} ({:.1}% of run, {} per call)   self {} ({:.1}% of run, {} per call)",
+            x.calls,
+            fmt_ns(x.total_ns as f64),
+            100.0 * x.total_ns as f64 / wall,
+            fmt_ns(per(x.total_ns)),
+            fmt_ns(x.self_ns as f64),
+            100.0 * x.self_ns as f64 / wall,
+            fmt_ns(per(x.self_ns))
+        );
+        for (label, edges) in [("called by", &x.callers), ("calls    ", &x.callees)] {
+            for e in edges {
+                let _ = writeln!(
+                    s,
+                    "   {label}  {:<48} {:>10} calls  {:>10}",
+                    printable(&e.name),
+                    e.calls,
+                    fmt_ns(e.total_ns as f64)
+                );
+            }
+        }
+    }
+}
+
+fn threads(r: &Report, s: &mut String) {
+    for t in &r.threads {
+        let _ = writeln!(
+            s,
+            "\n-- thread {} (#{}{})",
+            printable(&t.name),
+            t.id,
+            if t.finished { ", finished" } else { "" }
+        );
+        for x in &t.sites {
+            let _ = writeln!(
+                s,
+                "   {:<56} {:>10} calls  total {:>10}  self {:>10}",
+                printable(&x.name),
+                x.calls,
+                fmt_ns(x.total_ns as f64),
+                fmt_ns(x.self_ns as f64)
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_names_stay_on_one_line() {
+        assert_eq!(printable("plain"), "plain");
+        assert_eq!(printable("two\nlines\ttab"), "two lines tab");
+    }
+
+    #[test]
+    fn long_names_are_abbreviated_to_the_column() {
+        let long = "a".repeat(50) + &"b".repeat(50);
+        let f = fit(&long, 20);
+        assert_eq!(f.chars().count(), 20);
+        assert!(f.starts_with('a') && f.ends_with('b') && f.contains('…'));
+        assert_eq!(fit("short", 20), "short");
+    }
+
+    #[test]
+    fn table_columns_line_up() {
+        let mut r = Report::empty();
+        r.sites
+            .push(crate::export::test_site("short", crate::SiteKind::Function));
+        r.sites.push(crate::export::test_site(
+            &"x".repeat(200),
+            crate::SiteKind::Function,
+        ));
+        let text = r.to_text();
+        let lines: Vec<&str> = text.lines().skip(1).take(3).collect();
+        let width = |l: &str| l.chars().count();
+        assert_eq!(width(lines[1]), width(lines[2]), "{text}");
+        assert!(
+            lines[0].starts_with("name") && lines[0].contains("p_self"),
+            "{text}"
+        );
+    }
+}

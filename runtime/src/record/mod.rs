@@ -1,0 +1,25 @@
+//! The hot path: per-thread calling-context trees, written by guards.
+//!
+//! - [`node`]: one tree node, its counters and its child cache;
+//! - [`arena`]: a thread's nodes, in segments that never move;
+//! - [`stack`]: the thread's shadow stack (owns its `unsafe`);
+//! - [`guard`]: `Guard`, detached guards, async polls;
+//! - [`future`]: the future wrapper of `#[profile] async fn`;
+//! - [`trace`]: per-thread trace buffers;
+//! - [`registry`]: live and finished threads, and the capture a report
+//!   starts from.
+//!
+//! Only the owning thread writes a node (relaxed load + store, no locked
+//! instruction); the report reads every arena at any time with relaxed
+//! loads. When a thread exits, its tree is merged into the finished
+//! threads' data, so nothing it recorded is lost.
+
+pub(crate) mod arena;
+pub(crate) mod future;
+pub(crate) mod guard;
+pub(crate) mod node;
+pub(crate) mod registry;
+pub(crate) mod stack;
+pub(crate) mod trace;
+
+pub(crate) use registry::{capture, reset_all, Capture};

@@ -1,0 +1,390 @@
+//! The calling thread's shadow stack of tree nodes: one type,
+//! [`ThreadState`], owns its raw pointers and their `unsafe`.
+//!
+//! Each new call finds its parent on top of the stack; the parent's
+//! one-entry cache (last child site → child node) makes the child lookup a
+//! compare in the common case, and a hash map owned by the thread finds or
+//! creates the node otherwise. The state is const-initialised and set up on
+//! the thread's first marked call, which also registers its teardown at
+//! thread exit, so the hot path's thread-local has no destructor and no
+//! state check.
+
+use super::arena::Arena;
+use super::node::{bump, Node};
+use super::registry;
+use crate::site::CallSite;
+use crate::switches::{MAX_NODES, RECORDED_ANY, RECORDING};
+use crate::tree::{OVERFLOW_NESTED, OVERFLOW_OUTER};
+use core::sync::atomic::Ordering;
+use std::cell::Cell;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// Off the hot path (new tree nodes only): notes that the program made a
+/// marked call, so the exit report is due.
+fn note_recorded(site: &'static CallSite) {
+    if !site.is_internal() {
+        RECORDED_ANY.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Owner-thread-only lookup tables, off the hot path.
+struct Maps {
+    children: HashMap<(u32, usize), *const Node>,
+    overflow: HashMap<(usize, bool), *const Node>,
+}
+
+/// The calling thread's profiler state. Const-initialised; set up on the
+/// first marked call.
+pub(super) struct ThreadState {
+    arena: Cell<*const Arena>,
+    depth: Cell<usize>,
+    stack: Cell<*mut *const Node>,
+    cap: Cell<usize>,
+    maps: Cell<*mut Maps>,
+    busy: Cell<bool>,
+    /// Set when the thread's exit tore the state down.
+    dead: Cell<bool>,
+}
+
+/// The shadow stack of a torn-down state: one null frame, only ever read
+/// (the state's capacity is 0, so nothing is pushed on it).
+struct DeadStack([*const Node; 1]);
+
+// SAFETY: the array is never written; a null pointer is shareable.
+unsafe impl Sync for DeadStack {}
+
+static DEAD_STACK: DeadStack = DeadStack([core::ptr::null()]);
+
+/// Tears the calling thread's state down when the thread exits. Its
+/// destructor is registered by the first marked call on the thread (`setup`),
+/// so the hot path's thread-local has no destructor and no state check.
+struct ThreadExit;
+
+impl Drop for ThreadExit {
+    fn drop(&mut self) {
+        STATE.with(ThreadState::teardown);
+    }
+}
+
+thread_local! {
+    pub(super) static STATE: ThreadState = const {
+        ThreadState {
+            arena: Cell::new(core::ptr::null()),
+            depth: Cell::new(0),
+            stack: Cell::new(core::ptr::null_mut()),
+            cap: Cell::new(0),
+            maps: Cell::new(core::ptr::null_mut()),
+            busy: Cell::new(false),
+            dead: Cell::new(false),
+        }
+    };
+    static EXIT: ThreadExit = const { ThreadExit };
+}
+
+impl ThreadState {
+    /// Pushes a frame for `site`; returns the node and the frame's depth.
+    #[inline(always)]
+    pub(super) fn push(&self, site: &'static CallSite) -> Option<(*const Node, usize)> {
+        let depth = self.depth.get();
+        let next = depth + 1;
+        if next >= self.cap.get() {
+            return self.push_cold(site);
+        }
+        let stack = self.stack.get();
+        // SAFETY: `stack` holds `cap` initialised slots (see `grow`) and
+        // `depth < next < cap`; only this thread touches it.
+        let parent = unsafe { *stack.add(depth) };
+        // SAFETY: every stacked pointer is a node of this thread's arena,
+        // which outlives the state.
+        let parent_ref = unsafe { &*parent };
+        let site_ptr = (site as *const CallSite).cast_mut();
+        let node = if parent_ref.mru_site.load(Ordering::Relaxed) == site_ptr {
+            parent_ref.mru_child.load(Ordering::Relaxed).cast_const()
+        } else {
+            self.lookup(parent_ref, site)?
+        };
+        // SAFETY: `next < cap`, as above.
+        unsafe { *stack.add(next) = node };
+        self.depth.set(next);
+        Some((node, next))
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn push_cold(&self, site: &'static CallSite) -> Option<(*const Node, usize)> {
+        if self.busy.get() {
+            self.note_reentrant();
+            return None;
+        }
+        if self.dead.get() || !RECORDING.load(Ordering::Relaxed) {
+            return None;
+        }
+        self.busy.set(true);
+        let ok = if self.arena.get().is_null() {
+            self.setup()
+        } else {
+            self.grow()
+        };
+        self.busy.set(false);
+        if ok {
+            self.push(site)
+        } else {
+            None
+        }
+    }
+
+    /// Whether the thread's exit tore this state down.
+    pub(super) fn is_dead(&self) -> bool {
+        self.dead.get()
+    }
+
+    /// The thread's arena, once set up and until torn down.
+    pub(super) fn arena(&self) -> Option<&Arena> {
+        let arena = self.arena.get();
+        // SAFETY: a non-null arena pointer is an `Arc` this state owns until
+        // `teardown`, which nulls it first.
+        unsafe { arena.as_ref() }
+    }
+
+    fn note_reentrant(&self) {
+        let arena = self.arena.get();
+        if !arena.is_null() {
+            // SAFETY: a non-null arena pointer is an `Arc` this state owns.
+            bump(unsafe { &(*arena).reentrant }, 1);
+        }
+    }
+
+    /// First marked call on this thread: create the arena, root and stack.
+    fn setup(&self) -> bool {
+        // Register the teardown at thread exit. If the thread is already
+        // exiting (a marked call from another thread-local's destructor),
+        // never set up: such calls are recorded detached.
+        if EXIT.try_with(|_| {}).is_err() {
+            self.dead.set(true);
+            self.stack.set(DEAD_STACK.0.as_ptr().cast_mut());
+            return false;
+        }
+        let current = std::thread::current();
+        let name = current
+            .name()
+            .map_or_else(|| format!("{:?}", current.id()), str::to_owned);
+        let arena = registry::new_thread(name);
+        let Some(root) = arena.push(None, u32::MAX, 0) else {
+            return false;
+        };
+        let maps = Box::new(Maps {
+            children: HashMap::new(),
+            overflow: HashMap::new(),
+        });
+        self.maps.set(Box::into_raw(maps));
+        self.arena.set(Arc::into_raw(arena));
+        const INITIAL_DEPTH: usize = 64;
+        let mut v: Vec<*const Node> = vec![root; INITIAL_DEPTH];
+        let p = v.as_mut_ptr();
+        core::mem::forget(v);
+        self.stack.set(p);
+        self.cap.set(INITIAL_DEPTH);
+        self.depth.set(0);
+        true
+    }
+
+    /// Doubles the shadow stack.
+    fn grow(&self) -> bool {
+        let cap = self.cap.get();
+        let old = self.stack.get();
+        let new_cap = cap * 2;
+        let mut v: Vec<*const Node> = Vec::with_capacity(new_cap);
+        // SAFETY: `old` has `cap` initialised slots.
+        v.extend_from_slice(unsafe { core::slice::from_raw_parts(old, cap) });
+        let root = v[0];
+        v.resize(new_cap, root);
+        let p = v.as_mut_ptr();
+        core::mem::forget(v);
+        self.stack.set(p);
+        self.cap.set(new_cap);
+        // SAFETY: `old` came from a `Vec` with length and capacity `cap`.
+        drop(unsafe { Vec::from_raw_parts(old, cap, cap) });
+        true
+    }
+
+    /// Finds or creates the child of `parent` for `site`.
+    #[cold]
+    #[inline(never)]
+    fn lookup(&self, parent: &Node, site: &'static CallSite) -> Option<*const Node> {
+        if self.busy.get() {
+            self.note_reentrant();
+            return None;
+        }
+        self.busy.set(true);
+        let node = self.lookup_inner(parent, site);
+        self.busy.set(false);
+        node
+    }
+
+    fn lookup_inner(&self, parent: &Node, site: &'static CallSite) -> Option<*const Node> {
+        // SAFETY: set up before any frame can exist; owned by this state and
+        // only touched here while `busy` excludes re-entry.
+        let maps = unsafe { &mut *self.maps.get() };
+        // SAFETY: as in `note_reentrant`.
+        let arena = unsafe { &*self.arena.get() };
+        let site_ptr = (site as *const CallSite).cast_mut();
+        let parent_index = parent.index.load(Ordering::Relaxed);
+        let is_overflow_parent = parent.flags.load(Ordering::Relaxed) != 0;
+        if !is_overflow_parent {
+            if let Some(&node) = maps.children.get(&(parent_index, site_ptr as usize)) {
+                parent.mru_site.store(site_ptr, Ordering::Relaxed);
+                parent.mru_child.store(node.cast_mut(), Ordering::Relaxed);
+                return Some(node);
+            }
+            if arena.len() < MAX_NODES.load(Ordering::Relaxed) {
+                note_recorded(site);
+                let node = arena.push(Some(site), parent_index, 0)?;
+                maps.children
+                    .insert((parent_index, site_ptr as usize), node);
+                parent.mru_site.store(site_ptr, Ordering::Relaxed);
+                parent.mru_child.store(node.cast_mut(), Ordering::Relaxed);
+                return Some(node);
+            }
+        }
+        // The tree is full (or the parent is an overflow node, whose path is
+        // unknown): use the per-site overflow node, outer or nested.
+        let nested = self.site_on_stack(site_ptr);
+        let node = match maps.overflow.get(&(site_ptr as usize, nested)) {
+            Some(&n) => n,
+            None => {
+                note_recorded(site);
+                let flags = if nested {
+                    OVERFLOW_NESTED
+                } else {
+                    OVERFLOW_OUTER
+                };
+                let n = arena.push(Some(site), 0, flags)?;
+                maps.overflow.insert((site_ptr as usize, nested), n);
+                n
+            }
+        };
+        if !is_overflow_parent {
+            maps.children
+                .insert((parent_index, site_ptr as usize), node);
+            parent.mru_site.store(site_ptr, Ordering::Relaxed);
+            parent.mru_child.store(node.cast_mut(), Ordering::Relaxed);
+        }
+        Some(node)
+    }
+
+    /// Whether an activation of `site` is open on this thread's stack.
+    fn site_on_stack(&self, site: *mut CallSite) -> bool {
+        let stack = self.stack.get();
+        (1..=self.depth.get()).rev().any(|d| {
+            // SAFETY: `d <= depth < cap`; stacked pointers are arena nodes.
+            let node = unsafe { &**stack.add(d) };
+            node.site.load(Ordering::Relaxed) == site
+        })
+    }
+
+    /// Pops the guard's frame and records its delta.
+    #[inline(always)]
+    pub(super) fn pop(&self, depth: usize, node: *const Node, start: u64, end: u64) {
+        if !self.pop_frame(depth, node) {
+            if depth == super::guard::DETACHED {
+                // SAFETY: a detached guard's `node` holds its `&'static CallSite`.
+                super::guard::record_detached(unsafe { &*node.cast::<CallSite>() }, start, end);
+            }
+            return;
+        }
+        // SAFETY: `node` was handed out by this thread's arena, which is
+        // alive: the state is not torn down (`pop_frame` said so).
+        let node = unsafe { &*node };
+        node.record(end.wrapping_sub(start));
+        if crate::switches::tracing() {
+            self.trace(node, start, end);
+        }
+    }
+
+    /// Appends one event to this thread's trace buffer.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn trace(&self, node: &Node, start: u64, end: u64) {
+        let arena = self.arena.get();
+        if let (false, Some(site)) = (arena.is_null(), node.site()) {
+            // SAFETY: as in `note_reentrant`.
+            unsafe { &*arena }.trace.record(site, start, end);
+        }
+    }
+
+    /// Pops the frame at `depth`, resynchronising if it is not on top.
+    /// Returns whether the call is to be recorded on `node`.
+    #[inline(always)]
+    pub(super) fn pop_frame(&self, depth: usize, node: *const Node) -> bool {
+        let top = self.depth.get();
+        let stack = self.stack.get();
+        // SAFETY: `top < cap` holds for the current depth while the state is
+        // set up; torn down, `stack` is `DEAD_STACK` and `top` is 0.
+        let top_node = unsafe { *stack.add(top) };
+        if top == depth && top_node == node {
+            self.depth.set(top - 1);
+            true
+        } else {
+            self.resync(depth, node)
+        }
+    }
+
+    /// A guard dropped out of LIFO order.
+    #[cold]
+    #[inline(never)]
+    fn resync(&self, depth: usize, node: *const Node) -> bool {
+        if depth == super::guard::DETACHED {
+            return false;
+        }
+        if self.dead.get() {
+            // Begun on a stack that the thread's exit has since torn down.
+            registry::note_lost();
+            return false;
+        }
+        let top = self.depth.get();
+        // SAFETY: as in `note_reentrant`.
+        let arena = unsafe { &*self.arena.get() };
+        let stack = self.stack.get();
+        // SAFETY: `depth <= top < cap` is checked first.
+        if depth >= 1 && depth <= top && unsafe { *stack.add(depth) } == node {
+            // Deeper frames were never closed (leaked or moved guards): pop
+            // them with this one.
+            bump(&arena.resynced, (top - depth) as u64);
+            self.depth.set(depth - 1);
+        } else {
+            // This frame was popped already: keep the measured call, leave
+            // the stack alone.
+            bump(&arena.orphaned, 1);
+        }
+        true
+    }
+}
+
+impl ThreadState {
+    /// At thread exit: merge this thread's tree into the finished threads'
+    /// data, free the state, and leave it dead (later marked calls on this
+    /// thread are recorded detached).
+    fn teardown(&self) {
+        self.dead.set(true);
+        let arena = self.arena.replace(core::ptr::null());
+        if arena.is_null() {
+            return;
+        }
+        // SAFETY: created by `Arc::into_raw` in `setup`, released once here.
+        let arena = unsafe { Arc::from_raw(arena) };
+        registry::finish_thread(&arena);
+        let maps = self.maps.replace(core::ptr::null_mut());
+        if !maps.is_null() {
+            // SAFETY: created by `Box::into_raw` in `setup`, released once.
+            drop(unsafe { Box::from_raw(maps) });
+        }
+        let stack = self.stack.replace(DEAD_STACK.0.as_ptr().cast_mut());
+        let cap = self.cap.replace(0);
+        self.depth.set(0);
+        if !stack.is_null() {
+            // SAFETY: from a `Vec` with length and capacity `cap`.
+            drop(unsafe { Vec::from_raw_parts(stack, cap, cap) });
+        }
+    }
+}

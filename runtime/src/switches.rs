@@ -40,7 +40,8 @@ pub(crate) fn set_tracing(on: bool) {
     TRACE_ON.store(on, Ordering::Relaxed);
 }
 
-/// Whether calls are traced.
+/// Whether calls are traced (read on the hot path).
+#[inline(always)]
 pub(crate) fn tracing() -> bool {
     TRACE_ON.load(Ordering::Relaxed)
 }

@@ -1,0 +1,240 @@
+//! Per-node figures (raw ticks, raw and compensated nanoseconds) and the
+//! per-site sums derived from them. See the parent module for the
+//! invariants these functions guarantee.
+
+use crate::calibrate::Calibration;
+use crate::site::CallSite;
+use crate::tree::{site_key, Tree};
+use std::collections::HashMap;
+
+/// Per-node figures of one tree, in ticks.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Figures {
+    pub total: Vec<u64>,
+    pub self_: Vec<u64>,
+    /// Nodes whose own figure was below zero (compensated) and set to 0.
+    pub clamped: u64,
+    /// Nodes raised to the sum of their children's totals.
+    pub carried: u64,
+}
+
+/// Totals and selves from each node's own figure (`own[i]`, may be
+/// negative), bottom-up; see the module docs.
+pub(crate) fn figures(tree: &Tree, children: &[Vec<u32>], own: &[f64]) -> Figures {
+    let n = tree.nodes.len();
+    let mut f = Figures {
+        total: vec![0; n],
+        self_: vec![0; n],
+        ..Figures::default()
+    };
+    // Parents come before their children: walk backwards.
+    for i in (0..n).rev() {
+        let kids: u64 = children[i].iter().map(|&c| f.total[c as usize]).sum();
+        let mut mine = own[i];
+        if mine < 0.0 {
+            if tree.nodes[i].acc.ticks > 0 {
+                f.clamped += 1;
+            }
+            mine = 0.0;
+        }
+        let mine = mine.round() as u64;
+        if kids > mine && i > 0 {
+            f.carried += 1;
+        }
+        f.total[i] = mine.max(kids);
+        f.self_[i] = f.total[i] - kids;
+    }
+    f
+}
+
+/// Marked calls made beneath each node (its regular descendants' calls).
+pub(crate) fn calls_below(tree: &Tree, children: &[Vec<u32>]) -> Vec<u64> {
+    let n = tree.nodes.len();
+    let mut below = vec![0u64; n];
+    for i in (0..n).rev() {
+        below[i] = children[i]
+            .iter()
+            .map(|&c| below[c as usize] + tree.nodes[c as usize].acc.calls)
+            .sum();
+    }
+    below
+}
+
+/// Each node's own compensated figure: its ticks less its own inner cost
+/// per accepted call (at most its shortest call, since the inner cost is
+/// inside every measured call) and the caller-side cost of every marked
+/// call beneath it.
+pub(crate) fn compensated_own(tree: &Tree, below: &[u64], cal: &Calibration) -> Vec<f64> {
+    tree.nodes
+        .iter()
+        .zip(below)
+        .map(|(node, &b)| {
+            let a = &node.acc;
+            let inner = cal.inner_ticks.min(a.min_or_zero() as f64);
+            a.ticks as f64 - a.accepted() as f64 * inner - b as f64 * cal.call_ticks
+        })
+        .collect()
+}
+
+/// The same figures converted to nanoseconds: totals rounded down (so the
+/// children's totals still sum to at most the parent's), selves recomputed
+/// as the total less the children's.
+pub(crate) fn in_ns(fig: &Figures, children: &[Vec<u32>], ns_per_tick: f64) -> Figures {
+    let total: Vec<u64> = fig
+        .total
+        .iter()
+        .map(|&t| (t as f64 * ns_per_tick).floor() as u64)
+        .collect();
+    let self_ = (0..total.len())
+        .map(|i| {
+            let kids: u64 = children[i].iter().map(|&c| total[c as usize]).sum();
+            total[i].saturating_sub(kids)
+        })
+        .collect();
+    Figures {
+        total,
+        self_,
+        ..*fig
+    }
+}
+
+/// Raw and compensated figures of one tree.
+pub(crate) struct TreeFigures {
+    pub nested: Vec<bool>,
+    pub below: Vec<u64>,
+    /// Raw, in ticks.
+    pub ticks: Figures,
+    /// Raw, in nanoseconds.
+    pub raw: Figures,
+    /// Compensated (raw without calibration), in nanoseconds.
+    pub comp: Figures,
+}
+
+pub(crate) fn tree_figures(
+    tree: &Tree,
+    cal: Option<&Calibration>,
+    ns_per_tick: f64,
+) -> TreeFigures {
+    let children = tree.children();
+    let nested = tree.nested(&children);
+    let below = calls_below(tree, &children);
+    let raw_own: Vec<f64> = tree.nodes.iter().map(|n| n.acc.ticks as f64).collect();
+    let ticks = figures(tree, &children, &raw_own);
+    let raw = in_ns(&ticks, &children, ns_per_tick);
+    let comp = match cal {
+        Some(c) => {
+            let comp = figures(tree, &children, &compensated_own(tree, &below, c));
+            in_ns(&comp, &children, ns_per_tick)
+        }
+        None => raw.clone(),
+    };
+    TreeFigures {
+        nested,
+        below,
+        ticks,
+        raw,
+        comp,
+    }
+}
+
+/// A figure three ways: raw ticks, raw and compensated nanoseconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Trio {
+    pub ticks: u64,
+    pub raw: u64,
+    pub comp: u64,
+}
+
+impl Trio {
+    fn add(&mut self, f: &TreeFigures, i: usize, total: bool) {
+        let pick = |x: &Figures| if total { x.total[i] } else { x.self_[i] };
+        self.ticks += pick(&f.ticks);
+        self.raw += pick(&f.raw);
+        self.comp += pick(&f.comp);
+    }
+
+    fn add_trio(&mut self, o: Trio) {
+        self.ticks += o.ticks;
+        self.raw += o.raw;
+        self.comp += o.comp;
+    }
+
+    /// Nanoseconds, compensated or raw.
+    pub(crate) fn ns(self, compensated: bool) -> u64 {
+        if compensated {
+            self.comp
+        } else {
+            self.raw
+        }
+    }
+}
+
+/// One site's sums over a tree.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Flat {
+    /// Counters over every node (ticks and wall over outermost ones only).
+    pub acc: crate::counters::Acc,
+    /// Over the outermost nodes.
+    pub total: Trio,
+    /// Over the regular nodes.
+    pub self_: Trio,
+    /// Every node's total (each activation's own duration), for the mean.
+    pub every: Trio,
+    /// Marked calls beneath the site's nodes.
+    pub below: u64,
+    /// caller site key (0 = thread root) → (calls, time over outermost nodes)
+    pub callers: HashMap<usize, (u64, Trio)>,
+    /// callee site key → (calls, time)
+    pub callees: HashMap<usize, (u64, Trio)>,
+}
+
+/// Sums a tree into per-site figures, internal sites left out.
+pub(crate) fn flatten(tree: &Tree, f: &TreeFigures) -> HashMap<usize, (&'static CallSite, Flat)> {
+    let mut out: HashMap<usize, (&'static CallSite, Flat)> = HashMap::new();
+    for (i, n) in tree.nodes.iter().enumerate() {
+        let Some(site) = n.site.filter(|s| !s.is_internal()) else {
+            continue;
+        };
+        let e = &mut out
+            .entry(site_key(Some(site)))
+            .or_insert_with(|| (site, Flat::default()))
+            .1;
+        let mut a = n.acc;
+        let outer = !f.nested[i];
+        if outer {
+            e.total.add(f, i, true);
+        } else {
+            a.ticks = 0;
+            a.wall = 0;
+        }
+        e.acc.add(&a);
+        e.every.add(f, i, true);
+        e.below += f.below[i];
+        if n.is_regular() {
+            e.self_.add(f, i, false);
+            let caller = site_key(tree.nodes[n.parent as usize].site);
+            let edge = e.callers.entry(caller).or_default();
+            edge.0 += n.acc.calls;
+            if outer {
+                edge.1.add(f, i, true);
+            }
+        }
+    }
+    // Callees mirror callers.
+    let edges: Vec<(usize, usize, u64, Trio)> = out
+        .iter()
+        .flat_map(|(&callee, (_, fl))| {
+            fl.callers
+                .iter()
+                .map(move |(&caller, &(c, t))| (caller, callee, c, t))
+        })
+        .collect();
+    for (caller, callee, c, t) in edges {
+        if let Some((_, fl)) = out.get_mut(&caller) {
+            let e = fl.callees.entry(callee).or_default();
+            e.0 += c;
+            e.1.add_trio(t);
+        }
+    }
+    out
+}

@@ -1,0 +1,134 @@
+//! The HTML page's per-site sections (callers and callees) and its
+//! thread table.
+
+use super::{pct, push_bar, push_esc, push_name};
+use crate::report::{fmt_ns, Edge, Report, SiteStats};
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+/// One site's section, on one line.
+pub(super) fn section(
+    out: &mut String,
+    report: &Report,
+    i: usize,
+    s: &SiteStats,
+    links: &HashMap<&str, usize>,
+) {
+    let wall = report.run.wall_ns;
+    let _ = write!(out, "<section id=\"s{i}\" class=\"fn\"><h3>");
+    push_esc(out, &s.name);
+    out.push_str("</h3><p class=\"where\">");
+    if s.function != s.name && !s.function.is_empty() {
+        out.push_str("in <code>");
+        push_esc(out, &s.function);
+        out.push_str("</code> · ");
+    }
+    push_esc(out, &s.file);
+    let _ = write!(out, ":{}", s.line);
+    if s.column > 0 {
+        let _ = write!(out, ":{}", s.column);
+    }
+    let _ = write!(out, " · {:?}</p>", s.kind);
+    let accepted = s.calls.saturating_sub(s.rejected());
+    let per = |ns: u64| {
+        if accepted == 0 {
+            0.0
+        } else {
+            ns as f64 / accepted as f64
+        }
+    };
+    let _ = write!(
+        out,
+        "<p class=\"stats\">{} calls · total <b>{}</b> ({:.1}% of run, {} per call) · self <b>{}</b> ({:.1}% of run, {} per call) · min {} · max {}",
+        s.calls,
+        fmt_ns(s.total_ns as f64),
+        pct(s.total_ns, wall),
+        fmt_ns(per(s.total_ns)),
+        fmt_ns(s.self_ns as f64),
+        pct(s.self_ns, wall),
+        fmt_ns(per(s.self_ns)),
+        fmt_ns(s.min_ns as f64),
+        fmt_ns(s.max_ns as f64),
+    );
+    if s.rejected() > 0 {
+        let _ = write!(
+            out,
+            " · rejected {} ({} reversed, {} oversized)",
+            s.rejected(),
+            s.reversed,
+            s.oversized
+        );
+    }
+    if s.unwound > 0 {
+        let _ = write!(out, " · unwound {}", s.unwound);
+    }
+    if s.wall_ns > 0 {
+        let _ = write!(
+            out,
+            " · wall {} (first poll to completion)",
+            fmt_ns(s.wall_ns as f64)
+        );
+    }
+    if s.cancelled > 0 {
+        let _ = write!(out, " · cancelled {}", s.cancelled);
+    }
+    out.push_str("</p><table class=\"edges\"><thead><tr><th>called by</th><th>calls</th><th>time</th><th>share of this site's total</th></tr></thead><tbody>");
+    if s.callers.is_empty() {
+        out.push_str("<tr><td class=\"x\">no recorded caller</td><td></td><td></td><td></td></tr>");
+    }
+    for e in &s.callers {
+        push_edge(out, e, s.total_ns, links);
+    }
+    out.push_str("</tbody></table><table class=\"edges\"><thead><tr><th>calls into</th><th>calls</th><th>time</th><th>share of this site's total</th></tr></thead><tbody>");
+    let _ = write!(
+        out,
+        "<tr><td class=\"x\">(self)</td><td></td><td>{}</td>",
+        fmt_ns(s.self_ns as f64)
+    );
+    push_bar(out, s.self_ns, s.total_ns);
+    out.push_str("</tr>");
+    for e in &s.callees {
+        push_edge(out, e, s.total_ns, links);
+    }
+    out.push_str("</tbody></table><p class=\"up\"><a href=\"#sites\">↑ table</a></p></section>");
+}
+
+/// One caller or callee row: linked name, calls, time, share of `total`.
+fn push_edge(out: &mut String, e: &Edge, total: u64, links: &HashMap<&str, usize>) {
+    out.push_str("<tr><td>");
+    push_name(out, &e.name, links);
+    let _ = write!(
+        out,
+        "</td><td>{}</td><td>{}</td>",
+        e.calls,
+        fmt_ns(e.total_ns as f64)
+    );
+    push_bar(out, e.total_ns, total);
+    out.push_str("</tr>");
+}
+
+pub(super) fn threads(out: &mut String, report: &Report, links: &HashMap<&str, usize>) {
+    out.push_str("<h2 id=\"threads\">Threads</h2>\n<table class=\"edges\"><thead><tr><th>thread</th><th>sites</th><th>calls</th><th>self time</th><th>most self time in</th></tr></thead><tbody>\n");
+    for t in &report.threads {
+        out.push_str("<tr><td>");
+        push_esc(out, &t.name);
+        let _ = write!(out, " <span class=\"x\">#{}", t.id);
+        if t.finished {
+            out.push_str(", finished");
+        }
+        let calls: u64 = t.sites.iter().map(|s| s.calls).sum();
+        let self_ns: u64 = t.sites.iter().map(|s| s.self_ns).sum();
+        let _ = write!(
+            out,
+            "</span></td><td>{}</td><td>{}</td><td>{}</td><td>",
+            t.sites.len(),
+            calls,
+            fmt_ns(self_ns as f64)
+        );
+        if let Some(top) = t.sites.iter().max_by_key(|s| s.self_ns) {
+            push_name(out, &top.name, links);
+        }
+        out.push_str("</td></tr>\n");
+    }
+    out.push_str("</tbody></table>\n");
+}

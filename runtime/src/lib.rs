@@ -15,6 +15,7 @@ mod config;
 pub mod export;
 #[cfg(feature = "enabled")]
 mod future;
+mod naming;
 mod report;
 #[cfg(feature = "enabled")]
 mod runtime;

@@ -555,59 +555,148 @@ fn is_placeholder(arg: &str) -> bool {
 /// Fits `name` into `max_chars` characters for a text column.
 ///
 /// Returns `name` itself when it fits. Otherwise keeps the start (the
-/// crate) and the end (the type and method) and replaces the middle with
-/// `…`: whole `::` segments when the first segment and the last still fit
-/// (`myapp::…::Parser::next_token`, as many trailing segments as fit, then
-/// as many leading ones), else characters (`myapp::pa…xt_token`). Counts
-/// `char`s, never splits one, and the result has at most `max_chars` of
-/// them (none when `max_chars` is 0). The full name belongs in files
-/// (CSV, JSON, HTML); this is for the terminal table only.
-// Used by the text and CSV writers once they are wired to it.
+/// crate) and the end (the method) and puts `…` in place of the middle:
+///
+/// 1. Whole path segments when that fits: one run of consecutive segments
+///    between the first and the last, each a plain identifier (not
+///    `Type as Trait>` or `Vec<u8>`), so brackets stay balanced. The run
+///    that ends earliest is chosen, and of those the shortest, keeping the
+///    segments nearest the method: `myapp::…::Parser::next_token`,
+///    `<semver::…::Version as FromStr>::from_str`.
+/// 2. Else every such run, then characters from the middle of what is left
+///    (a third of the room for the start, the rest for the end):
+///    `myapp::pa…ng_method_name`.
+///
+/// Counts `char`s and never splits one; the result has at most `max_chars`
+/// of them (is empty when `max_chars` is 0). For the text table only: the
+/// files (CSV, JSON, HTML) carry the full name.
+// Used by the text writer once it is wired to it.
 #[allow(dead_code)]
 pub(crate) fn abbreviate(name: &str, max_chars: usize) -> Cow<'_, str> {
-    const ELLIPSIS: char = '…';
-    const ELIDED_SEGMENTS: &str = "::…::";
-    let total = name.chars().count();
-    if total <= max_chars {
+    if name.chars().count() <= max_chars {
         return Cow::Borrowed(name);
     }
-    if max_chars == 0 {
-        return Cow::Owned(String::new());
-    }
     let segments: Vec<&str> = name.split("::").collect();
-    let width = |parts: &[&str]| -> usize {
-        parts.iter().map(|s| s.chars().count()).sum::<usize>() + 2 * parts.len().saturating_sub(1)
+    if let Some(shorter) = elide_segments(&segments, max_chars) {
+        return Cow::Owned(shorter);
+    }
+    let runs = plain_runs(&segments);
+    let all_runs_elided = if runs.is_empty() {
+        name.to_owned()
+    } else {
+        join_eliding(&segments, &runs)
     };
-    let elided = ELIDED_SEGMENTS.chars().count();
-    if segments.len() >= 3 {
-        let n = segments.len();
-        // Most trailing segments first, with the first segment.
-        let fitting_tail = (1..n - 1).rev().find(|&tail| {
-            width(&segments[..1]) + elided + width(&segments[n - tail..]) <= max_chars
-        });
-        if let Some(tail) = fitting_tail {
-            let mut head = 1;
-            while head + tail < n - 1
-                && width(&segments[..head + 1]) + elided + width(&segments[n - tail..]) <= max_chars
-            {
-                head += 1;
+    Cow::Owned(elide_chars(&all_runs_elided, max_chars))
+}
+
+/// The ellipsis that stands for what was left out.
+const ELLIPSIS: char = '…';
+
+/// Whether a segment can be left out without unbalancing brackets (an
+/// identifier or a `{{closure}}`).
+fn is_plain(segment: &str) -> bool {
+    !segment.is_empty()
+        && !segment
+            .chars()
+            .any(|c| c.is_whitespace() || matches!(c, '<' | '>' | '(' | ')' | '[' | ']'))
+}
+
+/// The maximal runs `[start, end)` of plain segments strictly between the
+/// first and the last segment.
+fn plain_runs(segments: &[&str]) -> Vec<(usize, usize)> {
+    let mut runs = Vec::new();
+    let mut start = None;
+    for (i, segment) in segments
+        .iter()
+        .enumerate()
+        .take(segments.len().saturating_sub(1))
+        .skip(1)
+    {
+        match (is_plain(segment), start) {
+            (true, None) => start = Some(i),
+            (false, Some(s)) => {
+                runs.push((s, i));
+                start = None;
             }
-            let out = format!(
-                "{}{ELIDED_SEGMENTS}{}",
-                segments[..head].join("::"),
-                segments[n - tail..].join("::")
-            );
-            return Cow::Owned(out);
+            _ => {}
         }
     }
-    // Characters: a third of the room for the start, the rest for the end.
-    let room = max_chars - 1;
+    if let Some(s) = start {
+        runs.push((s, segments.len() - 1));
+    }
+    runs
+}
+
+/// Step 1 of [`abbreviate`]: one run of plain segments replaced by `…`.
+fn elide_segments(segments: &[&str], max_chars: usize) -> Option<String> {
+    // prefix[i]: chars of segments[..i] with their `::` separators.
+    let mut prefix = Vec::with_capacity(segments.len() + 1);
+    prefix.push(0usize);
+    for segment in segments {
+        prefix.push(prefix.last().copied().unwrap_or(0) + segment.chars().count() + 2);
+    }
+    let total = prefix.last().copied().unwrap_or(0).saturating_sub(2);
+    // Leaving out segments [i, j) (j > i) removes their chars and the `::`
+    // between them, and adds one `…`.
+    let shown = |i: usize, j: usize| total - (prefix[j] - prefix[i] - 2) + 1;
+    let mut best: Option<(usize, usize)> = None;
+    for (start, end) in plain_runs(segments) {
+        for j in start + 1..=end {
+            if best.is_some_and(|(_, bj)| bj <= j) {
+                break;
+            }
+            // Fewer chars are shown the longer the run: if the whole run up
+            // to j is too long, every shorter one is.
+            if shown(start, j) > max_chars {
+                continue;
+            }
+            // The latest start that fits is the shortest run ending at j.
+            if let Some(i) = (start..j).rev().find(|&i| shown(i, j) <= max_chars) {
+                best = Some((i, j));
+                break;
+            }
+        }
+    }
+    best.map(|run| join_eliding(segments, &[run]))
+}
+
+/// The segments joined by `::`, each run `[start, end)` replaced by `…`.
+fn join_eliding(segments: &[&str], runs: &[(usize, usize)]) -> String {
+    let mut out = String::new();
+    let mut i = 0;
+    while i < segments.len() {
+        if i > 0 {
+            out.push_str("::");
+        }
+        match runs.iter().find(|&&(start, _)| start == i) {
+            Some(&(_, end)) => {
+                out.push(ELLIPSIS);
+                i = end;
+            }
+            None => {
+                out.push_str(segments[i]);
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+/// Step 2 of [`abbreviate`]: the middle characters replaced by `…`.
+fn elide_chars(name: &str, max_chars: usize) -> String {
+    let total = name.chars().count();
+    if total <= max_chars {
+        return name.to_owned();
+    }
+    let Some(room) = max_chars.checked_sub(1) else {
+        return String::new();
+    };
     let head = room / 3;
     let tail = room - head;
     let mut out: String = name.chars().take(head).collect();
     out.push(ELLIPSIS);
     out.extend(name.chars().skip(total - tail));
-    Cow::Owned(out)
+    out
 }
 
 /// Makes `name` safe to print as part of one line on a terminal.
@@ -1017,6 +1106,28 @@ mod tests {
     }
 
     #[test]
+    fn abbreviate_keeps_brackets_balanced_in_qualified_names() {
+        let name = "<semver::parse::Version as FromStr>::from_str";
+        assert_eq!(
+            abbreviate(name, 41),
+            "<semver::…::Version as FromStr>::from_str"
+        );
+        // The type's modules go first, the trait's if that is not enough.
+        let both = "<a::bb::cc::T as x::yy::zz::Tr>::m";
+        assert_eq!(abbreviate(both, 30), "<a::…::T as x::yy::zz::Tr>::m");
+        assert_eq!(abbreviate(both, 25), "<a::…::T as x::…::Tr>::m");
+        let generic = "<app::mod_a::Stack<u8> as app::mod_b::GenTr<app::mod_c::Item>>::h";
+        assert_eq!(
+            abbreviate(generic, 61),
+            "<app::…::Stack<u8> as app::mod_b::GenTr<app::mod_c::Item>>::h"
+        );
+        assert_eq!(
+            abbreviate(generic, 53),
+            "<app::…::Stack<u8> as app::…::GenTr<app::…::Item>>::h"
+        );
+    }
+
+    #[test]
     fn abbreviate_falls_back_to_characters() {
         let name = "myapp::parser::Parser::a_very_long_method_name_indeed";
         let short = abbreviate(name, 20);
@@ -1147,6 +1258,13 @@ mod tests {
                     let last: String = name.chars().skip(n - 1).collect();
                     prop_assert!(out.ends_with(&last));
                 }
+            }
+
+            #[test]
+            fn abbreviate_fits_path_like_names(name in tokens(), max in 0usize..60) {
+                let out = abbreviate(&name, max);
+                prop_assert!(out.chars().count() <= max.max(name.chars().count().min(max)));
+                prop_assert!(out.chars().count() <= max || out == name);
             }
 
             #[test]

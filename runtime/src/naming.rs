@@ -1034,6 +1034,31 @@ mod tests {
             "<app::more::Here as app::Shape>::area::Inner::inh::__tickprof_here",
             "<app::more::Here as app::Shape>::area::Inner::inh",
         ),
+        // From marking every fn of semver 1.0.28 and indexmap 2.14.2.
+        (
+            "semver::display::<impl core::fmt::Display for semver::Version>::fmt::__tickprof_here",
+            "<semver::Version as Display>::fmt",
+        ),
+        (
+            "<semver::serde::<impl serde_core::de::Deserialize<'_> for semver::Version>::deserialize::VersionVisitor as serde_core::de::Visitor<'_>>::visit_str::__tickprof_here",
+            "<<semver::Version as serde_core::de::Deserialize>::deserialize::VersionVisitor as serde_core::de::Visitor>::visit_str",
+        ),
+        (
+            "<indexmap::map::entry::IndexedEntry<'_, _, _> as core::convert::From<indexmap::inner::entry::OccupiedEntry<'_, _, _>>>::from::__tickprof_here",
+            "<indexmap::map::entry::IndexedEntry as From<indexmap::inner::entry::OccupiedEntry<_, _>>>::from",
+        ),
+        (
+            "indexmap::set::slice::<impl core::default::Default for alloc::boxed::Box<indexmap::set::slice::Slice<_>>>::default::__tickprof_here",
+            "<Box<indexmap::set::slice::Slice<_>> as Default>::default",
+        ),
+        (
+            "indexmap::rayon::set::<impl rayon::iter::ParallelExtend<&_> for indexmap::set::IndexSet<_, _>>::par_extend::__tickprof_here",
+            "<indexmap::set::IndexSet as rayon::iter::ParallelExtend<&_>>::par_extend",
+        ),
+        (
+            "<indexmap::set::iter::Drain<'_, _> as core::iter::traits::exact_size::ExactSizeIterator>::len::__tickprof_here",
+            "<indexmap::set::iter::Drain as ExactSizeIterator>::len",
+        ),
         // Raw identifiers print without `r#`.
         ("app::Type::match::__tickprof_here", "app::Type::match"),
         ("app::async::fn::__tickprof_here", "app::async::fn"),

@@ -1007,6 +1007,20 @@ mod tests {
             "<app::A as app::Shape>::area::{{closure}}",
         ),
         ("app::AsyncTr::at::{{closure}}::__tickprof_here", "app::AsyncTr::at::{{closure}}"),
+        (
+            "app::with_async_block::{{closure}}::__tickprof_here",
+            "app::with_async_block::{{closure}}",
+        ),
+        (
+            "app::with_async_closure::{{closure}}::{{closure}}::__tickprof_here",
+            "app::with_async_closure::{{closure}}::{{closure}}",
+        ),
+        (
+            "app::with_inline_const::{{constant}}::in_inline::__tickprof_here",
+            "app::with_inline_const::{{constant}}::in_inline",
+        ),
+        ("app::S::in_static::__tickprof_here", "app::S::in_static"),
+        ("app::G<_>::m::{{closure}}::__tickprof_here", "app::G::m::{{closure}}"),
         ("app::outer::inner::innermost::__tickprof_here", "app::outer::inner::innermost"),
         (
             "app::outer::Local::local_method::__tickprof_here",
@@ -1258,7 +1272,67 @@ mod tests {
             prop::collection::vec(token, 0..40).prop_map(|v| v.concat())
         }
 
+        /// Types in the shapes `type_name` prints, nested.
+        fn types() -> impl Strategy<Value = String> {
+            let leaf = prop::sample::select(vec![
+                "u8",
+                "_",
+                "str",
+                "app::m::T",
+                "core::option::Option<u8>",
+                "N",
+                "3",
+            ])
+            .prop_map(str::to_owned);
+            leaf.prop_recursive(4, 24, 3, |inner| {
+                prop_oneof![
+                    prop::collection::vec(inner.clone(), 1..3)
+                        .prop_map(|args| format!("app::m::G<'_, {}>", args.join(", "))),
+                    prop::collection::vec(inner.clone(), 1..3)
+                        .prop_map(|args| format!("alloc::vec::Vec<{}>", args.join(", "))),
+                    inner.clone().prop_map(|t| format!("&'_ mut {t}")),
+                    inner.clone().prop_map(|t| format!("[{t}]")),
+                    inner.clone().prop_map(|t| format!("[{t}; 4]")),
+                    (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("({a}, {b})")),
+                    inner
+                        .clone()
+                        .prop_map(|t| format!("dyn app::Tr<{t}> + core::marker::Send")),
+                    inner.clone().prop_map(|t| format!("fn({t}) -> {t}")),
+                ]
+            })
+        }
+
+        /// Marker paths in every shape, built from [`types`].
+        fn marker_paths() -> impl Strategy<Value = String> {
+            let t = types;
+            prop_oneof![
+                Just("app::m::f".to_owned()),
+                t().prop_map(|a| format!("app::m::S<{a}>::f")),
+                (t(), t()).prop_map(|(a, b)| format!("<{a} as app::Tr<{b}>>::f")),
+                (t(), t()).prop_map(|(a, b)| format!("app::x::<impl app::Tr<{b}> for {a}>::f")),
+                t().prop_map(|a| format!("app::x::<impl core::str::traits::FromStr for {a}>::f")),
+                t().prop_map(|a| format!("app::x::<impl app::m::S<{a}>>::f")),
+            ]
+            .prop_flat_map(|p| {
+                prop::sample::select(vec!["", "::{{closure}}", "::g::{{closure}}"])
+                    .prop_map(move |tail| format!("{p}{tail}::__tickprof_here"))
+            })
+        }
+
         proptest! {
+            #[test]
+            fn every_generated_shape_parses_into_the_canonical_form(raw in marker_paths()) {
+                let trimmed = raw.strip_suffix("::__tickprof_here").unwrap_or(&raw);
+                let parsed = Parser::new(trimmed).whole_path();
+                prop_assert!(parsed.is_some(), "did not parse: {}", raw);
+                let out = clean_path(&raw);
+                prop_assert!(!out.contains("<impl "), "{}", out);
+                prop_assert!(!out.contains('\''), "{}", out);
+                prop_assert!(!out.contains("core::") && !out.contains("alloc::"), "{}", out);
+                prop_assert!(out.ends_with("f") || out.ends_with("{{closure}}"), "{}", out);
+                prop_assert_eq!(clean_path(&out), out.clone());
+            }
+
             #[test]
             fn clean_path_never_panics_nor_shows_the_marker(raw in any::<String>()) {
                 let out = clean_path(&raw);
@@ -1272,24 +1346,37 @@ mod tests {
             }
 
             #[test]
+            fn a_parsed_name_is_a_fixed_point(raw in tokens()) {
+                if let Some(once) = Parser::new(&raw).whole_path() {
+                    let twice = Parser::new(&once).whole_path();
+                    prop_assert_eq!(twice.as_deref(), Some(once.as_str()), "from {}", raw);
+                }
+            }
+
+            #[test]
             fn abbreviate_fits_and_keeps_the_ends(name in any::<String>(), max in 0usize..100) {
                 let out = abbreviate(&name, max);
                 let n = name.chars().count();
-                prop_assert!(out.chars().count() <= max || n <= max);
+                prop_assert!(out.chars().count() <= max);
                 if n <= max {
                     prop_assert_eq!(out.as_ref(), name.as_str());
                 } else if max > 1 {
                     prop_assert!(out.contains('…'));
                     let last: String = name.chars().skip(n - 1).collect();
                     prop_assert!(out.ends_with(&last));
+                    if max > 3 {
+                        prop_assert!(out.starts_with(name.chars().next().unwrap_or('…')));
+                    }
                 }
             }
 
             #[test]
             fn abbreviate_fits_path_like_names(name in tokens(), max in 0usize..60) {
                 let out = abbreviate(&name, max);
-                prop_assert!(out.chars().count() <= max.max(name.chars().count().min(max)));
-                prop_assert!(out.chars().count() <= max || out == name);
+                prop_assert!(out.chars().count() <= max);
+                if name.chars().count() <= max {
+                    prop_assert_eq!(out.as_ref(), name.as_str());
+                }
             }
 
             #[test]

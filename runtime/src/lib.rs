@@ -13,7 +13,8 @@
 //!
 //! | module | owns | imports (`crate::…`) |
 //! |---|---|---|
-//! | `site` | `CallSite` (one static per mark), `SiteKind`, names | — |
+//! | `naming` | one canonical form for function paths; names made safe for a text column, a terminal, a spreadsheet | — |
+//! | `site` | `CallSite` (one static per mark), `SiteKind` | `naming` |
 //! | `report` | the `Report` types, `SortKey`, `Layout`, `fmt_ns` | `site` |
 //! | `counters` | the counter set of a tree node, once; the reject rule | — |
 //! | `tree` | plain trees: merge, minus, recursion nesting | `counters`, `site` |
@@ -23,7 +24,7 @@
 //! | `record` | the hot path: `node`, `arena`, `stack`, `guard`, `future`, `trace` buffers, `registry` | `clock`, `counters`, `site`, `switches`, `tree`, `config` (a default) |
 //! | `calibrate` | overhead calibration and its cached result | `clock`, `record`, `site` |
 //! | `build` | trees → `Report`: figures, compensation, flattening, edges, threads | `calibrate`, `counters`, `record` (the capture), `report`, `site`, `tree` |
-//! | `export` | every writer: `text`, `csv`, `json`, `html`, `folded`, `svg`, `trace`, and `columns` (the one column table and list of notes) | `report` |
+//! | `export` | every writer: `text`, `csv`, `json`, `html`, `folded`, `svg`, `trace`, and `columns` (the one column table and list of notes) | `report`, `naming` |
 //! | `snapshot` | `Snapshot` and differences | `exit`, `record`, `report` |
 //! | `exit` | start-up, stderr writes, reports, the exit report, ctor/dtor | anything |
 //!
@@ -46,6 +47,7 @@ mod counters;
 #[cfg(feature = "enabled")]
 mod exit;
 pub mod export;
+mod naming;
 #[cfg(feature = "enabled")]
 mod record;
 mod report;

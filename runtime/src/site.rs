@@ -159,7 +159,7 @@ impl CallSite {
     /// The path of the enclosing function, as the user would write it,
     /// e.g. `myapp::parser::Parser::next_token`.
     pub fn function_path(&self) -> String {
-        let path = clean_path((self.path)());
+        let path = crate::naming::clean_path((self.path)());
         match self.kind {
             // The marker of an async fn sits in the body's generated closure.
             SiteKind::AsyncFunction => path
@@ -183,35 +183,6 @@ impl CallSite {
     }
 }
 
-/// Turns the type name of the marker fn into the enclosing function's path.
-///
-/// Drops the trailing `::__tickprof_here` and the `<_>` placeholders that
-/// `type_name` prints for generic parameters of enclosing impls.
-pub(crate) fn clean_path(raw: &str) -> String {
-    let trimmed = raw.strip_suffix("::__tickprof_here").unwrap_or(raw);
-    let mut out = String::with_capacity(trimmed.len());
-    let mut rest = trimmed;
-    while let Some(open) = rest.find('<') {
-        let after = &rest[open + 1..];
-        let placeholder = after
-            .find('>')
-            .filter(|&close| after[..close].chars().all(|c| matches!(c, '_' | ',' | ' ')))
-            .filter(|&close| close > 0);
-        match placeholder {
-            Some(close) => {
-                out.push_str(&rest[..open]);
-                rest = &after[close + 1..];
-            }
-            None => {
-                out.push_str(&rest[..=open]);
-                rest = after;
-            }
-        }
-    }
-    out.push_str(rest);
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -228,21 +199,5 @@ mod tests {
         assert!(s.name().ends_with("tests::here@7"), "{}", s.name());
         let n = CallSite::scope(path_of(here), Some("inner"), "a.rs", 7, 5);
         assert!(n.name().ends_with("tests::here::inner"), "{}", n.name());
-    }
-
-    #[test]
-    fn clean_path_strips_marker_and_placeholders() {
-        assert_eq!(
-            clean_path("app::Foo<_>::bar::__tickprof_here"),
-            "app::Foo::bar"
-        );
-        assert_eq!(
-            clean_path("<app::Foo<_> as app::Tr>::e::__tickprof_here"),
-            "<app::Foo as app::Tr>::e"
-        );
-        assert_eq!(
-            clean_path("app::g::{{closure}}::__tickprof_here"),
-            "app::g::{{closure}}"
-        );
     }
 }

@@ -1,10 +1,13 @@
 //! CSV output (`.csv`): [`CSV_HEADER`], then one line per site in the
 //! report's order, rendered from the one table of site columns that the
 //! text and HTML tables also use.
-//! Fields are quoted as RFC 4180 requires.
+//! Fields are quoted as RFC 4180 requires, and a name that a spreadsheet
+//! would take for a formula (a custom name starting with `=`, `+`, `-`, `@`)
+//! gets a leading `'`.
 
 pub use super::columns::CSV_HEADER;
 use super::columns::{Cell, COLUMNS};
+use crate::naming::spreadsheet_safe;
 use crate::report::Report;
 use std::borrow::Cow;
 use std::io;
@@ -24,7 +27,7 @@ impl Report {
                 }
                 first = false;
                 match (c.value)(site, self) {
-                    Cell::Text(t) => s.push_str(&field(t)),
+                    Cell::Text(t) => s.push_str(&field(&spreadsheet_safe(t))),
                     other => s.push_str(&other.machine()),
                 }
             }

@@ -3,8 +3,8 @@
 //! request, a caller/callee section per site and a per-thread breakdown.
 
 use super::columns::{self, Cell};
+use crate::naming::{abbreviate, terminal_safe};
 use crate::report::{fmt_ns, ClockSource, Report, SiteStats, TextOptions};
-use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::io;
 
@@ -150,35 +150,10 @@ fn table(r: &Report, s: &mut String, opts: &TextOptions) {
     }
 }
 
-/// A name for one cell of the text table: on one line, at most `width`
-/// characters.
-fn fit(name: &str, width: usize) -> Cow<'_, str> {
-    let p = printable(name);
-    if p.chars().count() <= width {
-        return p;
-    }
-    let keep = width.saturating_sub(1);
-    let head = keep / 3;
-    let tail = keep - head;
-    let chars: Vec<char> = p.chars().collect();
-    let mut out: String = chars[..head].iter().collect();
-    out.push('…');
-    out.extend(&chars[chars.len() - tail..]);
-    Cow::Owned(out)
-}
-
-/// A name for one line of the text report: control characters (a newline
-/// in a custom name, say) become spaces so the table keeps its shape.
-pub(crate) fn printable(name: &str) -> Cow<'_, str> {
-    if name.chars().any(char::is_control) {
-        Cow::Owned(
-            name.chars()
-                .map(|c| if c.is_control() { ' ' } else { c })
-                .collect(),
-        )
-    } else {
-        Cow::Borrowed(name)
-    }
+/// A name for one cell of the text table: on one line, terminal-safe, at
+/// most `width` characters.
+fn fit(name: &str, width: usize) -> String {
+    abbreviate(&terminal_safe(name), width).into_owned()
 }
 
 fn sections(r: &Report, s: &mut String, rows: &[SiteStats]) {
@@ -192,7 +167,7 @@ fn sections(r: &Report, s: &mut String, rows: &[SiteStats]) {
                 ns as f64 / accepted as f64
             }
         };
-        let _ = writeln!(s, "\n== {} ({}:{})", printable(&x.name), x.file, x.line);
+        let _ = writeln!(s, "\n== {} ({}:{})", terminal_safe(&x.name), x.file, x.line);
         let _ = writeln!(
             s,
             "   calls {}   total {} ({:.1}% of run, {} per call)   self {} ({:.1}% of run, {} per call)",
@@ -209,7 +184,7 @@ fn sections(r: &Report, s: &mut String, rows: &[SiteStats]) {
                 let _ = writeln!(
                     s,
                     "   {label}  {:<48} {:>10} calls  {:>10}",
-                    printable(&e.name),
+                    fit(&e.name, 48),
                     e.calls,
                     fmt_ns(e.total_ns as f64)
                 );
@@ -223,7 +198,7 @@ fn threads(r: &Report, s: &mut String) {
         let _ = writeln!(
             s,
             "\n-- thread {} (#{}{})",
-            printable(&t.name),
+            terminal_safe(&t.name),
             t.id,
             if t.finished { ", finished" } else { "" }
         );
@@ -231,7 +206,7 @@ fn threads(r: &Report, s: &mut String) {
             let _ = writeln!(
                 s,
                 "   {:<56} {:>10} calls  total {:>10}  self {:>10}",
-                printable(&x.name),
+                fit(&x.name, 56),
                 x.calls,
                 fmt_ns(x.total_ns as f64),
                 fmt_ns(x.self_ns as f64)
@@ -245,9 +220,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn text_names_stay_on_one_line() {
-        assert_eq!(printable("plain"), "plain");
-        assert_eq!(printable("two\nlines\ttab"), "two lines tab");
+    fn text_names_stay_on_one_line_and_show_bidi_controls() {
+        assert_eq!(fit("plain", 10), "plain");
+        assert_eq!(fit("two\nlines\ttab", 20), "two lines tab");
+        assert!(!fit("evil\u{202e}txt", 30).contains('\u{202e}'));
     }
 
     #[test]

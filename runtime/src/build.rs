@@ -10,9 +10,10 @@
 //! callee's total; the sum of self over all sites is at most the sum of the
 //! totals of the roots' children. They hold because:
 //!
-//! - a node's total is `max(own, Σ children's totals)`, computed bottom-up,
-//!   where `own` is the node's measured ticks (raw) or the measured ticks
-//!   less the calibrated cost (compensated, at least 0). Raising a node to
+//! - a node's total is `max(own, Σ children's totals)`, computed bottom-up
+//!   in the unit shown (ticks or nanoseconds, each own figure rounded down
+//!   once), where `own` is the node's measured ticks (raw) or the measured
+//!   ticks less the calibrated cost (compensated, at least 0). Raising a node to
 //!   its children's sum is counted (`carried`), a negative compensated
 //!   figure set to 0 is counted (`clamped`): neither is hidden;
 //! - a node's self is its total less its children's totals, so the selves
@@ -143,7 +144,12 @@ pub(crate) fn build(c: &Capture, facts: &Facts) -> Report {
             overhead_call_ticks: call,
             calibration: cal.map_or_else(
                 || "not calibrated".to_owned(),
-                |c| format!("start-up calibration, medians over {} calls", c.calls),
+                |c| {
+                    format!(
+                        "calibrated at the first marked call, medians over {} calls",
+                        c.calls
+                    )
+                },
             ),
             overhead_share: if facts.wall_ns == 0 {
                 0.0

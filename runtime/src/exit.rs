@@ -156,23 +156,34 @@ fn exit_report() {
         outputs.push(DEFAULT_TRACE_FILE.to_owned());
     }
     for path in &outputs {
-        if let Err(e) = crate::export::write_to_path(&report, path, &opts) {
-            write_stderr(&format!(
+        match crate::export::write_to_path(&report, path, &opts) {
+            Err(e) => write_stderr(&format!(
                 "tickprof: warning: cannot write TICKPROF_OUT file {path:?}: {e}\n"
-            ));
+            )),
+            Ok(()) if path == DEFAULT_TRACE_FILE && !rt.config.outputs.contains(path) => {
+                write_stderr(&format!(
+                    "tickprof: TICKPROF_TRACE=1: trace written to {DEFAULT_TRACE_FILE} (open it in ui.perfetto.dev or chrome://tracing)\n"
+                ));
+            }
+            Ok(()) => {}
         }
     }
 }
 
+/// The start-up work that only a run with marked calls needs: measuring
+/// the overhead (a few milliseconds). Runs on the first marked call.
+fn first_call() {
+    let _ = std::panic::catch_unwind(calibrate::calibration);
+}
+
+/// Before `main`: read the settings and note the clock's start. Nothing
+/// else: a process that never makes a marked call pays no more.
 #[ctor::ctor(unsafe)]
 fn tickprof_init() {
     let _ = std::panic::catch_unwind(|| {
+        switches::on_first_call(first_call);
         let config = &runtime().config;
-        if config.enabled {
-            let _ = calibrate::calibration();
-            // After calibration, whose calls are not the program's.
-            switches::set_tracing(config.trace);
-        }
+        switches::set_tracing(config.enabled && config.trace);
     });
 }
 

@@ -3,52 +3,96 @@
 //!
 //! Each is a relaxed atomic read at most once per call (most only on a cold
 //! path); they are written before `main` by the constructor and, for
-//! `RECORDING`, when the exit report starts.
+//! `MODE`, when the exit report starts.
 
 use crate::config::Config;
-use core::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 
-/// Whether marked calls are recorded (`TICKPROF=off` clears it before
-/// `main`; the exit report clears it once it has collected the data).
-pub(crate) static RECORDING: AtomicBool = AtomicBool::new(true);
+/// [`MODE`]: marked calls cost one predictable branch and are not recorded.
+pub(crate) const OFF: u8 = 0;
+/// [`MODE`]: marked calls are recorded (the fast path).
+pub(crate) const RECORD: u8 = 1;
+/// [`MODE`]: marked calls are recorded and also traced (a cold path).
+pub(crate) const RECORD_TRACE: u8 = 2;
+
+/// What a marked call does, read once at its entry: [`OFF`] (`TICKPROF=off`,
+/// or the exit report has collected its data), [`RECORD`], or
+/// [`RECORD_TRACE`]. Every mode but `RECORD` takes a cold path, so the
+/// recording fast path pays one compare for all the others.
+pub(crate) static MODE: AtomicU8 = AtomicU8::new(RECORD);
 /// Deltas above this many ticks are rejected as oversized.
 pub(crate) static MAX_TICKS: AtomicU64 = AtomicU64::new(i64::MAX as u64);
 /// Calling-context tree nodes per thread.
 pub(crate) static MAX_NODES: AtomicUsize = AtomicUsize::new(crate::config::DEFAULT_MAX_NODES);
-/// Whether every finished call is also appended to its thread's trace
-/// buffer.
-pub(crate) static TRACE_ON: AtomicBool = AtomicBool::new(false);
 /// Trace events kept per thread.
 pub(crate) static TRACE_LIMIT: AtomicUsize = AtomicUsize::new(crate::config::DEFAULT_TRACE_EVENTS);
 /// Set when a site that is not internal gets its first tree node: the exit
 /// report is skipped for programs that never made a marked call.
 pub(crate) static RECORDED_ANY: AtomicBool = AtomicBool::new(false);
 
+/// Work to do once, on the first marked call of the run: set by the
+/// constructor (the calibration), so that a process that never makes a
+/// marked call never pays for it.
+static FIRST_CALL: std::sync::OnceLock<fn()> = std::sync::OnceLock::new();
+/// Whether a thread has claimed the first-call work.
+static FIRST_CALL_CLAIMED: AtomicBool = AtomicBool::new(false);
+
+/// Sets the work [`first_call`] runs.
+pub(crate) fn on_first_call(f: fn()) {
+    let _ = FIRST_CALL.set(f);
+}
+
+/// Runs the first-call work, on the first thread that gets here; other
+/// threads go on without waiting for it.
+pub(crate) fn first_call() {
+    if FIRST_CALL_CLAIMED.swap(true, Ordering::Relaxed) {
+        return;
+    }
+    if let Some(f) = FIRST_CALL.get() {
+        f();
+    }
+}
+
 /// Sets the switches from `config`; `hz` converts the maximum delta to
 /// ticks. Tracing is switched on separately ([`set_tracing`]), after the
 /// start-up calibration, whose calls are not the program's.
 pub(crate) fn apply(config: &Config, hz: f64) {
-    RECORDING.store(config.enabled, Ordering::Relaxed);
+    MODE.store(if config.enabled { RECORD } else { OFF }, Ordering::Relaxed);
     let max = (config.max_delta.as_secs_f64() * hz).min(i64::MAX as f64) as u64;
     MAX_TICKS.store(max, Ordering::Relaxed);
     MAX_NODES.store(config.max_nodes, Ordering::Relaxed);
     TRACE_LIMIT.store(config.trace_events, Ordering::Relaxed);
 }
 
-/// Turns the trace buffers on or off.
+/// Turns the trace buffers on or off (while recording).
 pub(crate) fn set_tracing(on: bool) {
-    TRACE_ON.store(on, Ordering::Relaxed);
+    let to = if on { RECORD_TRACE } else { RECORD };
+    let _ = MODE.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |m| {
+        (m != OFF).then_some(to)
+    });
 }
 
-/// Whether calls are traced (read on the hot path).
+/// The mode, read at every marked call's entry.
+#[inline(always)]
+pub(crate) fn mode() -> u8 {
+    MODE.load(Ordering::Relaxed)
+}
+
+/// Whether marked calls are recorded.
+#[inline(always)]
+pub(crate) fn recording() -> bool {
+    mode() != OFF
+}
+
+/// Whether calls are traced.
 #[inline(always)]
 pub(crate) fn tracing() -> bool {
-    TRACE_ON.load(Ordering::Relaxed)
+    mode() == RECORD_TRACE
 }
 
 /// Stops recording (the exit report has its data).
 pub(crate) fn stop_recording() {
-    RECORDING.store(false, Ordering::Relaxed);
+    MODE.store(OFF, Ordering::Relaxed);
 }
 
 /// Whether any marked call other than tickprof's own was ever made.

@@ -18,9 +18,10 @@ pub(crate) struct Figures {
     pub carried: u64,
 }
 
-/// Totals and selves from each node's own figure (`own[i]`, may be
-/// negative), bottom-up; see the module docs.
-pub(crate) fn figures(tree: &Tree, children: &[Vec<u32>], own: &[f64]) -> Figures {
+/// Totals and selves from each node's own figure (`own[i]` ticks, may be
+/// negative) times `scale` (1 for ticks, ns per tick for nanoseconds),
+/// rounded down once, bottom-up; see the module docs.
+pub(crate) fn figures(tree: &Tree, children: &[Vec<u32>], own: &[f64], scale: f64) -> Figures {
     let n = tree.nodes.len();
     let mut f = Figures {
         total: vec![0; n],
@@ -37,7 +38,7 @@ pub(crate) fn figures(tree: &Tree, children: &[Vec<u32>], own: &[f64]) -> Figure
             }
             mine = 0.0;
         }
-        let mine = mine.round() as u64;
+        let mine = (mine * scale).floor() as u64;
         if kids > mine && i > 0 {
             f.carried += 1;
         }
@@ -76,28 +77,6 @@ pub(crate) fn compensated_own(tree: &Tree, below: &[u64], cal: &Calibration) -> 
         .collect()
 }
 
-/// The same figures converted to nanoseconds: totals rounded down (so the
-/// children's totals still sum to at most the parent's), selves recomputed
-/// as the total less the children's.
-pub(crate) fn in_ns(fig: &Figures, children: &[Vec<u32>], ns_per_tick: f64) -> Figures {
-    let total: Vec<u64> = fig
-        .total
-        .iter()
-        .map(|&t| (t as f64 * ns_per_tick).floor() as u64)
-        .collect();
-    let self_ = (0..total.len())
-        .map(|i| {
-            let kids: u64 = children[i].iter().map(|&c| total[c as usize]).sum();
-            total[i].saturating_sub(kids)
-        })
-        .collect();
-    Figures {
-        total,
-        self_,
-        ..*fig
-    }
-}
-
 /// Raw and compensated figures of one tree.
 pub(crate) struct TreeFigures {
     pub nested: Vec<bool>,
@@ -119,13 +98,15 @@ pub(crate) fn tree_figures(
     let nested = tree.nested(&children);
     let below = calls_below(tree, &children);
     let raw_own: Vec<f64> = tree.nodes.iter().map(|n| n.acc.ticks as f64).collect();
-    let ticks = figures(tree, &children, &raw_own);
-    let raw = in_ns(&ticks, &children, ns_per_tick);
+    let ticks = figures(tree, &children, &raw_own, 1.0);
+    let raw = figures(tree, &children, &raw_own, ns_per_tick);
     let comp = match cal {
-        Some(c) => {
-            let comp = figures(tree, &children, &compensated_own(tree, &below, c));
-            in_ns(&comp, &children, ns_per_tick)
-        }
+        Some(c) => figures(
+            tree,
+            &children,
+            &compensated_own(tree, &below, c),
+            ns_per_tick,
+        ),
         None => raw.clone(),
     };
     TreeFigures {

@@ -59,7 +59,7 @@ fn header(r: &Report, s: &mut String) {
     let run = &r.run;
     let _ = writeln!(
         s,
-        "tickprof: {} site{} on {} thread{}, wall {}",
+        "tickprof: {} site{} on {} thread{}; run time {} (wall clock, from start-up or the last reset)",
         r.sites.len(),
         plural(r.sites.len()),
         run.threads,
@@ -83,11 +83,17 @@ fn header(r: &Report, s: &mut String) {
         inv
     );
     if run.overhead_call_ticks > 0.0 {
+        let own = if run.overhead_inner_ticks >= 0.5 {
+            format!(
+                "{:.1} ns ({:.0} ticks) of it inside the call's own time",
+                run.overhead_inner_ns, run.overhead_inner_ticks
+            )
+        } else {
+            "none of it measurable inside the call's own time".to_owned()
+        };
         let _ = writeln!(
             s,
-            "tickprof: overhead per marked call: {:.1} ns ({:.0} ticks) inside its own time, {:.1} ns ({:.0} ticks) seen by its caller ({}); instrumentation cost ≈ {:.1}% of the run",
-            run.overhead_inner_ns,
-            run.overhead_inner_ticks,
+            "tickprof: overhead per marked call: {:.1} ns ({:.0} ticks) added to its caller's time, {own} ({}); instrumentation ≈ {:.1}% of the run",
             run.overhead_call_ns,
             run.overhead_call_ticks,
             run.calibration,
@@ -98,9 +104,9 @@ fn header(r: &Report, s: &mut String) {
         s,
         "tickprof: times are {}",
         if run.compensated {
-            "compensated: the calibrated overhead is subtracted (TICKPROF_COMPENSATE=0 for raw)"
+            "compensated: that cost is subtracted (TICKPROF_COMPENSATE=0 for raw times)"
         } else {
-            "raw: instrumentation overhead included"
+            "raw: the instrumentation's cost is included"
         }
     );
 }

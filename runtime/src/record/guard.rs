@@ -7,7 +7,7 @@ use super::stack::{ThreadState, STATE};
 use crate::clock::ticks;
 use crate::counters::Acc;
 use crate::site::CallSite;
-use crate::switches::{MAX_TICKS, RECORDED_ANY, RECORDING};
+use crate::switches::{mode, recording, MAX_TICKS, OFF, RECORD, RECORDED_ANY};
 use crate::tree::Tree;
 use core::marker::PhantomData;
 use core::sync::atomic::Ordering;
@@ -28,6 +28,13 @@ impl Guard {
     /// Starts timing one activation of `site`.
     #[inline(always)]
     pub fn enter(site: &'static CallSite) -> Guard {
+        let mode = mode();
+        if mode != RECORD {
+            if mode == OFF {
+                return Guard::inert();
+            }
+            return Guard::enter_traced(site);
+        }
         match STATE.with(|s| s.push(site)) {
             Some((node, depth)) => Guard {
                 start: ticks(),
@@ -39,20 +46,43 @@ impl Guard {
         }
     }
 
-    /// No frame was pushed: profiling off, a re-entrant call, or this
-    /// thread's state already torn down (then the call is timed detached).
-    #[cold]
-    #[inline(never)]
-    fn miss(site: &'static CallSite) -> Guard {
-        if RECORDING.load(Ordering::Relaxed) && STATE.with(ThreadState::is_dead) {
-            return Guard::detached(site);
-        }
+    /// A guard that does nothing: profiling is off.
+    #[inline(always)]
+    fn inert() -> Guard {
         Guard {
             start: 0,
             node: core::ptr::null(),
             depth: 0,
             _not_send: PhantomData,
         }
+    }
+
+    /// Tracing is on: the frame is pushed as usual and the guard's depth
+    /// carries [`TRACED`], which sends its drop to the slow path, where the
+    /// call is also appended to the thread's trace buffer.
+    #[cold]
+    #[inline(never)]
+    fn enter_traced(site: &'static CallSite) -> Guard {
+        match STATE.with(|s| s.push(site)) {
+            Some((node, depth)) => Guard {
+                start: ticks(),
+                node,
+                depth: depth | TRACED,
+                _not_send: PhantomData,
+            },
+            None => Guard::miss(site),
+        }
+    }
+
+    /// No frame was pushed: profiling off, a re-entrant call, or this
+    /// thread's state already torn down (then the call is timed detached).
+    #[cold]
+    #[inline(never)]
+    fn miss(site: &'static CallSite) -> Guard {
+        if recording() && STATE.with(ThreadState::is_dead) {
+            return Guard::detached(site);
+        }
+        Guard::inert()
     }
 
     /// A guard for a call made after this thread's profiler state was torn
@@ -72,6 +102,8 @@ impl Guard {
 
 /// Depth of a guard created after its thread's profiler state was gone.
 pub(super) const DETACHED: usize = usize::MAX;
+/// Bit set in the depth of a guard whose call is also traced.
+pub(super) const TRACED: usize = 1 << (usize::BITS - 2);
 
 /// A detached call (made after its thread's state was torn down): recorded
 /// straight into the finished threads' tree, as a call with no marked
@@ -118,7 +150,7 @@ impl Poll {
 /// Pushes a frame for one poll of `site`; `None` when not recording.
 #[inline]
 pub(crate) fn poll_enter(site: &'static CallSite) -> Option<Poll> {
-    if !RECORDING.load(Ordering::Relaxed) {
+    if !recording() {
         return None;
     }
     let (node, depth) = STATE.with(|s| s.push(site))?;
@@ -195,7 +227,7 @@ pub(crate) fn site_totals_on_this_thread(site: &'static CallSite) -> (u64, u64) 
 /// exactly as a guard's drop would (rejection included). For tests of the
 /// accumulation and rejection rules without a real clock.
 pub fn record_raw(site: &'static CallSite, delta: u64) {
-    if !RECORDING.load(Ordering::Relaxed) {
+    if !recording() {
         return;
     }
     STATE.with(|s| {

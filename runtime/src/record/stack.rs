@@ -10,10 +10,11 @@
 //! state check.
 
 use super::arena::Arena;
+use super::guard::{record_detached, DETACHED, TRACED};
 use super::node::{bump, Node};
 use super::registry;
 use crate::site::CallSite;
-use crate::switches::{MAX_NODES, RECORDED_ANY, RECORDING};
+use crate::switches::{recording, MAX_NODES, RECORDED_ANY};
 use crate::tree::{OVERFLOW_NESTED, OVERFLOW_OUTER};
 use core::sync::atomic::Ordering;
 use std::cell::Cell;
@@ -117,21 +118,23 @@ impl ThreadState {
             self.note_reentrant();
             return None;
         }
-        if self.dead.get() || !RECORDING.load(Ordering::Relaxed) {
+        if self.dead.get() || !recording() {
             return None;
         }
         self.busy.set(true);
-        let ok = if self.arena.get().is_null() {
-            self.setup()
-        } else {
-            self.grow()
-        };
+        let first = self.arena.get().is_null();
+        let ok = if first { self.setup() } else { self.grow() };
         self.busy.set(false);
-        if ok {
-            self.push(site)
-        } else {
-            None
+        if !ok {
+            return None;
         }
+        if first {
+            // The process's first marked call (on any thread) runs the
+            // start-up work that only recording needs (calibration), which
+            // itself makes marked calls: the state is ready for them.
+            crate::switches::first_call();
+        }
+        self.push(site)
     }
 
     /// Whether the thread's exit tore this state down.
@@ -283,33 +286,56 @@ impl ThreadState {
         })
     }
 
-    /// Pops the guard's frame and records its delta.
+    /// Pops the guard's frame and records its delta: on top of the stack,
+    /// the fast path; anything else (detached, traced, out of order, torn
+    /// down) goes to `pop_slow`.
     #[inline(always)]
     pub(super) fn pop(&self, depth: usize, node: *const Node, start: u64, end: u64) {
-        if !self.pop_frame(depth, node) {
-            if depth == super::guard::DETACHED {
-                // SAFETY: a detached guard's `node` holds its `&'static CallSite`.
-                super::guard::record_detached(unsafe { &*node.cast::<CallSite>() }, start, end);
-            }
+        let top = self.depth.get();
+        let stack = self.stack.get();
+        // SAFETY: `top < cap` holds for the current depth while the state is
+        // set up; torn down, `stack` is `DEAD_STACK` and `top` is 0.
+        let top_node = unsafe { *stack.add(top) };
+        if top == depth && top_node == node {
+            self.depth.set(top - 1);
+            // SAFETY: the frame on top of this thread's live stack holds a
+            // node of its arena, which outlives the state.
+            unsafe { &*node }.record(end.wrapping_sub(start));
+        } else {
+            self.pop_slow(depth, node, start, end);
+        }
+    }
+
+    /// A guard that is detached, traced, or not on top of the stack.
+    #[cold]
+    #[inline(never)]
+    fn pop_slow(&self, depth: usize, node: *const Node, start: u64, end: u64) {
+        if depth == DETACHED {
+            // SAFETY: a detached guard's `node` holds its `&'static CallSite`.
+            record_detached(unsafe { &*node.cast::<CallSite>() }, start, end);
+            return;
+        }
+        if !self.pop_frame(depth & !TRACED, node) {
             return;
         }
         // SAFETY: `node` was handed out by this thread's arena, which is
         // alive: the state is not torn down (`pop_frame` said so).
         let node = unsafe { &*node };
         node.record(end.wrapping_sub(start));
-        if crate::switches::tracing() {
+        if depth & TRACED != 0 {
             self.trace(node, start, end);
         }
     }
 
-    /// Appends one event to this thread's trace buffer.
+    /// Appends one event to this thread's trace buffer (tickprof's own
+    /// calibration calls are not traced).
     #[cold]
     #[inline(never)]
     pub(super) fn trace(&self, node: &Node, start: u64, end: u64) {
-        let arena = self.arena.get();
-        if let (false, Some(site)) = (arena.is_null(), node.site()) {
-            // SAFETY: as in `note_reentrant`.
-            unsafe { &*arena }.trace.record(site, start, end);
+        if let (Some(arena), Some(site)) = (self.arena(), node.site()) {
+            if !site.is_internal() {
+                arena.trace.record(site, start, end);
+            }
         }
     }
 
@@ -334,7 +360,7 @@ impl ThreadState {
     #[cold]
     #[inline(never)]
     fn resync(&self, depth: usize, node: *const Node) -> bool {
-        if depth == super::guard::DETACHED {
+        if depth == DETACHED {
             return false;
         }
         if self.dead.get() {

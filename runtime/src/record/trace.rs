@@ -4,7 +4,7 @@
 //! Off unless a `.trace.json` output is requested or `TICKPROF_TRACE=1`;
 //! events past the bound (`TICKPROF_TRACE_EVENTS`) are counted as dropped,
 //! never stored. With tracing off, the hot path pays one predictable branch
-//! on [`crate::switches::TRACE_ON`].
+//! on the mode read at entry (`crate::switches::MODE`).
 
 use crate::site::CallSite;
 use crate::switches::TRACE_LIMIT;

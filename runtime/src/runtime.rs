@@ -502,10 +502,14 @@ fn nothing_recorded() -> bool {
     !crate::thread::RECORDED_ANY.load(Ordering::Relaxed)
 }
 
-/// The exit report: text to stderr, then the `TICKPROF_OUT` files.
+/// The exit report: text to stderr (unless `TICKPROF_STDERR=0`), then the
+/// `TICKPROF_OUT` files.
 pub(crate) fn exit_report() {
     let rt = runtime();
     if !rt.config.enabled || nothing_recorded() {
+        return;
+    }
+    if !rt.config.stderr && rt.config.outputs.is_empty() && !rt.config.trace {
         return;
     }
     let mut report = collect();
@@ -519,7 +523,9 @@ pub(crate) fn exit_report() {
         tree: rt.config.layout == crate::config::Layout::Tree,
         threads: rt.config.threads,
     };
-    write_stderr(&report.text(&opts));
+    if rt.config.stderr {
+        write_stderr(&report.text(&opts));
+    }
     let mut outputs = rt.config.outputs.clone();
     if rt.config.trace && !outputs.iter().any(|p| p.ends_with(".trace.json")) {
         outputs.push(DEFAULT_TRACE_FILE.to_owned());

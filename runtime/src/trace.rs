@@ -190,7 +190,11 @@ pub(crate) fn build(
 /// per thread with its name as metadata.
 pub fn render(trace: &Trace) -> String {
     use std::fmt::Write as _;
-    let q = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "\"?\"".to_owned());
+    let q = |s: &str| {
+        let mut quoted = String::with_capacity(s.len() + 2);
+        crate::export::json::push_str_literal(&mut quoted, s);
+        quoted
+    };
     let names: Vec<String> = trace.names.iter().map(|n| q(n)).collect();
     let mut s = String::with_capacity(64 + trace.len() * 80);
     s.push_str("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"tickprof\",\"events\":");

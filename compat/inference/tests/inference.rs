@@ -3,6 +3,9 @@
 //! graph held crates with trait impls on std types. Built with and without
 //! the `enabled` feature.
 
+#[path = "../../../tests/support/quiet.rs"]
+mod quiet;
+
 use tickprof_compat_inference::parse_sum;
 
 #[test]

@@ -7,7 +7,7 @@
 //! | `.json` | the whole report, `"version": 1` | [`json::render`] |
 //! | `.html` | self-contained drill-down page | [`html::render`] |
 //! | `.folded` | folded stacks of self time | [`folded::render`] |
-//! | `.svg` | flamegraph drawn by `inferno` | [`svg::render`] |
+//! | `.svg` | interactive flamegraph of the folded stacks | [`svg::render`] |
 //! | `.trace.json` | Chrome trace events of individual calls | [`crate::Report::trace`] |
 //!
 //! # Examples

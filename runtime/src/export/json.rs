@@ -9,8 +9,9 @@
 //! Written by hand, without serde: a profiler must not add `serde_json`'s
 //! trait impls on std types (`impl PartialEq<Value> for i32`, …) to its
 //! user's crate graph, where they change type inference. The output is the
-//! same text `serde_json::to_writer_pretty` gives (a unit test compares
-//! them byte for byte).
+//! text `serde_json::to_writer_pretty` gives (unit tests compare them byte
+//! for byte); a float is in its shortest form that reads back exactly, where
+//! in rare ties the last digit may differ from serde_json's choice.
 
 use crate::report::{
     ClockSource, Edge, Report, RunInfo, SiteKind, SiteStats, ThreadSite, ThreadStats, TreeNode,

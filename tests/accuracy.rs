@@ -6,6 +6,9 @@
 //! prints the same errors from a release build.
 #![cfg(feature = "enabled")]
 
+#[path = "support/quiet.rs"]
+mod quiet;
+
 #[path = "support/accuracy_cases.rs"]
 mod cases;
 

@@ -2,6 +2,9 @@
 //! right parent across interleaving tasks and thread migration, cancellation.
 #![cfg(feature = "enabled")]
 
+#[path = "support/quiet.rs"]
+mod quiet;
+
 use std::future::Future;
 use std::time::Duration;
 use tickprof::profile;

@@ -1,6 +1,9 @@
 //! Exact counts under threads, and every mark is its own site.
 #![cfg(feature = "enabled")]
 
+#[path = "support/quiet.rs"]
+mod quiet;
+
 use tickprof::{prof_scope, profile};
 
 #[profile]

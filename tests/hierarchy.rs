@@ -2,6 +2,9 @@
 //! out-of-order guards and threads.
 #![cfg(feature = "enabled")]
 
+#[path = "support/quiet.rs"]
+mod quiet;
+
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 use tickprof::{prof_guard, profile, Report, SiteStats};

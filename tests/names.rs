@@ -3,6 +3,9 @@
 //! `path::Trait::method`), whatever module the `impl` block is in.
 #![cfg(feature = "enabled")]
 
+#[path = "support/quiet.rs"]
+mod quiet;
+
 use std::future::Future;
 use std::str::FromStr;
 use std::sync::Arc;

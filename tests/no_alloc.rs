@@ -3,6 +3,9 @@
 //! paths only.
 #![cfg(feature = "enabled")]
 
+#[path = "support/quiet.rs"]
+mod quiet;
+
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicU64, Ordering};
 use tickprof::{prof_scope, profile};

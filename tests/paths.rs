@@ -1,6 +1,9 @@
 //! Timing accuracy, early return, `?`, and panics.
 #![cfg(feature = "enabled")]
 
+#[path = "support/quiet.rs"]
+mod quiet;
+
 use std::time::{Duration, Instant};
 use tickprof::profile;
 

@@ -2,6 +2,9 @@
 //! whole process's figures).
 #![cfg(feature = "enabled")]
 
+#[path = "support/quiet.rs"]
+mod quiet;
+
 use tickprof::profile;
 
 #[profile]

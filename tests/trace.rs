@@ -1,6 +1,9 @@
 //! The Chrome/Perfetto trace output: individual calls per thread, bounded.
 #![cfg(feature = "enabled")]
 
+#[path = "support/quiet.rs"]
+mod quiet;
+
 use tickprof::profile;
 
 const CHILD: &str = "TICKPROF_TRACE_CHILD";

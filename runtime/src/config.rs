@@ -39,6 +39,9 @@ pub struct Config {
     pub trace: bool,
     /// `TICKPROF_TRACE_EVENTS`: events kept per thread.
     pub trace_events: usize,
+    /// `TICKPROF_STDERR`: print the exit report to stderr (true, the
+    /// default) or not (false; the `TICKPROF_OUT` files are still written).
+    pub stderr: bool,
 }
 
 impl Default for Config {
@@ -55,6 +58,7 @@ impl Default for Config {
             compensate: true,
             trace: false,
             trace_events: DEFAULT_TRACE_EVENTS,
+            stderr: true,
         }
     }
 }
@@ -171,6 +175,13 @@ impl Config {
                     "is not a positive whole number",
                     &DEFAULT_TRACE_EVENTS.to_string(),
                 ),
+            }
+        }
+        if let Some(v) = get("TICKPROF_STDERR") {
+            match v.trim().to_ascii_lowercase().as_str() {
+                "1" | "on" | "true" | "yes" | "" => c.stderr = true,
+                "0" | "off" | "false" | "no" => c.stderr = false,
+                _ => warn("TICKPROF_STDERR", &v, "is not 0 or 1", "1"),
             }
         }
         if c.outputs.iter().any(|p| p.ends_with(".trace.json")) {
@@ -327,5 +338,26 @@ mod tests {
         assert_eq!(w.len(), 1);
         assert!(w[0].contains("TICKPROF_OUT") && w[0].contains("b.xyz"));
         assert_eq!(c.outputs, vec!["a.csv".to_string()]);
+    }
+
+    #[test]
+    fn stderr_report_can_be_turned_off_and_a_bad_value_warns() {
+        assert!(parse(&[]).0.stderr, "on by default");
+        for off in ["0", "off", "false", "no", " 0 "] {
+            let (c, w) = parse(&[("TICKPROF_STDERR", off)]);
+            assert!(!c.stderr && w.is_empty(), "{off:?}: {w:?}");
+        }
+        for on in ["1", "on", "TRUE", ""] {
+            let (c, w) = parse(&[("TICKPROF_STDERR", on)]);
+            assert!(c.stderr && w.is_empty(), "{on:?}: {w:?}");
+        }
+        let (c, w) = parse(&[("TICKPROF_STDERR", "quiet")]);
+        assert!(c.stderr);
+        assert_eq!(w.len(), 1);
+        assert!(
+            w[0].contains("TICKPROF_STDERR") && w[0].contains("default (1)"),
+            "{}",
+            w[0]
+        );
     }
 }

@@ -131,12 +131,16 @@ pub(crate) fn reset() {
     }
 }
 
-/// The exit report: text to stderr, then the `TICKPROF_OUT` files.
-/// Skipped when no marked call was ever made (and with it the frequency
-/// check it would wait for).
+/// The exit report: text to stderr (unless `TICKPROF_STDERR=0`), then the
+/// `TICKPROF_OUT` files. Skipped when no marked call was ever made, or
+/// nothing is to be written (and with it the frequency check it would
+/// wait for).
 fn exit_report() {
     let rt = runtime();
     if !rt.config.enabled || !switches::recorded_any() {
+        return;
+    }
+    if !rt.config.stderr && rt.config.outputs.is_empty() && !rt.config.trace {
         return;
     }
     let mut report = collect();
@@ -150,7 +154,9 @@ fn exit_report() {
         tree: rt.config.layout == Layout::Tree,
         threads: rt.config.threads,
     };
-    write_stderr(&report.text(&opts));
+    if rt.config.stderr {
+        write_stderr(&report.text(&opts));
+    }
     let mut outputs = rt.config.outputs.clone();
     if rt.config.trace && !outputs.iter().any(|p| p.ends_with(".trace.json")) {
         outputs.push(DEFAULT_TRACE_FILE.to_owned());

@@ -7,8 +7,8 @@ pub use trace::{Trace, TraceEvent, TraceThread};
 mod trace;
 
 /// Where ticks come from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(test, derive(serde::Serialize), serde(rename_all = "snake_case"))]
 pub enum ClockSource {
     /// The x86_64 time-stamp counter (`rdtsc`).
     Tsc,
@@ -30,7 +30,8 @@ impl ClockSource {
 }
 
 /// Facts about the run and the clock: the report header.
-#[derive(Clone, Debug, serde::Serialize)]
+#[derive(Clone, Debug)]
+#[cfg_attr(test, derive(serde::Serialize))]
 pub struct RunInfo {
     /// The clock read at entry and exit.
     pub clock: ClockSource,
@@ -100,7 +101,8 @@ pub struct RunInfo {
 }
 
 /// A caller or callee of a site.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(test, derive(serde::Serialize))]
 pub struct Edge {
     /// The other site's name; `<root>` for calls made with no marked caller.
     pub name: String,
@@ -111,7 +113,8 @@ pub struct Edge {
 }
 
 /// The figures of one call site.
-#[derive(Clone, Debug, serde::Serialize)]
+#[derive(Clone, Debug)]
+#[cfg_attr(test, derive(serde::Serialize))]
 pub struct SiteStats {
     /// The shown name: function path, custom name, or scope name.
     pub name: String,
@@ -185,7 +188,8 @@ impl SiteStats {
 }
 
 /// One site's figures on one thread.
-#[derive(Clone, Debug, serde::Serialize)]
+#[derive(Clone, Debug)]
+#[cfg_attr(test, derive(serde::Serialize))]
 pub struct ThreadSite {
     /// The site's name.
     pub name: String,
@@ -198,7 +202,8 @@ pub struct ThreadSite {
 }
 
 /// One thread's figures.
-#[derive(Clone, Debug, serde::Serialize)]
+#[derive(Clone, Debug)]
+#[cfg_attr(test, derive(serde::Serialize))]
 pub struct ThreadStats {
     /// The thread's name, or its `ThreadId` when unnamed.
     pub name: String,
@@ -211,7 +216,8 @@ pub struct ThreadStats {
 }
 
 /// One node of the merged calling-context tree: a call path.
-#[derive(Clone, Debug, serde::Serialize)]
+#[derive(Clone, Debug)]
+#[cfg_attr(test, derive(serde::Serialize))]
 pub struct TreeNode {
     /// The site's name; empty for the root.
     pub name: String,
@@ -235,7 +241,8 @@ pub struct TreeNode {
 ///
 /// Obtain one with [`report()`](crate::report) at any time; the exit report
 /// prints the same value.
-#[derive(Clone, Debug, serde::Serialize)]
+#[derive(Clone, Debug)]
+#[cfg_attr(test, derive(serde::Serialize))]
 pub struct Report {
     /// The header.
     pub run: RunInfo,
@@ -252,7 +259,7 @@ pub struct Report {
     /// Individual calls per thread, when tracing is on (`TICKPROF_TRACE=1`
     /// or a `.trace.json` output); `None` otherwise. Left out of the JSON
     /// export (the `.trace.json` output is its own format).
-    #[serde(skip)]
+    #[cfg_attr(test, serde(skip))]
     pub trace: Option<Trace>,
 }
 

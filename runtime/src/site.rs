@@ -1,8 +1,8 @@
 //! Call sites: one `static` per mark, holding its metadata.
 
 /// What a call site marks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(test, derive(serde::Serialize), serde(rename_all = "snake_case"))]
 pub enum SiteKind {
     /// A function marked `#[profile]`.
     Function,

@@ -5,7 +5,8 @@ use std::process::Command;
 
 /// The command: `child_workload` alone, `marker=value` set (the child test
 /// does its work only when it sees it), and every `TICKPROF*` variable of
-/// this process removed so each test sets exactly what it checks.
+/// this process removed so each test sets exactly what it checks (and
+/// `TICKPROF_STDERR=1`, the default).
 pub fn child_command(marker: &str, value: &str) -> Command {
     let mut cmd = Command::new(std::env::current_exe().expect("test binary path"));
     cmd.args([
@@ -20,6 +21,9 @@ pub fn child_command(marker: &str, value: &str) -> Command {
             cmd.env_remove(k);
         }
     }
+    // The default, said explicitly: the child is this test binary, whose
+    // `support/quiet.rs` would otherwise turn its exit report off.
+    cmd.env("TICKPROF_STDERR", "1");
     cmd.env(marker, value);
     cmd
 }

@@ -260,20 +260,16 @@ fn row(out: &mut String, report: &Report, i: usize, s: &SiteStats) {
 /// close the element.
 fn data(out: &mut String, report: &Report) {
     let cols = columns::shown(report);
-    let mut json = String::from("[");
-    for (i, s) in report.sites.iter().enumerate() {
-        if i > 0 {
-            json.push(',');
-        }
-        json.push('[');
-        super::push_json_str(&mut json, &s.name);
+    let mut json = String::with_capacity(2 + 96 * report.sites.len());
+    let mut w = super::json::Writer::compact(&mut json);
+    w.array(&report.sites, |w, s| {
+        w.begin_array();
+        w.str(&s.name);
         for c in cols.iter().skip(1) {
-            let k = columns::table_cell(c, s, report).map_or(0.0, |v| v.sort_key());
-            let _ = write!(json, ",{k}");
+            w.f64(columns::table_cell(c, s, report).map_or(0.0, |v| v.sort_key()));
         }
-        json.push(']');
-    }
-    json.push(']');
+        w.end_array();
+    });
     let _ = writeln!(
         out,
         "<script type=\"application/json\" id=\"tp-data\">{}</script>",

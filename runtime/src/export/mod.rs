@@ -7,7 +7,7 @@
 //! | `.json` | the whole report, `"version": 1` | [`json::render`] |
 //! | `.html` | self-contained drill-down page | [`html::render`] |
 //! | `.folded` | folded stacks of self time | [`folded::render`] |
-//! | `.svg` | flamegraph drawn by `inferno` | [`svg::render`] |
+//! | `.svg` | interactive flamegraph of the folded stacks | [`svg::render`] |
 //! | `.trace.json` | Chrome trace events of individual calls | [`crate::Report::trace`] |
 //!
 //! # Examples
@@ -77,24 +77,6 @@ pub fn render(report: &Report, path: &str, opts: &TextOptions) -> io::Result<Vec
 pub fn write_to_path(report: &Report, path: &str, opts: &TextOptions) -> io::Result<()> {
     let body = render(report, path, opts)?;
     std::fs::write(path, body)
-}
-
-/// Appends `s` as a JSON string literal (quotes, backslashes and control
-/// characters escaped).
-pub(crate) fn push_json_str(out: &mut String, s: &str) {
-    use std::fmt::Write as _;
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
 }
 
 /// A site row for unit tests: 3 calls, 300 ns total, 100 ns self.

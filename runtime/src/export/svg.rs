@@ -1,21 +1,150 @@
-//! Flamegraph output (`.svg`): the [folded stacks](super::folded) drawn by
-//! the `inferno` crate.
+//! Flamegraph output (`.svg`): the [folded stacks](super::folded) drawn as
+//! an interactive SVG.
 //!
-//! Frame widths are self time plus children in nanoseconds; colours are
-//! inferno's classic warm palette, hashed by name so a function keeps its
-//! colour from run to run. The SVG is interactive in a browser (click to zoom,
-//! Ctrl-F to search). A profile with no recorded time gives inferno's
-//! "no valid input" picture rather than an error.
+//! One box per calling context, the root (`all`) at the bottom and callees
+//! stacked above their callers; a box's width is its time (self plus
+//! children, in nanoseconds) as a share of the whole. Colours come from the
+//! classic warm flamegraph palette, hashed by name, so a function keeps its
+//! colour from run to run. Hovering a box shows its name, time and share;
+//! clicking it zooms in on it, and "Reset zoom" (top left) zooms out.
+//!
+//! Boxes narrower than [`MIN_WIDTH_PX`] are not drawn (as in inferno and
+//! `flamegraph.pl`), and at most [`MAX_FRAMES`] boxes are drawn, the ones
+//! nearest the root first, so the file stays bounded for deep or very wide
+//! profiles; the subtitle says when the limit left some out. A profile with
+//! no recorded time gives a picture saying so.
+//!
+//! Drawn by tickprof itself: the `inferno` crate's dependency graph adds
+//! trait impls on std types (`From<RGB<T>> for [T; 3]`,
+//! `PartialEq<ArrayString> for str`, …) that change type inference in the
+//! profiled crate.
 
 use crate::report::{fmt_ns, Report};
-use inferno::flamegraph::{self, Options};
+use std::collections::{HashMap, VecDeque};
+use std::fmt::Write as _;
 use std::io;
+
+/// Image width in pixels.
+const WIDTH: f64 = 1200.0;
+/// Left and right margin.
+const XPAD: f64 = 10.0;
+/// Height of one box (one stack level).
+const FRAME_HEIGHT: f64 = 16.0;
+/// Font size of labels.
+const FONT_SIZE: f64 = 12.0;
+/// Average glyph width as a share of the font size, to fit labels.
+const FONT_WIDTH: f64 = 0.59;
+/// Space above the boxes (title, subtitle).
+const TOP: f64 = FONT_SIZE * 4.0;
+/// Space below the boxes.
+const BOTTOM: f64 = FONT_SIZE * 2.0;
+
+/// Boxes narrower than this many pixels are not drawn, nor their callees.
+pub const MIN_WIDTH_PX: f64 = 0.1;
+/// At most this many boxes are drawn (about 250 bytes each).
+pub const MAX_FRAMES: usize = 30_000;
+
+/// One node of the merged stacks.
+struct Frame<'a> {
+    name: &'a str,
+    depth: usize,
+    total: u64,
+    children: Vec<usize>,
+}
+
+/// The frames of `stacks` merged into a tree; `frames[0]` is `all`.
+fn merge<'a>(stacks: &'a [(String, u64)]) -> Vec<Frame<'a>> {
+    let mut frames = vec![Frame {
+        name: "all",
+        depth: 0,
+        total: 0,
+        children: Vec::new(),
+    }];
+    let mut index: HashMap<(usize, &'a str), usize> = HashMap::new();
+    for (stack, ns) in stacks {
+        frames[0].total = frames[0].total.saturating_add(*ns);
+        let mut at = 0;
+        for name in stack.split(';') {
+            at = match index.get(&(at, name)) {
+                Some(&i) => i,
+                None => {
+                    let i = frames.len();
+                    let depth = frames[at].depth + 1;
+                    frames.push(Frame {
+                        name,
+                        depth,
+                        total: 0,
+                        children: Vec::new(),
+                    });
+                    frames[at].children.push(i);
+                    index.insert((at, name), i);
+                    i
+                }
+            };
+            frames[at].total = frames[at].total.saturating_add(*ns);
+        }
+    }
+    for i in 0..frames.len() {
+        let mut children = std::mem::take(&mut frames[i].children);
+        children.sort_by(|&a, &b| frames[a].name.cmp(frames[b].name));
+        frames[i].children = children;
+    }
+    frames
+}
+
+/// A warm colour for `name`, the same for the same name in every run.
+fn colour(name: &str) -> (u8, u8, u8) {
+    // FNV-1a: stable across runs and platforms, unlike `DefaultHasher`.
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in name.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    let part = |shift: u32| ((h >> shift) & 0xFFFF) as f64 / 65536.0;
+    (
+        (205.0 + 50.0 * part(32)) as u8,
+        (230.0 * part(0)) as u8,
+        (55.0 * part(16)) as u8,
+    )
+}
+
+/// Appends `s` as XML text or attribute content: markup characters as
+/// entities, characters XML 1.0 does not allow (control characters other
+/// than tab and line breaks, U+FFFE, U+FFFF) as U+FFFD.
+fn push_xml(out: &mut String, s: &str) {
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            '\t' | '\n' | '\r' => out.push(c),
+            c if c < ' ' || c == '\u{FFFE}' || c == '\u{FFFF}' => out.push('\u{FFFD}'),
+            c => out.push(c),
+        }
+    }
+}
+
+/// The label that fits in `width_px`: the name, or its start and `..`.
+fn label(name: &str, width_px: f64) -> Option<String> {
+    let fit = ((width_px - 6.0) / (FONT_SIZE * FONT_WIDTH)).floor();
+    if fit < 3.0 {
+        return None;
+    }
+    let fit = fit as usize;
+    if name.chars().count() <= fit {
+        Some(name.to_owned())
+    } else {
+        Some(name.chars().take(fit - 2).chain("..".chars()).collect())
+    }
+}
 
 /// The flamegraph of `report` as an SVG document.
 ///
 /// # Errors
-/// Any error inferno reports while drawing (none is expected for the
-/// well-formed lines [`folded::stacks`](super::folded::stacks) makes).
+/// None in practice: the document is built in memory. The `Result` is kept
+/// for the signature shared by the formats.
 ///
 /// # Examples
 ///
@@ -25,54 +154,311 @@ use std::io;
 /// assert!(String::from_utf8(svg).unwrap().contains("<svg"));
 /// ```
 pub fn render(report: &Report) -> io::Result<Vec<u8>> {
+    Ok(document(report).into_bytes())
+}
+
+/// The document as text.
+fn document(report: &Report) -> String {
     let stacks = super::folded::stacks(report);
-    let lines: Vec<String> = stacks.iter().map(|(s, ns)| format!("{s} {ns}")).collect();
-    let total: u64 = stacks.iter().map(|(_, ns)| *ns).sum();
-    let mut opt = Options::default();
-    opt.title = "tickprof flamegraph".to_owned();
-    opt.subtitle = Some(format!(
+    let frames = merge(&stacks);
+    let total = frames[0].total;
+    let plot = WIDTH - 2.0 * XPAD;
+    let px_per_ns = if total > 0 { plot / total as f64 } else { 0.0 };
+
+    // Choose the boxes: breadth first, so a limit keeps the levels nearest
+    // the root; `x` in nanoseconds from the left.
+    let mut drawn: Vec<(usize, u64)> = Vec::new();
+    let mut cut = 0usize;
+    if total > 0 {
+        let mut queue = VecDeque::from([(0usize, 0u64)]);
+        while let Some((i, x)) = queue.pop_front() {
+            if drawn.len() < MAX_FRAMES {
+                drawn.push((i, x));
+            } else {
+                cut += 1;
+            }
+            let mut cx = x;
+            for &c in &frames[i].children {
+                if frames[c].total as f64 * px_per_ns >= MIN_WIDTH_PX {
+                    queue.push_back((c, cx));
+                }
+                cx = cx.saturating_add(frames[c].total);
+            }
+        }
+    }
+    let levels = drawn
+        .iter()
+        .map(|&(i, _)| frames[i].depth)
+        .max()
+        .unwrap_or(0)
+        + 1;
+    let height = TOP + levels as f64 * FRAME_HEIGHT + BOTTOM;
+
+    let mut out = String::with_capacity(4096 + 256 * drawn.len());
+    let _ = write!(
+        out,
+        concat!(
+            "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n",
+            "<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" ",
+            "viewBox=\"0 0 {w} {h}\" font-family=\"Verdana, sans-serif\" font-size=\"{fs}\">\n",
+            "<defs><linearGradient id=\"bg\" y1=\"0\" y2=\"1\" x1=\"0\" x2=\"0\">",
+            "<stop stop-color=\"#eeeeee\" offset=\"5%\"/><stop stop-color=\"#eeeeb0\" offset=\"95%\"/>",
+            "</linearGradient></defs>\n",
+            "<style>g.f:hover rect{{stroke:#000;stroke-width:0.5}} g.f{{cursor:pointer}} ",
+            "text{{pointer-events:none}} #reset{{cursor:pointer;pointer-events:auto}}</style>\n",
+            "<rect x=\"0\" y=\"0\" width=\"100%\" height=\"100%\" fill=\"url(#bg)\"/>\n",
+            "<text x=\"{cx}\" y=\"{ty}\" text-anchor=\"middle\" font-size=\"17\">tickprof flamegraph</text>\n"
+        ),
+        w = WIDTH,
+        h = height,
+        fs = FONT_SIZE,
+        cx = WIDTH / 2.0,
+        ty = FONT_SIZE * 2.0,
+    );
+    let mut subtitle = format!(
         "self time {} in {} path{}, wall {}",
         fmt_ns(total as f64),
-        lines.len(),
-        if lines.len() == 1 { "" } else { "s" },
+        stacks.len(),
+        if stacks.len() == 1 { "" } else { "s" },
         fmt_ns(report.run.wall_ns as f64)
-    ));
-    opt.count_name = "ns".to_owned();
-    opt.hash = true;
-    let mut out = Vec::new();
-    match flamegraph::from_lines(&mut opt, lines.iter().map(String::as_str), &mut out) {
-        Ok(()) => Ok(out),
-        // No time: inferno has written a complete "no valid input" SVG.
-        Err(_) if total == 0 && out.ends_with(b"</svg>") => Ok(out),
-        Err(e) => Err(e),
+    );
+    if cut > 0 {
+        let _ = write!(
+            subtitle,
+            "; {cut} more boxes not drawn (limit {MAX_FRAMES})"
+        );
     }
+    if total == 0 {
+        subtitle = "no recorded time: nothing to draw".to_owned();
+    }
+    let _ = write!(
+        out,
+        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"#555\">",
+        WIDTH / 2.0,
+        FONT_SIZE * 3.3
+    );
+    push_xml(&mut out, &subtitle);
+    out.push_str("</text>\n");
+    let _ = writeln!(
+        out,
+        "<text id=\"reset\" x=\"{XPAD}\" y=\"{}\" visibility=\"hidden\">Reset zoom</text>",
+        FONT_SIZE * 2.0
+    );
+
+    for &(i, x) in &drawn {
+        let f = &frames[i];
+        let fx = XPAD + x as f64 * px_per_ns;
+        let fw = f.total as f64 * px_per_ns;
+        let fy = height - BOTTOM - (f.depth + 1) as f64 * FRAME_HEIGHT;
+        let (r, g, b) = if i == 0 {
+            (220, 220, 220)
+        } else {
+            colour(f.name)
+        };
+        let _ = write!(out, "<g class=\"f\" data-d=\"{}\"><title>", f.depth);
+        push_xml(&mut out, f.name);
+        let _ = write!(
+            out,
+            " ({}, {:.2}%)</title><rect x=\"{fx:.2}\" y=\"{fy}\" width=\"{fw:.2}\" height=\"{}\" fill=\"rgb({r},{g},{b})\" rx=\"2\"/><text x=\"{:.2}\" y=\"{}\">",
+            fmt_ns(f.total as f64),
+            100.0 * f.total as f64 / total as f64,
+            FRAME_HEIGHT - 1.0,
+            fx + 3.0,
+            fy + FRAME_HEIGHT - 4.5,
+        );
+        if let Some(l) = label(f.name, fw) {
+            push_xml(&mut out, &l);
+        }
+        out.push_str("</text></g>\n");
+    }
+    let _ = write!(
+        out,
+        "<script><![CDATA[{}]]></script>\n</svg>\n",
+        SCRIPT
+            .replace("XPAD", &XPAD.to_string())
+            .replace("PLOT", &plot.to_string())
+            .replace("GLYPH", &(FONT_SIZE * FONT_WIDTH).to_string())
+    );
+    out
 }
+
+/// Click to zoom: the clicked box fills the width, its callees scale with
+/// it, its callers span the width, everything else hides.
+const SCRIPT: &str = r#"
+(function () {
+  var fs = Array.prototype.slice.call(document.querySelectorAll("g.f"));
+  var reset = document.getElementById("reset");
+  var info = fs.map(function (g) {
+    var r = g.querySelector("rect"), t = g.querySelector("title").textContent;
+    return { g: g, r: r, t: g.querySelector("text"), name: t.slice(0, t.lastIndexOf(" (")),
+             x: +r.getAttribute("x"), w: +r.getAttribute("width"), d: +g.getAttribute("data-d") };
+  });
+  function place(f, x, w) {
+    f.g.style.display = "";
+    f.r.setAttribute("x", x.toFixed(2));
+    f.r.setAttribute("width", w.toFixed(2));
+    f.t.setAttribute("x", (x + 3).toFixed(2));
+    var fit = Math.floor((w - 6) / GLYPH), n = f.name;
+    f.t.textContent = fit < 3 ? "" : n.length <= fit ? n : n.slice(0, fit - 2) + "..";
+  }
+  function zoom(z) {
+    var k = PLOT / z.w, eps = 1e-6;
+    info.forEach(function (f) {
+      if (f.d < z.d) {
+        if (f.x <= z.x + eps && f.x + f.w >= z.x + z.w - eps) place(f, XPAD, PLOT);
+        else f.g.style.display = "none";
+      } else if (f.x >= z.x - eps && f.x + f.w <= z.x + z.w + eps) {
+        place(f, XPAD + (f.x - z.x) * k, f.w * k);
+      } else f.g.style.display = "none";
+    });
+    reset.setAttribute("visibility", z.d > 0 ? "visible" : "hidden");
+  }
+  info.forEach(function (f) { f.g.addEventListener("click", function () { zoom(f); }); });
+  reset.addEventListener("click", function () { if (info.length) zoom(info[0]); });
+})();
+"#;
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::export::test_node;
 
+    /// Parses `svg` as XML; returns the number of `rect` elements.
+    fn parse(svg: &str) -> usize {
+        let mut reader = quick_xml::Reader::from_str(svg);
+        let mut rects = 0;
+        loop {
+            match reader.read_event() {
+                Ok(quick_xml::events::Event::Eof) => return rects,
+                Ok(quick_xml::events::Event::Empty(e) | quick_xml::events::Event::Start(e)) => {
+                    if e.name().as_ref() == b"rect" {
+                        rects += 1;
+                    }
+                    for a in e.attributes() {
+                        a.unwrap_or_else(|err| panic!("bad attribute: {err}"));
+                    }
+                }
+                Ok(quick_xml::events::Event::Text(t)) => {
+                    t.decode().unwrap_or_else(|err| panic!("bad text: {err}"));
+                }
+                Ok(_) => {}
+                Err(e) => panic!("not XML at {}: {e}", reader.buffer_position()),
+            }
+        }
+    }
+
+    fn svg(r: &Report) -> String {
+        String::from_utf8(render(r).unwrap()).unwrap()
+    }
+
     #[test]
     fn empty_profile_gives_a_complete_svg() {
-        let svg = String::from_utf8(render(&Report::empty()).unwrap()).unwrap();
-        assert!(svg.contains("<svg") && svg.trim_end().ends_with("</svg>"));
+        let s = svg(&Report::empty());
+        assert!(s.starts_with("<?xml") && s.trim_end().ends_with("</svg>"));
+        assert!(s.contains("no recorded time"));
+        parse(&s);
         let mut r = Report::empty();
         for (name, parent) in [("", None), ("idle", Some(0))] {
             r.tree.push(test_node(name, parent, 0));
         }
-        let svg = String::from_utf8(render(&r).unwrap()).unwrap();
-        assert!(svg.trim_end().ends_with("</svg>"));
+        let s = svg(&r);
+        assert!(s.trim_end().ends_with("</svg>"));
+        parse(&s);
     }
 
     #[test]
-    fn names_are_escaped_by_inferno() {
+    fn names_are_escaped_and_the_document_is_xml() {
         let mut r = Report::empty();
-        for (name, parent) in [("", None), ("<b>&\"x\"", Some(0))] {
+        let hostile = "<b>&\"x\" ]]> </script> \u{1}\u{ffff} é ✓";
+        for (name, parent) in [("", None), (hostile, Some(0)), ("k", Some(1))] {
             r.tree.push(test_node(name, parent, 9));
         }
-        let svg = String::from_utf8(render(&r).unwrap()).unwrap();
-        assert!(!svg.contains("<b>&"), "raw name in SVG");
-        assert!(svg.contains("&lt;b&gt;&amp;"), "escaped name missing");
+        let s = svg(&r);
+        assert!(!s.contains("<b>&"), "raw name in SVG");
+        assert!(s.contains("<title>&lt;b&gt;&amp;&quot;x&quot; ]]&gt; &lt;/script&gt;"));
+        // all, the hostile frame and its callee, plus the background.
+        assert_eq!(parse(&s), 4);
+    }
+
+    #[test]
+    fn widths_are_shares_of_the_total_and_titles_say_time_and_share() {
+        let mut r = Report::empty();
+        for (name, parent, ns) in [
+            ("", None, 0),
+            ("main", Some(0), 100),
+            ("a", Some(1), 300),
+            ("b", Some(1), 600),
+        ] {
+            r.tree.push(test_node(name, parent, ns));
+        }
+        let s = svg(&r);
+        parse(&s);
+        let width = |name: &str| -> f64 {
+            let g = s
+                .split("<g class")
+                .find(|g| g.contains(&format!("<title>{name} (")))
+                .unwrap_or_else(|| panic!("no box {name}"));
+            let w = g.split("width=\"").nth(1).unwrap();
+            w[..w.find('"').unwrap()].parse().unwrap()
+        };
+        let plot = WIDTH - 2.0 * XPAD;
+        assert!((width("all") - plot).abs() < 0.01);
+        assert!((width("main") - plot).abs() < 0.01);
+        assert!((width("a") - plot * 0.3).abs() < 0.01);
+        assert!((width("b") - plot * 0.6).abs() < 0.01);
+        assert!(s.contains("<title>b (600 ns, 60.00%)</title>"), "{s}");
+        assert_eq!(colour("b"), colour("b"));
+        assert_ne!(colour("a"), colour("b"));
+    }
+
+    #[test]
+    fn huge_and_deep_profiles_stay_bounded() {
+        // 100,000 siblings of one nanosecond next to one big frame: the
+        // small ones are far below the minimum width.
+        let mut r = Report::empty();
+        r.tree.push(test_node("", None, 0));
+        r.tree.push(test_node("big", Some(0), 1_000_000_000));
+        for i in 0..100_000 {
+            r.tree.push(test_node(&format!("tiny{i}"), Some(0), 1));
+        }
+        let s = svg(&r);
+        assert_eq!(parse(&s), 1 + 2, "background, all, big");
+        // 10,000 paths four levels deep, each 0.118 px wide: 40,001 boxes
+        // wide enough to draw, more than the limit.
+        let mut r = Report::empty();
+        r.tree.push(test_node("", None, 0));
+        for i in 0..10_000 {
+            let base = r.tree.len();
+            r.tree.push(test_node(&format!("a{i}"), Some(0), 0));
+            r.tree.push(test_node(&format!("b{i}"), Some(base), 0));
+            r.tree.push(test_node(&format!("c{i}"), Some(base + 1), 0));
+            r.tree.push(test_node(&format!("d{i}"), Some(base + 2), 1));
+        }
+        let s = svg(&r);
+        assert_eq!(parse(&s), 1 + MAX_FRAMES);
+        assert!(s.contains("; 10001 more boxes not drawn"), "{}", &s[..2000]);
+        assert!(s.len() < 400 * MAX_FRAMES, "{} bytes", s.len());
+        // A deep chain: every level drawn, the picture as tall as the chain.
+        let mut r = Report::empty();
+        r.tree.push(test_node("", None, 0));
+        for i in 0..1_000 {
+            r.tree.push(test_node(&format!("f{i}"), Some(i), 1));
+        }
+        let s = svg(&r);
+        assert_eq!(parse(&s), 1 + 1_001);
+        assert!(s.contains(&format!(
+            "height=\"{}\"",
+            TOP + 1_001.0 * FRAME_HEIGHT + BOTTOM
+        )));
+    }
+
+    #[test]
+    fn labels_are_truncated_to_fit() {
+        assert_eq!(label("main", 200.0).as_deref(), Some("main"));
+        assert_eq!(
+            label("abcdefghij", 6.0 + 5.0 * FONT_SIZE * FONT_WIDTH).as_deref(),
+            Some("abc..")
+        );
+        assert_eq!(label("abcdefghij", 10.0), None);
     }
 }

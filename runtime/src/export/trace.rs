@@ -17,9 +17,9 @@ pub fn render_report(report: &Report) -> String {
 pub fn render(trace: &Trace) -> String {
     use std::fmt::Write as _;
     let q = |s: &str| {
-        let mut out = String::with_capacity(s.len() + 2);
-        super::push_json_str(&mut out, s);
-        out
+        let mut quoted = String::with_capacity(s.len() + 2);
+        super::json::push_str_literal(&mut quoted, s);
+        quoted
     };
     let names: Vec<String> = trace.names.iter().map(|n| q(n)).collect();
     let mut s = String::with_capacity(64 + trace.len() * 80);

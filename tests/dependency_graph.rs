@@ -1,0 +1,116 @@
+//! tickprof's normal dependency graph holds only audited crates.
+//!
+//! Every library linked into the user's program takes part in the user's
+//! type checking: trait impls are global, so a dependency that adds, say,
+//! `impl PartialEq<Value> for i32` (serde_json) or `From<RGB<T>> for [T; 3]`
+//! (rgb, via inferno) gives the compiler a second candidate where the user's
+//! code relied on there being one, and it stops compiling (E0282, E0283,
+//! E0284; `compat/inference` has the patterns). So each crate in the graph
+//! is checked for impls of std traits whose `Self` is a std type before it
+//! goes on this list; a new dependency fails this test until it is.
+//!
+//! Runs `cargo tree` on the workspace (offline, every target platform), with
+//! the default features and with `--no-default-features`.
+
+use std::collections::BTreeSet;
+use std::process::Command;
+
+/// Crates allowed in the graph with the `enabled` feature on, and why each
+/// is safe.
+const ALLOWED: &[(&str, &str)] = &[
+    ("tickprof", "ours"),
+    ("tickprof-macros", "ours; a proc-macro crate"),
+    ("tickprof-runtime", "ours"),
+    // Dependencies of proc-macro crates run inside the compiler and are never
+    // linked into the user's program: their impls are not visible to it.
+    ("proc-macro2", "build-time only (proc-macro dependency)"),
+    ("quote", "build-time only (proc-macro dependency)"),
+    ("syn", "build-time only (proc-macro dependency)"),
+    ("unicode-ident", "build-time only (proc-macro dependency)"),
+    ("linktime-proc-macro", "a proc-macro crate (of ctor, dtor)"),
+    // Linked into the user's program, audited in ~/.cargo/registry/src:
+    (
+        "ctor",
+        "impls only on its own types (`Static<T>`: Deref, Debug, Display, Drop)",
+    ),
+    ("dtor", "no trait impls"),
+    (
+        "link-section",
+        "impls on its own section types; its own trait `SectionItemLocation` for `&T`, \
+         which only matters where that trait is imported",
+    ),
+    (
+        "raw-cpuid",
+        "impls only on its own types (its own `RowGen` trait for integers is in the \
+         `display` module, behind the off-by-default `display` feature)",
+    ),
+    (
+        "bitflags",
+        "no impls on std types; its macro implements std traits for the flag types \
+         it defines (raw-cpuid's)",
+    ),
+];
+
+/// With the `enabled` feature off, only tickprof and what its proc-macro
+/// crate needs at build time: no runtime dependency at all.
+const DISABLED: &[&str] = &[
+    "tickprof",
+    "tickprof-macros",
+    "tickprof-runtime",
+    "proc-macro2",
+    "quote",
+    "syn",
+    "unicode-ident",
+];
+
+/// The crate names in `cargo tree -e normal -p tickprof` (plus `extra`).
+fn graph(extra: &[&str]) -> BTreeSet<String> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let manifest = concat!(env!("CARGO_MANIFEST_DIR"), "/../Cargo.toml");
+    let out = Command::new(cargo)
+        .args(["tree", "--offline", "--quiet", "--manifest-path", manifest])
+        .args(["-p", "tickprof", "-e", "normal", "--prefix", "none"])
+        .args(["--target", "all", "--format", "{p}"])
+        .args(extra)
+        .output()
+        .expect("cargo runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "cargo tree failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let names: BTreeSet<String> = text
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .map(str::to_owned)
+        .collect();
+    assert!(
+        names.contains("tickprof-runtime"),
+        "unexpected output:\n{text}"
+    );
+    names
+}
+
+#[test]
+fn enabled_graph_holds_only_audited_crates() {
+    let allowed: BTreeSet<&str> = ALLOWED.iter().map(|(name, _)| *name).collect();
+    let unknown: Vec<String> = graph(&[])
+        .into_iter()
+        .filter(|n| !allowed.contains(n.as_str()))
+        .collect();
+    assert!(
+        unknown.is_empty(),
+        "not audited: {unknown:?}. Check each for impls of std traits on std types \
+         (PartialEq, From, AsRef, Add, FromStr, Extend, Sum, Index, ... for integers, \
+         floats, str, slices, arrays, tuples, Vec, String, references) and add it to \
+         ALLOWED with the reason, or drop the dependency"
+    );
+}
+
+#[test]
+fn disabled_graph_is_tickprof_and_its_build_time_macro_dependencies() {
+    let names = graph(&["--no-default-features"]);
+    let expected: BTreeSet<String> = DISABLED.iter().map(|n| (*n).to_owned()).collect();
+    assert_eq!(names, expected);
+}

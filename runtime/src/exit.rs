@@ -161,12 +161,13 @@ fn exit_report() {
     if rt.config.trace && !outputs.iter().any(|p| p.ends_with(".trace.json")) {
         outputs.push(DEFAULT_TRACE_FILE.to_owned());
     }
-    for path in &outputs {
+    for template in &outputs {
+        let path = &expand_path(template);
         match crate::export::write_to_path(&report, path, &opts) {
             Err(e) => write_stderr(&format!(
                 "tickprof: warning: cannot write TICKPROF_OUT file {path:?}: {e}\n"
             )),
-            Ok(()) if path == DEFAULT_TRACE_FILE && !rt.config.outputs.contains(path) => {
+            Ok(()) if template == DEFAULT_TRACE_FILE && !rt.config.outputs.contains(template) => {
                 write_stderr(&format!(
                     "tickprof: TICKPROF_TRACE=1: trace written to {DEFAULT_TRACE_FILE} (open it in ui.perfetto.dev or chrome://tracing)\n"
                 ));
@@ -184,6 +185,42 @@ fn first_call() {
 
 /// Before `main`: read the settings and note the clock's start. Nothing
 /// else: a process that never makes a marked call pays no more.
+/// An output path with `%p` replaced by the process id, `%e` by the
+/// executable's file name and `%%` by `%`, so that several processes (the
+/// test binaries of one `cargo test`, say) do not overwrite one file.
+pub(crate) fn expand_path(template: &str) -> String {
+    if !template.contains('%') {
+        return template.to_owned();
+    }
+    let exe = std::env::current_exe()
+        .ok()
+        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| "unknown".to_owned());
+    expand_with(template, std::process::id(), &exe)
+}
+
+fn expand_with(template: &str, pid: u32, exe: &str) -> String {
+    let mut out = String::with_capacity(template.len() + 16);
+    let mut chars = template.chars();
+    while let Some(c) = chars.next() {
+        if c != '%' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('p') => out.push_str(&pid.to_string()),
+            Some('e') => out.push_str(exe),
+            Some('%') => out.push('%'),
+            Some(other) => {
+                out.push('%');
+                out.push(other);
+            }
+            None => out.push('%'),
+        }
+    }
+    out
+}
+
 #[ctor::ctor(unsafe)]
 fn tickprof_init() {
     let _ = std::panic::catch_unwind(|| {
@@ -196,4 +233,17 @@ fn tickprof_init() {
 #[dtor::dtor(unsafe)]
 fn tickprof_exit_report() {
     let _ = std::panic::catch_unwind(exit_report);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::expand_with;
+
+    #[test]
+    fn output_paths_expand_pid_and_executable() {
+        assert_eq!(expand_with("out/%e-%p.json", 42, "app"), "out/app-42.json");
+        assert_eq!(expand_with("100%%.csv", 1, "a"), "100%.csv");
+        assert_eq!(expand_with("a%xb%", 1, "a"), "a%xb%");
+        assert_eq!(expand_with("plain.txt", 1, "a"), "plain.txt");
+    }
 }

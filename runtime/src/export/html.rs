@@ -266,7 +266,11 @@ fn data(out: &mut String, report: &Report) {
         w.begin_array();
         w.str(&s.name);
         for c in cols.iter().skip(1) {
-            w.f64(columns::table_cell(c, s, report).map_or(0.0, |v| v.sort_key()));
+            match columns::table_cell(c, s, report) {
+                Some(Cell::Count(n) | Cell::Ns(n)) => w.u64(n),
+                Some(cell) => w.f64(cell.sort_key()),
+                None => w.u64(0),
+            }
         }
         w.end_array();
     });

@@ -3,7 +3,7 @@
 
 use super::node::{bump, Node};
 use super::registry;
-use super::stack::{ThreadState, STATE};
+use super::stack::{current, ThreadState, STATE};
 use crate::clock::ticks;
 use crate::counters::Acc;
 use crate::site::CallSite;
@@ -35,7 +35,7 @@ impl Guard {
             }
             return Guard::enter_traced(site);
         }
-        match STATE.with(|s| s.push(site)) {
+        match current().push(site) {
             Some((node, depth)) => Guard {
                 start: ticks(),
                 node,
@@ -129,7 +129,7 @@ impl Drop for Guard {
             return;
         }
         let end = ticks();
-        STATE.with(|s| s.pop(self.depth, self.node, self.start, end));
+        current().pop(self.depth, self.node, self.start, end);
     }
 }
 

@@ -83,6 +83,22 @@ thread_local! {
     static EXIT: ThreadExit = const { ThreadExit };
 }
 
+/// The calling thread's state, for the hot path.
+///
+/// `STATE.with(|s| s.push(..))` would make `LocalKey::with` carry the whole
+/// push or pop; when that grows past the inliner's threshold (in builds with
+/// debug assertions, say), every marked call pays a call through the
+/// thread-local's accessor pointer. This closure is trivial, so `with`
+/// always inlines, and the `#[inline(always)]` push and pop follow.
+#[inline(always)]
+pub(super) fn current() -> &'static ThreadState {
+    // SAFETY: the state is a const-initialised thread-local without a
+    // destructor, so it lives as long as the calling thread; the reference
+    // is used only by the calling thread, within one guard operation, and
+    // is never stored or sent to another thread.
+    STATE.with(|s| unsafe { &*(s as *const ThreadState) })
+}
+
 impl ThreadState {
     /// Pushes a frame for `site`; returns the node and the frame's depth.
     #[inline(always)]

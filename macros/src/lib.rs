@@ -60,9 +60,9 @@ fn expand(args: TokenStream2, item: TokenStream2, enabled: bool) -> TokenStream2
     let args = args::parse_args(args);
     let func = item::parse_item(&item);
     match (args, func) {
-        (Ok(args), Ok(func)) => {
+        (Ok(args), Ok(marked)) => {
             if enabled {
-                expand::instrument(&args, func)
+                expand::instrument(&args, marked)
             } else {
                 item
             }

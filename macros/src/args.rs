@@ -211,6 +211,63 @@ fn strip_groups(mut value: Expr) -> Expr {
     value
 }
 
+/// Input of `scope_name!`: the calling macro's name, then its argument.
+struct ScopeName {
+    /// `prof_scope` or `prof_guard`, for the message.
+    caller: Ident,
+    /// The argument, any expression (a `literal` fragment, possibly `-1`).
+    value: Expr,
+}
+
+impl Parse for ScopeName {
+    fn parse(input: ParseStream) -> Result<Self> {
+        let caller = input.parse()?;
+        let _: Token![,] = input.parse()?;
+        let value = input.parse()?;
+        Ok(Self { caller, value })
+    }
+}
+
+/// Checks the name given to `prof_scope!`/`prof_guard!`: a non-empty string
+/// literal.
+pub(crate) fn scope_name(tokens: TokenStream2) -> Result<LitStr> {
+    let ScopeName { caller, value } = syn::parse2(tokens)?;
+    let value = strip_groups(value);
+    let instead = match &value {
+        Expr::Lit(syn::ExprLit {
+            lit: Lit::Str(lit), ..
+        }) if lit.value().trim().is_empty() => {
+            return Err(Error::new(
+                lit.span(),
+                format!(
+                    "the name must not be empty: write a label such as `{caller}!(\"step\")`, \
+                     or `{caller}!()` to name it after the line"
+                ),
+            ));
+        }
+        Expr::Lit(syn::ExprLit {
+            lit: Lit::Str(lit), ..
+        }) => return Ok(lit.clone()),
+        Expr::Lit(syn::ExprLit {
+            lit: Lit::ByteStr(lit),
+            ..
+        }) => String::from_utf8(lit.value())
+            .map_or_else(|_| "...".to_owned(), |text| format!("{text:?}")),
+        Expr::Lit(syn::ExprLit {
+            lit: lit @ (Lit::Int(_) | Lit::Float(_) | Lit::Bool(_)),
+            ..
+        }) => format!("\"{}\"", lit.to_token_stream()),
+        Expr::Lit(syn::ExprLit {
+            lit: Lit::Char(c), ..
+        }) => format!("{:?}", c.value().to_string()),
+        _ => "\"...\"".to_owned(),
+    };
+    Err(Error::new_spanned(
+        value,
+        format!("{caller}! takes a string literal as the name: write `{caller}!({instead})`"),
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -363,6 +420,38 @@ mod tests {
             errors(quote!(name = "a" "b")),
             ["expected `,` between options"]
         );
+    }
+
+    fn scope_error(tokens: TokenStream2) -> String {
+        match scope_name(tokens) {
+            Ok(lit) => panic!("accepted {}", lit.value()),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn scope_names() {
+        assert_eq!(
+            scope_name(quote!(prof_scope, "step")).unwrap().value(),
+            "step"
+        );
+        assert_eq!(
+            scope_error(quote!(prof_scope, 42)),
+            "prof_scope! takes a string literal as the name: write `prof_scope!(\"42\")`"
+        );
+        assert_eq!(
+            scope_error(quote!(prof_guard, b"bytes")),
+            "prof_guard! takes a string literal as the name: write `prof_guard!(\"bytes\")`"
+        );
+        assert_eq!(
+            scope_error(quote!(prof_scope, 'c')),
+            "prof_scope! takes a string literal as the name: write `prof_scope!(\"c\")`"
+        );
+        assert_eq!(
+            scope_error(quote!(prof_scope, -1)),
+            "prof_scope! takes a string literal as the name: write `prof_scope!(\"...\")`"
+        );
+        assert!(scope_error(quote!(prof_guard, " ")).starts_with("the name must not be empty"));
     }
 
     #[test]

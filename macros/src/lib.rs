@@ -17,7 +17,7 @@ mod expand;
 mod item;
 
 use proc_macro::TokenStream;
-use proc_macro2::TokenStream as TokenStream2;
+use proc_macro2::{TokenStream as TokenStream2, TokenTree};
 use quote::quote;
 use syn::Error;
 
@@ -36,7 +36,8 @@ use syn::Error;
 ///
 /// Reports a compile error, spanned on the offending token, for unknown,
 /// duplicate or malformed options, and for items that are not functions with
-/// a body, `const fn` and `async fn`. The item itself is emitted unchanged
+/// a body, `const fn`, C-variadic functions, and functions returning a future
+/// whose body is not one `async` block. The item itself is emitted unchanged
 /// beside the error so the rest of the crate still compiles.
 ///
 /// # Examples
@@ -72,10 +73,53 @@ fn expand(args: TokenStream2, item: TokenStream2, enabled: bool) -> TokenStream2
             for error in [args.err(), func.err()].into_iter().flatten() {
                 push_error(&mut errors, error);
             }
-            let errors = errors.map(|e| e.to_compile_error());
+            let errors = errors.map(compile_errors);
             quote!(#errors #item)
         }
     }
+}
+
+/// Checks the name given to `prof_scope!` or `prof_guard!` and returns it.
+///
+/// Used by those macros (in both feature settings, so both reject the
+/// same input), not public API: `scope_name!(prof_scope, "name")` expands
+/// to `"name"`, and to a compile error spanned on the argument when it is not
+/// a non-empty string literal.
+#[doc(hidden)]
+#[proc_macro]
+pub fn scope_name(input: TokenStream) -> TokenStream {
+    match args::scope_name(input.into()) {
+        Ok(lit) => quote!(#lit).into(),
+        Err(error) => compile_errors(error).into(),
+    }
+}
+
+/// `error` as `compile_error!` invocations, each spanned on its token.
+///
+/// syn writes `::core::compile_error!`, whose `::core` takes the edition of
+/// the user's token: in an edition-2015 crate it means `crate::core` and the
+/// real message is lost behind "cannot find `core`". The builtin macro is
+/// found by its bare name in every edition, so the path is dropped.
+fn compile_errors(error: Error) -> TokenStream2 {
+    let tokens: Vec<TokenTree> = error.to_compile_error().into_iter().collect();
+    let mut out = TokenStream2::new();
+    let mut i = 0;
+    while i < tokens.len() {
+        let is_core_prefix = matches!(
+            &tokens[i..],
+            [TokenTree::Punct(a), TokenTree::Punct(b), TokenTree::Ident(core), TokenTree::Punct(c), TokenTree::Punct(d), TokenTree::Ident(name), ..]
+                if [a, b, c, d].iter().all(|p| p.as_char() == ':')
+                    && core == "core"
+                    && name == "compile_error"
+        );
+        if is_core_prefix {
+            i += 5;
+        } else {
+            out.extend([tokens[i].clone()]);
+            i += 1;
+        }
+    }
+    out
 }
 
 /// Adds `error` to `errors`, combining with the errors already there.
@@ -89,6 +133,15 @@ fn push_error(errors: &mut Option<Error>, error: Error) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn errors_name_the_builtin_macro_without_a_path() {
+        let out = expand(quote!(nam = "f", bad), quote! { fn f() {} }, true).to_string();
+        assert_eq!(out.matches("compile_error !").count(), 2, "{out}");
+        assert!(!out.contains("core"), "{out}");
+        let scope = compile_errors(Error::new(proc_macro2::Span::call_site(), "m")).to_string();
+        assert_eq!(scope, quote!(compile_error! { "m" }).to_string());
+    }
 
     #[test]
     fn disabled_returns_item_unchanged() {

@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# Compile time and binary size of marks: generates a throwaway crate with N
+# marked functions (outside the repository, under ${TMPDIR:-/tmp}), builds
+# it once per variant in release and in debug, and prints the build time of
+# the crate itself (its dependencies are built once beforehand, in a target
+# dir shared by the variants) and the size of the binary.
+#
+# Usage: bash scripts/compile_cost.sh [N] [variant...]
+#   N        functions per crate (default 5000)
+#   variant  any of: unmarked tickprof tracing fastrace
+#            part-fn part-site part-guard (the parts of tickprof's expansion)
+#            (default: all)
+# COMPILE_COST_DIR=dir keeps the generated crate and its built dependencies
+# there between runs (default: a fresh temporary directory, removed after).
+#
+# Variants:
+#   unmarked    fn f_i(x: u64) -> u64 { .. }, no mark
+#   tickprof    #[tickprof::profile]
+#   tracing     #[tracing::instrument(skip_all)] (no argument recorded: the
+#               lightest form, closest to a tickprof mark)
+#   fastrace    #[fastrace::trace]
+#   part-fn     only the nested `fn __tickprof_here() {}`
+#   part-site   the nested fn and the `static` call site (kept alive with
+#               black_box), no guard
+#   part-guard  only the guard, on one call site shared by all functions
+# Every function is #[inline(never)] and called from main, so none is
+# dropped or merged; each has a different constant so none is folded.
+# Times are wall-clock seconds on a possibly shared machine: run twice and
+# compare, or pass a smaller N to iterate.
+set -euo pipefail
+
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+n="${1:-5000}"
+shift || true
+variants=("$@")
+if [ ${#variants[@]} -eq 0 ]; then
+  variants=(unmarked tickprof tracing fastrace part-fn part-site part-guard)
+fi
+
+if [ -n "${COMPILE_COST_DIR:-}" ]; then
+  # Reuse (and keep) this directory and its built dependencies.
+  work="$COMPILE_COST_DIR"
+  mkdir -p "$work"
+else
+  work="$(mktemp -d "${TMPDIR:-/tmp}/tickprof-compile-cost.XXXXXX")"
+  trap 'rm -rf "$work"' EXIT
+fi
+mkdir -p "$work/src"
+cat >"$work/Cargo.toml" <<EOF
+[package]
+name = "marks"
+version = "0.0.0"
+edition = "2021"
+publish = false
+
+[dependencies]
+tickprof = { path = "$repo" }
+tracing = "0.1"
+fastrace = "0.7"
+
+[workspace]
+EOF
+
+# Writes src/main.rs for variant $1.
+generate() {
+  local variant="$1" out="$work/src/main.rs"
+  {
+    echo '#![allow(dead_code, unused_imports, clippy::all)]'
+    echo 'use std::hint::black_box;'
+    if [ "$variant" = part-guard ]; then
+      echo 'fn __tickprof_shared() {}'
+      echo 'static SHARED: tickprof::__private::CallSite = tickprof::__private::CallSite::function('
+      echo '    tickprof::__private::path_of(__tickprof_shared), None, file!(), line!());'
+    fi
+    for ((i = 0; i < n; i++)); do
+      local attr="" pre=""
+      case "$variant" in
+        unmarked) ;;
+        tickprof) attr='#[tickprof::profile]' ;;
+        tracing) attr='#[tracing::instrument(skip_all)]' ;;
+        fastrace) attr='#[fastrace::trace]' ;;
+        part-fn) pre='fn __tickprof_here() {}' ;;
+        part-site)
+          pre='fn __tickprof_here() {} static __TICKPROF_SITE: tickprof::__private::CallSite = tickprof::__private::CallSite::function(tickprof::__private::path_of(__tickprof_here), None, file!(), line!()); black_box(&__TICKPROF_SITE);'
+          ;;
+        part-guard) pre='let _g = tickprof::__private::Guard::enter(&SHARED);' ;;
+        *) echo "unknown variant $variant" >&2; exit 2 ;;
+      esac
+      echo "$attr"
+      echo "#[inline(never)]"
+      echo "fn f_$i(x: u64) -> u64 { $pre x.wrapping_mul($((i * 2 + 3))) ^ (x >> $((i % 61 + 1))) }"
+    done
+    echo 'fn main() {'
+    echo '    let mut s = 0u64;'
+    for ((i = 0; i < n; i++)); do
+      echo "    s = s.wrapping_add(f_$i(black_box($i)));"
+    done
+    echo '    println!("{s}");'
+    echo '}'
+  } >"$out"
+}
+
+export CARGO_INCREMENTAL=0
+printf '%-11s %-8s %9s %12s %12s\n' variant profile "build s" "binary B" ".text B"
+for profile in release debug; do
+  flag=()
+  dir=debug
+  if [ "$profile" = release ]; then
+    flag=(--release)
+    dir=release
+  fi
+  # Dependencies once per profile (a tiny crate using all of them).
+  n_saved=$n
+  n=1
+  generate unmarked
+  n=$n_saved
+  (cd "$work" && cargo build -q "${flag[@]}" >/dev/null 2>&1) || {
+    echo "dependency build failed:" >&2
+    (cd "$work" && cargo build "${flag[@]}") >&2
+    exit 1
+  }
+  for variant in "${variants[@]}"; do
+    generate "$variant"
+    # Only the crate itself rebuilds: its source changed.
+    start=$(date +%s.%N)
+    (cd "$work" && cargo build -q "${flag[@]}" 2>"$work/err") || {
+      echo "$variant ($profile) failed:" >&2
+      head -40 "$work/err" >&2
+      exit 1
+    }
+    end=$(date +%s.%N)
+    bin="$work/target/$dir/marks"
+    text=$(size -A "$bin" | awk '$1 == ".text" { print $2 }')
+    printf '%-11s %-8s %9.2f %12d %12d\n' "$variant" "$profile" \
+      "$(echo "$end - $start" | bc)" "$(stat -c %s "$bin")" "$text"
+  done
+done
+echo "N = $n functions; host: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"

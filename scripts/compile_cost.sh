@@ -3,13 +3,16 @@
 # marked functions (outside the repository, under ${TMPDIR:-/tmp}), builds
 # it once per variant in release and in debug, and prints the build time of
 # the crate itself (its dependencies are built once beforehand, in a target
-# dir shared by the variants) and the size of the binary.
+# dir shared by the variants), the size of the binary and of its code, and
+# the cost of one more marked function.
 #
 # Usage: bash scripts/compile_cost.sh [N] [variant...]
 #   N        functions per crate (default 5000)
 #   variant  any of: unmarked tickprof tracing fastrace
 #            part-fn part-site part-guard (the parts of tickprof's expansion)
 #            (default: all)
+# REPEAT=r builds each variant r times and prints the shortest (default 1).
+# PROFILES="release" (or "debug") builds only that profile (default: both).
 # COMPILE_COST_DIR=dir keeps the generated crate and its built dependencies
 # there between runs (default: a fresh temporary directory, removed after).
 #
@@ -18,7 +21,9 @@
 #   tickprof    #[tickprof::profile]
 #   tracing     #[tracing::instrument(skip_all)] (no argument recorded: the
 #               lightest form, closest to a tickprof mark)
-#   fastrace    #[fastrace::trace]
+#   fastrace    #[fastrace::trace] (with fastrace's `enable` feature, as
+#               an application that collects spans builds it; without it the
+#               attribute expands to nothing)
 #   part-fn     only the nested `fn __tickprof_here() {}`
 #   part-site   the nested fn and the `static` call site (kept alive with
 #               black_box), no guard
@@ -56,7 +61,7 @@ publish = false
 [dependencies]
 tickprof = { path = "$repo" }
 tracing = "0.1"
-fastrace = "0.7"
+fastrace = { version = "0.7", features = ["enable"] }
 
 [workspace]
 EOF
@@ -100,28 +105,12 @@ generate() {
   } >"$out"
 }
 
-export CARGO_INCREMENTAL=0
-printf '%-11s %-8s %9s %12s %12s\n' variant profile "build s" "binary B" ".text B"
-for profile in release debug; do
-  flag=()
-  dir=debug
-  if [ "$profile" = release ]; then
-    flag=(--release)
-    dir=release
-  fi
-  # Dependencies once per profile (a tiny crate using all of them).
-  n_saved=$n
-  n=1
-  generate unmarked
-  n=$n_saved
-  (cd "$work" && cargo build -q "${flag[@]}" >/dev/null 2>&1) || {
-    echo "dependency build failed:" >&2
-    (cd "$work" && cargo build "${flag[@]}") >&2
-    exit 1
-  }
-  for variant in "${variants[@]}"; do
-    generate "$variant"
-    # Only the crate itself rebuilds: its source changed.
+# Builds the current src/main.rs REPEAT times; sets $best (the shortest
+# build, the one least slowed by other processes), $bytes and $text.
+build() {
+  best=""
+  for ((r = 0; r < ${REPEAT:-1}; r++)); do
+    touch "$work/src/main.rs"
     start=$(date +%s.%N)
     (cd "$work" && cargo build -q "${flag[@]}" 2>"$work/err") || {
       echo "$variant ($profile) failed:" >&2
@@ -129,10 +118,52 @@ for profile in release debug; do
       exit 1
     }
     end=$(date +%s.%N)
-    bin="$work/target/$dir/marks"
-    text=$(size -A "$bin" | awk '$1 == ".text" { print $2 }')
-    printf '%-11s %-8s %9.2f %12d %12d\n' "$variant" "$profile" \
-      "$(echo "$end - $start" | bc)" "$(stat -c %s "$bin")" "$text"
+    took=$(echo "$end - $start" | bc)
+    if [ -z "$best" ] || [ "$(echo "$took < $best" | bc)" = 1 ]; then
+      best=$took
+    fi
+  done
+  local bin="$work/target/$dir/marks"
+  bytes=$(stat -c %s "$bin")
+  text=$(size -A "$bin" | awk '$1 == ".text" { print $2 }')
+}
+
+# Each variant is built with N functions and with N/10: the difference,
+# divided by the difference in functions, is the cost of one more marked
+# function, free of the fixed costs (the runtime linked in, start-up code).
+export CARGO_INCREMENTAL=0
+n_full=$n
+n_small=$((n / 10))
+[ "$n_small" -ge 1 ] || n_small=1
+printf '%-11s %-8s %9s %10s %10s | %-9s %9s %9s\n' variant profile "build s" "binary B" ".text B" \
+  "per mark:" "ms" "B (.text)"
+for profile in ${PROFILES:-release debug}; do
+  flag=()
+  dir=debug
+  if [ "$profile" = release ]; then
+    flag=(--release)
+    dir=release
+  fi
+  # Dependencies once per profile (a tiny crate using all of them).
+  n=1
+  generate tickprof
+  (cd "$work" && cargo build -q "${flag[@]}" >/dev/null 2>&1) || {
+    echo "dependency build failed:" >&2
+    (cd "$work" && cargo build "${flag[@]}") >&2
+    exit 1
+  }
+  for variant in "${variants[@]}"; do
+    n=$n_small
+    generate "$variant"
+    build
+    small_s=$best small_bytes=$bytes small_text=$text
+    n=$n_full
+    generate "$variant"
+    build
+    printf '%-11s %-8s %9.2f %10d %10d | %-9s %9.2f %4d (%d)\n' "$variant" "$profile" \
+      "$best" "$bytes" "$text" "" \
+      "$(echo "($best - $small_s) * 1000 / ($n_full - $n_small)" | bc -l)" \
+      $(((bytes - small_bytes) / (n_full - n_small))) $(((text - small_text) / (n_full - n_small)))
   done
 done
-echo "N = $n functions; host: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+echo "N = $n_full functions (per mark: against N = $n_small); $(rustc --version); host: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Compile time and binary size of marks: generates a throwaway crate with N
 # marked functions (outside the repository, under ${TMPDIR:-/tmp}), builds
-# it once per variant in release and in debug, and prints the build time of
-# the crate itself (its dependencies are built once beforehand, in a target
+# it once per variant in release and in debug, and prints the build time
+# (CPU seconds, user + system) of the crate itself (its dependencies are built once beforehand, in a target
 # dir shared by the variants), the size of the binary and of its code, and
 # the cost of one more marked function.
 #
@@ -30,8 +30,9 @@
 #   part-guard  only the guard, on one call site shared by all functions
 # Every function is #[inline(never)] and called from main, so none is
 # dropped or merged; each has a different constant so none is folded.
-# Times are wall-clock seconds on a possibly shared machine: run twice and
-# compare, or pass a smaller N to iterate.
+# Times are CPU seconds (user + system) of `cargo build`, steadier than wall
+# time on a shared machine; still, use REPEAT=3 for figures you quote, or a
+# smaller N to iterate.
 set -euo pipefail
 
 repo="$(cd "$(dirname "$0")/.." && pwd)"
@@ -105,20 +106,19 @@ generate() {
   } >"$out"
 }
 
-# Builds the current src/main.rs REPEAT times; sets $best (the shortest
-# build, the one least slowed by other processes), $bytes and $text.
+# Builds the current src/main.rs REPEAT times; sets $best (the smallest CPU
+# time, user + system, of the build: on a shared machine it varies much
+# less than wall time), $bytes and $text.
 build() {
   best=""
   for ((r = 0; r < ${REPEAT:-1}; r++)); do
     touch "$work/src/main.rs"
-    start=$(date +%s.%N)
-    (cd "$work" && cargo build -q "${flag[@]}" 2>"$work/err") || {
+    (cd "$work" && /usr/bin/time -f "%U %S" -o "$work/time" cargo build -q "${flag[@]}" 2>"$work/err") || {
       echo "$variant ($profile) failed:" >&2
       head -40 "$work/err" >&2
       exit 1
     }
-    end=$(date +%s.%N)
-    took=$(echo "$end - $start" | bc)
+    took=$(awk '{ print $1 + $2 }' "$work/time")
     if [ -z "$best" ] || [ "$(echo "$took < $best" | bc)" = 1 ]; then
       best=$took
     fi
@@ -135,8 +135,8 @@ export CARGO_INCREMENTAL=0
 n_full=$n
 n_small=$((n / 10))
 [ "$n_small" -ge 1 ] || n_small=1
-printf '%-11s %-8s %9s %10s %10s | %-9s %9s %9s\n' variant profile "build s" "binary B" ".text B" \
-  "per mark:" "ms" "B (.text)"
+printf '%-11s %-8s %9s %10s %10s | %-9s %9s %9s\n' variant profile "CPU s" "binary B" ".text B" \
+  "per mark:" "CPU ms" "B (.text)"
 for profile in ${PROFILES:-release debug}; do
   flag=()
   dir=debug

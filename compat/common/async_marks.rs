@@ -150,7 +150,7 @@ mod tests {
             let callees: Vec<&str> = site.callees.iter().map(|e| e.name.as_str()).collect();
             assert!(callees.iter().any(|n| n.ends_with("async_marks::inner")));
         }
-        // `plain(1)` given to `assert_send` is never polled: cancelled.
+        // `plain(1)` given to `assert_send` is never polled: not counted.
         assert_eq!(find("async_marks::plain").calls, 2);
         assert_eq!(find("async_marks::parse").calls, 3);
         assert_eq!(find("async_marks::Counter::bump").calls, 1);

@@ -28,6 +28,9 @@
 #   part-site   the nested fn and the `static` call site (kept alive with
 #               black_box), no guard
 #   part-guard  only the guard, on one call site shared by all functions
+#   alt-site    part-site with a unit struct as the marker and
+#               `type_name::<marker>` taken directly (no nested fn, no
+#               `path_of` instance): an alternative measured, not used
 # Every function is #[inline(never)] and called from main, so none is
 # dropped or merged; each has a different constant so none is folded.
 # Times are CPU seconds (user + system) of `cargo build`, steadier than wall
@@ -90,6 +93,9 @@ generate() {
           pre='fn __tickprof_here() {} static __TICKPROF_SITE: tickprof::__private::CallSite = tickprof::__private::CallSite::function(tickprof::__private::path_of(__tickprof_here), None, file!(), line!()); black_box(&__TICKPROF_SITE);'
           ;;
         part-guard) pre='let _g = tickprof::__private::Guard::enter(&SHARED);' ;;
+        alt-site)
+          pre='#[allow(non_camel_case_types)] struct __tickprof_here; static __TICKPROF_SITE: tickprof::__private::CallSite = tickprof::__private::CallSite::function(std::any::type_name::<__tickprof_here>, None, file!(), line!()); black_box(&__TICKPROF_SITE);'
+          ;;
         *) echo "unknown variant $variant" >&2; exit 2 ;;
       esac
       echo "$attr"
@@ -108,7 +114,8 @@ generate() {
 
 # Builds the current src/main.rs REPEAT times; sets $best (the smallest CPU
 # time, user + system, of the build: on a shared machine it varies much
-# less than wall time), $bytes and $text.
+# less than wall time), $bytes, $stripped (without the symbol table) and
+# $text.
 build() {
   best=""
   for ((r = 0; r < ${REPEAT:-1}; r++)); do
@@ -126,6 +133,8 @@ build() {
   local bin="$work/target/$dir/marks"
   bytes=$(stat -c %s "$bin")
   text=$(size -A "$bin" | awk '$1 == ".text" { print $2 }')
+  strip -o "$work/stripped" "$bin"
+  stripped=$(stat -c %s "$work/stripped")
 }
 
 # Each variant is built with N functions and with N/10: the difference,
@@ -135,8 +144,8 @@ export CARGO_INCREMENTAL=0
 n_full=$n
 n_small=$((n / 10))
 [ "$n_small" -ge 1 ] || n_small=1
-printf '%-11s %-8s %9s %10s %10s | %-9s %9s %9s\n' variant profile "CPU s" "binary B" ".text B" \
-  "per mark:" "CPU ms" "B (.text)"
+printf '%-11s %-7s %7s %10s %10s %9s | %-9s %6s %5s %8s %6s\n' variant profile "CPU s" "binary B" "stripped" ".text B" \
+  "per mark:" "CPU ms" "B" "stripped" ".text"
 for profile in ${PROFILES:-release debug}; do
   flag=()
   dir=debug
@@ -156,14 +165,15 @@ for profile in ${PROFILES:-release debug}; do
     n=$n_small
     generate "$variant"
     build
-    small_s=$best small_bytes=$bytes small_text=$text
+    small_s=$best small_bytes=$bytes small_text=$text small_stripped=$stripped
     n=$n_full
     generate "$variant"
     build
-    printf '%-11s %-8s %9.2f %10d %10d | %-9s %9.2f %4d (%d)\n' "$variant" "$profile" \
-      "$best" "$bytes" "$text" "" \
-      "$(echo "($best - $small_s) * 1000 / ($n_full - $n_small)" | bc -l)" \
-      $(((bytes - small_bytes) / (n_full - n_small))) $(((text - small_text) / (n_full - n_small)))
+    d=$((n_full - n_small))
+    printf '%-11s %-7s %7.2f %10d %10d %9d | %-9s %6.2f %5d %8d %6d\n' "$variant" "$profile" \
+      "$best" "$bytes" "$stripped" "$text" "" \
+      "$(echo "($best - $small_s) * 1000 / $d" | bc -l)" \
+      $(((bytes - small_bytes) / d)) $(((stripped - small_stripped) / d)) $(((text - small_text) / d))
   done
 done
 echo "N = $n_full functions (per mark: against N = $n_small); $(rustc --version); host: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"

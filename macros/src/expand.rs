@@ -4,11 +4,12 @@
 //! edition. Generated tokens carry `Span::call_site()`: rustc gives them
 //! the edition of this crate (2021), not the user's, so `::tickprof` is the
 //! extern crate even in a 2015 crate, and lints treat them as code from an
-//! external macro (`unused_braces`, `unreachable_code` and clippy stay
-//! quiet). `file!()` and `line!()` therefore name the `#[profile]`
-//! attribute's line. The guard's local is `Span::mixed_site()`, so the body
-//! cannot see it. The user's tokens (signature, body) keep their spans, so
-//! errors in them point at user code and user lints apply as written.
+//! external macro. `file!()` and `line!()` therefore name the `#[profile]`
+//! attribute's line. The guard's local and the body's label are
+//! `Span::mixed_site()`, so the body cannot see them. The user's tokens
+//! (signature, body) keep their spans, so errors in them point at user code
+//! and user lints apply as written. The expansion contains no `allow`: an
+//! `allow` under a user's `forbid` is itself an error.
 
 use crate::args::Args;
 use crate::item::{Kind, Marked};
@@ -21,10 +22,9 @@ use syn::{AttrStyle, Attribute, Block, Expr, ItemFn, ReturnType, Stmt};
 /// guard (or, for futures, the poll-by-poll timer).
 ///
 /// Items come first (so `clippy::items_after_statements` stays quiet), then
-/// the guard, then the original block as a nested block expression with its
-/// spans untouched. The outer braces are generated (call-site spans): with
-/// the user's brace spans, a one-line body `{ x + 1 }` inside them would
-/// raise `unused_braces` in user code.
+/// the guard, then the original block, spans untouched, as a labeled block:
+/// `unused_braces` fires on a user-spanned one-line block `{ x + 1 }` in
+/// statement position, but never on a labeled one.
 pub(crate) fn instrument(args: &Args, marked: Marked) -> TokenStream2 {
     let Marked { func, kind } = marked;
     let ItemFn {

@@ -86,11 +86,16 @@ pub(crate) fn instrument(args: &Args, marked: Marked) -> TokenStream2 {
 
 /// The output type of an `async fn`, to pin the body's future to it so
 /// `?` and `return` inside infer as they do in the function; `_` for an
-/// `impl Trait` return, which cannot be named in the body.
+/// `impl Trait` return, which cannot be named in the body, and for `!`,
+/// which cannot be a type argument on stable.
 fn async_output(output: &ReturnType) -> TokenStream2 {
     match output {
         ReturnType::Default => quote!(()),
-        ReturnType::Type(_, ty) if mentions_impl(&ty.to_token_stream()) => quote!(_),
+        ReturnType::Type(_, ty)
+            if mentions_impl(&ty.to_token_stream()) || matches!(**ty, syn::Type::Never(_)) =>
+        {
+            quote!(_)
+        }
         ReturnType::Type(_, ty) => ty.to_token_stream(),
     }
 }
@@ -196,6 +201,8 @@ mod tests {
         assert!(unit.contains("instrument :: < () , _ >"), "{unit}");
         let opaque = expanded(quote!(), quote! { async fn h() -> impl Copy { 1 } });
         assert!(opaque.contains("instrument :: < _ , _ >"), "{opaque}");
+        let never = expanded(quote!(), quote! { async fn n() -> ! { loop {} } });
+        assert!(never.contains("instrument :: < _ , _ >"), "{never}");
     }
 
     #[test]

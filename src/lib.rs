@@ -52,6 +52,16 @@
 /// function is returned unchanged. The overhead with it on is given in the
 /// crate documentation (section *Overhead*).
 ///
+/// # Compile cost
+///
+/// Each mark adds about 3.6 ms of compiler CPU time and 665 bytes (521
+/// stripped) to a release build, most of it the guard's inlined hot path
+/// (2.7 ms, 335 bytes) and the rest the call site's `static` and its path
+/// function (0.6 ms, 345 bytes); about 0.7 ms and 961 bytes (386 stripped)
+/// to a debug build. Measured with `scripts/compile_cost.sh` on 1,000
+/// functions (rustc 1.95, Intel Xeon at 2.1 GHz). With the feature off a
+/// mark adds no code; the attribute only parses and checks the function.
+///
 /// # Examples
 ///
 /// ```

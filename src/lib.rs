@@ -20,15 +20,47 @@
 /// ```text
 /// fn work(x: u32) -> u32 {
 ///     fn __tickprof_here() {}
-///     static __TICKPROF_SITE: ::tickprof::__private::CallSite = /* name, file, line */;
+///     static __TICKPROF_SITE: ::tickprof::__private::CallSite = /* path, name, file, line */;
 ///     let __tickprof_guard = ::tickprof::__private::Guard::enter(&__TICKPROF_SITE);
-///     { /* the original body */ }
+///     '__tickprof_body: { /* the original body */ }
 /// }
 /// ```
+///
+/// The nested `fn` gives the report the function's full path (with the
+/// type for methods); the file and line are those of the `#[profile]`
+/// attribute. Every path in the expansion goes through `::tickprof` (or the
+/// `crate = path` given), so it resolves in editions 2015 to 2024, and the
+/// expansion raises no lint under `deny(warnings)`, clippy's `pedantic`,
+/// `missing_docs`, `unreachable_pub` or `forbid(unsafe_code)`.
+///
+/// # Async functions and returned futures
+///
+/// On an `async fn` the future is timed poll by poll: the site's total is
+/// the time spent in its polls, wherever they run, and marked calls made
+/// during a poll are its children.
+///
+/// A plain function that returns `impl Future<..>` or
+/// `Pin<Box<dyn Future<..> ..>>` is timed the same way when its body is one
+/// `async` block, or `Box::pin(async ..)` (what `#[async_trait]` writes):
+/// that block is what is timed, not its creation. Any other body of such a
+/// function is a compile error, since only the creation of the future
+/// could be timed: write it as an `async fn` or as one `async` block. A
+/// future behind a type alias is not recognised, and is timed as a plain
+/// value (its creation only).
 ///
 /// With the `enabled` feature off the arguments are still checked and the
 /// function is returned unchanged. The overhead with it on is given in the
 /// crate documentation (section *Overhead*).
+///
+/// # Compile cost
+///
+/// Each mark adds about 3.6 ms of compiler CPU time and 665 bytes (521
+/// stripped) to a release build, most of it the guard's inlined hot path
+/// (2.7 ms, 335 bytes) and the rest the call site's `static` and its path
+/// function (0.6 ms, 345 bytes); about 0.7 ms and 961 bytes (386 stripped)
+/// to a debug build. Measured with `scripts/compile_cost.sh` on 1,000
+/// functions (rustc 1.95, Intel Xeon at 2.1 GHz). With the feature off a
+/// mark adds no code; the attribute only parses and checks the function.
 ///
 /// # Examples
 ///
@@ -58,6 +90,7 @@ pub use tickprof_runtime::{
 #[doc(hidden)]
 /// Used by generated code, not public API.
 pub mod __private {
+    pub use tickprof_macros::scope_name;
     pub use tickprof_runtime::__private::*;
 }
 
@@ -67,7 +100,9 @@ pub mod __private {
 /// (`myapp::load@42`); `prof_scope!("name")` after the function and the given
 /// name (`myapp::load::name`). Every use is its own call site, so several in
 /// one function, in nested blocks or in a loop body are reported separately.
-/// With the `enabled` feature off it expands to nothing.
+/// The name must be a non-empty string literal; anything else is a compile
+/// error saying what to write, with the `enabled` feature on or off. With it
+/// off the macro expands to nothing else.
 ///
 /// # Examples
 ///
@@ -87,13 +122,15 @@ pub mod __private {
 #[macro_export]
 macro_rules! prof_scope {
     () => {
-        $crate::__prof_scope_impl!(::core::option::Option::None)
+        $crate::__prof_scope_impl!($crate::__private::None)
     };
     ($name:literal $(,)?) => {
-        $crate::__prof_scope_impl!(::core::option::Option::Some($name))
+        $crate::__prof_scope_impl!($crate::__private::Some(
+            $crate::__private::scope_name!(prof_scope, $name)
+        ))
     };
     ($($other:tt)+) => {
-        ::core::compile_error!(
+        $crate::__private::compile_error!(
             "prof_scope! takes nothing or one string literal: prof_scope!() or prof_scope!(\"name\")"
         );
     };
@@ -101,14 +138,17 @@ macro_rules! prof_scope {
 
 /// Times from this point to the end of the enclosing block.
 ///
-/// The `enabled` feature is off: this expands to nothing.
+/// The `enabled` feature is off: this checks its argument as when it is on,
+/// and expands to nothing.
 #[cfg(not(feature = "enabled"))]
 #[macro_export]
 macro_rules! prof_scope {
     () => {};
-    ($name:literal $(,)?) => {};
+    ($name:literal $(,)?) => {
+        const _: &str = $crate::__private::scope_name!(prof_scope, $name);
+    };
     ($($other:tt)+) => {
-        ::core::compile_error!(
+        $crate::__private::compile_error!(
             "prof_scope! takes nothing or one string literal: prof_scope!() or prof_scope!(\"name\")"
         );
     };
@@ -146,30 +186,34 @@ macro_rules! prof_scope {
 #[macro_export]
 macro_rules! prof_guard {
     () => {
-        $crate::__prof_guard_impl!(::core::option::Option::None)
+        $crate::__prof_guard_impl!($crate::__private::None)
     };
     ($name:literal $(,)?) => {
-        $crate::__prof_guard_impl!(::core::option::Option::Some($name))
+        $crate::__prof_guard_impl!($crate::__private::Some(
+            $crate::__private::scope_name!(prof_guard, $name)
+        ))
     };
     ($($other:tt)+) => {
-        ::core::compile_error!(
+        $crate::__private::compile_error!(
             "prof_guard! takes nothing or one string literal: prof_guard!() or prof_guard!(\"name\")"
         )
     };
 }
 
-/// A guard value (the `enabled` feature is off: an inert value).
+/// A guard value (the `enabled` feature is off: the argument is checked as
+/// when it is on, and the value is inert).
 #[cfg(not(feature = "enabled"))]
 #[macro_export]
 macro_rules! prof_guard {
     () => {
         $crate::Guard::inert()
     };
-    ($name:literal $(,)?) => {
+    ($name:literal $(,)?) => {{
+        const _: &str = $crate::__private::scope_name!(prof_guard, $name);
         $crate::Guard::inert()
-    };
+    }};
     ($($other:tt)+) => {
-        ::core::compile_error!(
+        $crate::__private::compile_error!(
             "prof_guard! takes nothing or one string literal: prof_guard!() or prof_guard!(\"name\")"
         )
     };
@@ -184,9 +228,9 @@ macro_rules! __prof_guard_impl {
         static __TICKPROF_SITE: $crate::__private::CallSite = $crate::__private::CallSite::scope(
             $crate::__private::path_of(__tickprof_here),
             $name,
-            ::core::file!(),
-            ::core::line!(),
-            ::core::column!(),
+            $crate::__private::file!(),
+            $crate::__private::line!(),
+            $crate::__private::column!(),
         );
         $crate::__private::Guard::enter(&__TICKPROF_SITE)
     }};

@@ -1,12 +1,16 @@
-//! Compile-fail and pass cases for `#[profile]`, checked with trybuild.
+//! Compile-fail and pass cases for `#[profile]` and the scope macros,
+//! checked with trybuild.
 //!
 //! Regenerate the `.stderr` snapshots with
-//! `TRYBUILD=overwrite cargo test --test ui` and read the diff.
-#![cfg(feature = "enabled")]
+//! `TRYBUILD=overwrite cargo test --test ui` (and, for `tests/ui/off`,
+//! `TRYBUILD=overwrite cargo test --no-default-features --test ui`) and read
+//! the diff.
 
 #[path = "support/quiet.rs"]
 mod quiet;
 
+/// Profiling on: every error path of the macros, and odd valid input.
+#[cfg(feature = "enabled")]
 #[test]
 fn ui() {
     // trybuild colours its report whenever NO_COLOR is unset, also into
@@ -19,4 +23,12 @@ fn ui() {
     let t = trybuild::TestCases::new();
     t.compile_fail("tests/ui/fail/*.rs");
     t.pass("tests/ui/pass/*.rs");
+}
+
+/// Profiling off: the scope macros still reject what they reject when on.
+#[cfg(not(feature = "enabled"))]
+#[test]
+fn ui_disabled() {
+    let t = trybuild::TestCases::new();
+    t.compile_fail("tests/ui/off/*.rs");
 }

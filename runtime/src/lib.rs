@@ -131,4 +131,23 @@ pub mod __private {
     #[cfg(feature = "enabled")]
     pub use crate::record::guard::Guard;
     pub use crate::site::{path_of, CallSite};
+
+    /// Wraps the future of a marked `async fn` (or the `async` block a
+    /// marked function returns) in the poll-by-poll timer.
+    ///
+    /// The `Output = T` bound lets the compiler infer the block's output
+    /// type from the function's declared one before it checks the block, so
+    /// `?` and `return` inside it infer as they do unwrapped.
+    #[cfg(feature = "enabled")]
+    pub fn instrument<T, F: core::future::Future<Output = T>>(
+        site: &'static CallSite,
+        future: F,
+    ) -> Instrumented<F> {
+        Instrumented::new(site, future)
+    }
+
+    // Paths the expansions name through `$crate` / the `tickprof` crate, so
+    // they resolve whatever the user's edition or prelude.
+    pub use core::option::Option::{None, Some};
+    pub use core::{column, compile_error, file, line};
 }

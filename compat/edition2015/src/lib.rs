@@ -1,0 +1,11 @@
+//! tickprof's marks in an edition-2015 crate, under the strictest lints.
+//!
+//! `cargo clippy` and `cargo test` on this crate, with and without the
+//! `enabled` feature, check that no expansion fails to resolve in this
+//! edition or raises a lint in user code.
+#![forbid(unsafe_code)]
+#![deny(warnings, clippy::all, clippy::pedantic)]
+#![deny(missing_docs, unreachable_pub, non_snake_case)]
+
+#[path = "../../common/marks.rs"]
+pub mod marks;

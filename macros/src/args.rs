@@ -1,0 +1,467 @@
+//! Arguments of `#[profile(...)]`: parsed into raw syntax, then validated.
+
+use crate::push_error;
+use proc_macro2::TokenStream as TokenStream2;
+use quote::ToTokens;
+use syn::ext::IdentExt;
+use syn::parse::{Parse, ParseStream};
+use syn::punctuated::Punctuated;
+use syn::{Error, Expr, Ident, Lit, LitStr, Path, Result, Token};
+
+/// Valid option keys, as listed in error messages.
+const VALID_KEYS: &str = "`name = \"...\"` and `crate = path`";
+
+/// Validated arguments of `#[profile(...)]`.
+#[derive(Default)]
+pub(crate) struct Args {
+    /// `name = "..."`: the report name, non-empty.
+    pub(crate) name: Option<LitStr>,
+    /// `crate = path`: path of the `tickprof` crate.
+    pub(crate) krate: Option<Path>,
+}
+
+/// Syntax of `#[profile(...)]`: comma-separated `key` or `key = value`,
+/// not yet validated.
+struct RawArgs {
+    /// The entries in the order written.
+    entries: Punctuated<RawArg, Token![,]>,
+}
+
+/// One `key = value` (or bare `key`) entry, not yet validated.
+struct RawArg {
+    /// The key; any identifier or keyword (`crate`).
+    key: Ident,
+    /// `= value`, if written.
+    value: Option<(Token![=], Expr)>,
+}
+
+impl Parse for RawArgs {
+    fn parse(input: ParseStream) -> Result<Self> {
+        let mut entries = Punctuated::new();
+        while !input.is_empty() {
+            entries.push_value(input.parse()?);
+            if input.is_empty() {
+                break;
+            }
+            if !input.peek(Token![,]) {
+                return Err(input.error("expected `,` between options"));
+            }
+            entries.push_punct(input.parse()?);
+        }
+        Ok(Self { entries })
+    }
+}
+
+impl Parse for RawArg {
+    fn parse(input: ParseStream) -> Result<Self> {
+        if input.peek(LitStr) {
+            let lit: LitStr = input.parse()?;
+            return Err(Error::new(
+                lit.span(),
+                format!(
+                    "a bare string is not an option; write `name = {}` to name the call site",
+                    lit.to_token_stream()
+                ),
+            ));
+        }
+        if !input.peek(Ident::peek_any) {
+            return Err(input.error(format!(
+                "expected an option of the form `key = value`; valid options are {VALID_KEYS}"
+            )));
+        }
+        let key = input.call(Ident::parse_any)?;
+        let value = if input.peek(Token![=]) {
+            let eq: Token![=] = input.parse()?;
+            if input.is_empty() || input.peek(Token![,]) {
+                return Err(Error::new(
+                    eq.span,
+                    format!("expected a value after `{key} =`"),
+                ));
+            }
+            Some((eq, input.parse()?))
+        } else {
+            None
+        };
+        Ok(Self { key, value })
+    }
+}
+
+/// Parses and validates the attribute arguments.
+pub(crate) fn parse_args(tokens: TokenStream2) -> Result<Args> {
+    validate(syn::parse2(tokens)?)
+}
+
+/// Checks keys and values, turning the raw syntax into [`Args`].
+///
+/// Every problem is reported, combined into one [`Error`].
+fn validate(raw: RawArgs) -> Result<Args> {
+    let mut args = Args::default();
+    let mut errors = None;
+    // Keys already given, valid or not, so a repeat is always a duplicate.
+    let (mut seen_name, mut seen_crate) = (false, false);
+    for RawArg { key, value } in raw.entries {
+        let key_name = key.unraw().to_string();
+        let checked = match key_name.as_str() {
+            "name" => check_name(&key, value, std::mem::replace(&mut seen_name, true))
+                .map(|lit| args.name = Some(lit)),
+            "crate" => check_crate(&key, value, std::mem::replace(&mut seen_crate, true))
+                .map(|path| args.krate = Some(path)),
+            _ => Err(Error::new(
+                key.span(),
+                format!("unknown option `{key}`; valid options are {VALID_KEYS}"),
+            )),
+        };
+        if let Err(error) = checked {
+            push_error(&mut errors, error);
+        }
+    }
+    errors.map_or(Ok(args), Err)
+}
+
+/// Error for a key given twice.
+fn duplicate(key: &Ident) -> Error {
+    Error::new(
+        key.span(),
+        format!("`{key}` is given more than once; keep only one"),
+    )
+}
+
+/// Validates `name = "..."`.
+fn check_name(key: &Ident, value: Option<(Token![=], Expr)>, seen: bool) -> Result<LitStr> {
+    if seen {
+        return Err(duplicate(key));
+    }
+    let Some((_, value)) = value else {
+        return Err(Error::new(
+            key.span(),
+            "`name` needs a value: write `name = \"...\"`, or remove it to use the function's path",
+        ));
+    };
+    let value = strip_groups(value);
+    let Expr::Lit(syn::ExprLit {
+        lit: Lit::Str(lit), ..
+    }) = value
+    else {
+        let instead = match &value {
+            Expr::Lit(syn::ExprLit {
+                lit: lit @ (Lit::Int(_) | Lit::Float(_) | Lit::Bool(_)),
+                ..
+            }) => format!("name = \"{}\"", lit.to_token_stream()),
+            Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some() => {
+                format!("name = \"{}\"", p.to_token_stream())
+            }
+            _ => "name = \"...\"".to_owned(),
+        };
+        return Err(Error::new_spanned(
+            value,
+            format!("`name` must be a string literal: write `{instead}`"),
+        ));
+    };
+    if lit.value().trim().is_empty() {
+        return Err(Error::new(
+            lit.span(),
+            "`name` must not be empty: write a label such as `name = \"parse\"`, \
+             or remove `name` to use the function's path",
+        ));
+    }
+    Ok(lit)
+}
+
+/// Validates `crate = path`.
+fn check_crate(key: &Ident, value: Option<(Token![=], Expr)>, seen: bool) -> Result<Path> {
+    if seen {
+        return Err(duplicate(key));
+    }
+    let Some((_, value)) = value else {
+        return Err(Error::new(
+            key.span(),
+            "`crate` needs a value: write `crate = path::to::tickprof`",
+        ));
+    };
+    match strip_groups(value) {
+        Expr::Path(p)
+            if p.qself.is_none()
+                && p.attrs.is_empty()
+                && p.path.segments.iter().all(|s| s.arguments.is_none()) =>
+        {
+            Ok(p.path)
+        }
+        Expr::Lit(syn::ExprLit {
+            lit: Lit::Str(s), ..
+        }) => {
+            let instead = syn::parse_str::<Path>(&s.value())
+                .map_or_else(|_| "path::to::tickprof".to_owned(), |_| s.value());
+            Err(Error::new(
+                s.span(),
+                format!("`crate` takes a path, not a string: write `crate = {instead}`"),
+            ))
+        }
+        other => Err(Error::new_spanned(
+            other,
+            "`crate` takes a path: write `crate = path::to::tickprof`",
+        )),
+    }
+}
+
+/// Removes invisible groups (from `macro_rules!` fragments) around a value.
+fn strip_groups(mut value: Expr) -> Expr {
+    while let Expr::Group(group) = value {
+        value = *group.expr;
+    }
+    value
+}
+
+/// Input of `scope_name!`: the calling macro's name, then its argument.
+struct ScopeName {
+    /// `prof_scope` or `prof_guard`, for the message.
+    caller: Ident,
+    /// The argument, any expression (a `literal` fragment, possibly `-1`).
+    value: Expr,
+}
+
+impl Parse for ScopeName {
+    fn parse(input: ParseStream) -> Result<Self> {
+        let caller = input.parse()?;
+        let _: Token![,] = input.parse()?;
+        let value = input.parse()?;
+        Ok(Self { caller, value })
+    }
+}
+
+/// Checks the name given to `prof_scope!`/`prof_guard!`: a non-empty string
+/// literal.
+pub(crate) fn scope_name(tokens: TokenStream2) -> Result<LitStr> {
+    let ScopeName { caller, value } = syn::parse2(tokens)?;
+    let value = strip_groups(value);
+    let instead = match &value {
+        Expr::Lit(syn::ExprLit {
+            lit: Lit::Str(lit), ..
+        }) if lit.value().trim().is_empty() => {
+            return Err(Error::new(
+                lit.span(),
+                format!(
+                    "the name must not be empty: write a label such as `{caller}!(\"step\")`, \
+                     or `{caller}!()` to name it after the line"
+                ),
+            ));
+        }
+        Expr::Lit(syn::ExprLit {
+            lit: Lit::Str(lit), ..
+        }) => return Ok(lit.clone()),
+        Expr::Lit(syn::ExprLit {
+            lit: Lit::ByteStr(lit),
+            ..
+        }) => String::from_utf8(lit.value())
+            .map_or_else(|_| "...".to_owned(), |text| format!("{text:?}")),
+        Expr::Lit(syn::ExprLit {
+            lit: lit @ (Lit::Int(_) | Lit::Float(_) | Lit::Bool(_)),
+            ..
+        }) => format!("\"{}\"", lit.to_token_stream()),
+        Expr::Lit(syn::ExprLit {
+            lit: Lit::Char(c), ..
+        }) => format!("{:?}", c.value().to_string()),
+        _ => "\"...\"".to_owned(),
+    };
+    Err(Error::new_spanned(
+        value,
+        format!("{caller}! takes a string literal as the name: write `{caller}!({instead})`"),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quote::quote;
+
+    /// Parses and validates, returning the error messages on failure.
+    fn args(tokens: TokenStream2) -> std::result::Result<Args, Vec<String>> {
+        parse_args(tokens).map_err(|e| e.into_iter().map(|e| e.to_string()).collect())
+    }
+
+    fn errors(tokens: TokenStream2) -> Vec<String> {
+        match args(tokens) {
+            Ok(_) => panic!("expected an error"),
+            Err(messages) => messages,
+        }
+    }
+
+    #[test]
+    fn empty_args() {
+        let parsed = args(quote!()).unwrap();
+        assert!(parsed.name.is_none());
+        assert!(parsed.krate.is_none());
+    }
+
+    #[test]
+    fn name_and_crate() {
+        let parsed = args(quote!(name = "tokenize", crate = my::tick,)).unwrap();
+        assert_eq!(parsed.name.unwrap().value(), "tokenize");
+        let krate = parsed.krate.unwrap();
+        assert_eq!(quote!(#krate).to_string(), quote!(my::tick).to_string());
+    }
+
+    #[test]
+    fn crate_with_leading_colons_and_raw_key() {
+        let parsed = args(quote!(crate = ::tickprof, r#name = "x")).unwrap();
+        let krate = parsed.krate.unwrap();
+        assert!(krate.leading_colon.is_some());
+        assert_eq!(parsed.name.unwrap().value(), "x");
+    }
+
+    #[test]
+    fn raw_string_name() {
+        let parsed: Args = syn::parse_str::<RawArgs>("name = r\"a 'b'\"")
+            .and_then(validate)
+            .unwrap();
+        assert_eq!(parsed.name.unwrap().value(), "a 'b'");
+    }
+
+    #[test]
+    fn unknown_key() {
+        let messages = errors(quote!(label = "x"));
+        assert_eq!(
+            messages,
+            ["unknown option `label`; valid options are `name = \"...\"` and `crate = path`"]
+        );
+    }
+
+    #[test]
+    fn duplicate_keys() {
+        assert_eq!(
+            errors(quote!(name = "a", name = "b")),
+            ["`name` is given more than once; keep only one"]
+        );
+        assert_eq!(
+            errors(quote!(crate = a, crate = b)),
+            ["`crate` is given more than once; keep only one"]
+        );
+        // A repeat of an invalid entry is still a duplicate.
+        assert_eq!(
+            errors(quote!(name = 1, name = "b")),
+            [
+                "`name` must be a string literal: write `name = \"1\"`",
+                "`name` is given more than once; keep only one"
+            ]
+        );
+    }
+
+    #[test]
+    fn name_not_string() {
+        assert_eq!(
+            errors(quote!(name = 5)),
+            ["`name` must be a string literal: write `name = \"5\"`"]
+        );
+        assert_eq!(
+            errors(quote!(name = parse)),
+            ["`name` must be a string literal: write `name = \"parse\"`"]
+        );
+        assert_eq!(
+            errors(quote!(name = concat!("a", "b"))),
+            ["`name` must be a string literal: write `name = \"...\"`"]
+        );
+    }
+
+    #[test]
+    fn name_empty_or_blank() {
+        for tokens in [quote!(name = ""), quote!(name = "  ")] {
+            let messages = errors(tokens);
+            assert_eq!(messages.len(), 1);
+            assert!(
+                messages[0].starts_with("`name` must not be empty"),
+                "{messages:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn key_without_value() {
+        assert_eq!(
+            errors(quote!(name)),
+            ["`name` needs a value: write `name = \"...\"`, or remove it to use the function's path"]
+        );
+        assert_eq!(
+            errors(quote!(crate)),
+            ["`crate` needs a value: write `crate = path::to::tickprof`"]
+        );
+        assert_eq!(errors(quote!(name =)), ["expected a value after `name =`"]);
+    }
+
+    #[test]
+    fn crate_not_a_path() {
+        assert_eq!(
+            errors(quote!(crate = "tickprof")),
+            ["`crate` takes a path, not a string: write `crate = tickprof`"]
+        );
+        assert_eq!(
+            errors(quote!(crate = "not a path")),
+            ["`crate` takes a path, not a string: write `crate = path::to::tickprof`"]
+        );
+        assert_eq!(
+            errors(quote!(crate = a::<u8>::b)),
+            ["`crate` takes a path: write `crate = path::to::tickprof`"]
+        );
+        assert_eq!(
+            errors(quote!(crate = 1 + 2)),
+            ["`crate` takes a path: write `crate = path::to::tickprof`"]
+        );
+    }
+
+    #[test]
+    fn bare_literal_and_garbage() {
+        assert_eq!(
+            errors(quote!("x")),
+            ["a bare string is not an option; write `name = \"x\"` to name the call site"]
+        );
+        assert_eq!(
+            errors(quote!(5)),
+            ["expected an option of the form `key = value`; valid options are `name = \"...\"` and `crate = path`"]
+        );
+        assert_eq!(
+            errors(quote!(name = "a" "b")),
+            ["expected `,` between options"]
+        );
+    }
+
+    fn scope_error(tokens: TokenStream2) -> String {
+        match scope_name(tokens) {
+            Ok(lit) => panic!("accepted {}", lit.value()),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn scope_names() {
+        assert_eq!(
+            scope_name(quote!(prof_scope, "step")).unwrap().value(),
+            "step"
+        );
+        assert_eq!(
+            scope_error(quote!(prof_scope, 42)),
+            "prof_scope! takes a string literal as the name: write `prof_scope!(\"42\")`"
+        );
+        assert_eq!(
+            scope_error(quote!(prof_guard, b"bytes")),
+            "prof_guard! takes a string literal as the name: write `prof_guard!(\"bytes\")`"
+        );
+        assert_eq!(
+            scope_error(quote!(prof_scope, 'c')),
+            "prof_scope! takes a string literal as the name: write `prof_scope!(\"c\")`"
+        );
+        assert_eq!(
+            scope_error(quote!(prof_scope, -1)),
+            "prof_scope! takes a string literal as the name: write `prof_scope!(\"...\")`"
+        );
+        assert!(scope_error(quote!(prof_guard, " ")).starts_with("the name must not be empty"));
+    }
+
+    #[test]
+    fn errors_are_combined() {
+        let messages = errors(quote!(foo = 1, name = 3, name = "b", crate, crate = ""));
+        assert_eq!(messages.len(), 5, "{messages:?}");
+        assert!(messages[0].starts_with("unknown option `foo`"));
+        assert!(messages[1].starts_with("`name` must be a string literal"));
+        assert!(messages[2].starts_with("`name` is given more than once"));
+        assert!(messages[3].starts_with("`crate` needs a value"));
+        assert!(messages[4].starts_with("`crate` is given more than once"));
+    }
+}

@@ -1,0 +1,237 @@
+//! Code generation: the call-site static, the guard, the original body.
+//!
+//! Spans are chosen so that the expansion resolves and stays quiet in every
+//! edition. Generated tokens carry `Span::call_site()`: rustc gives them
+//! the edition of this crate (2021), not the user's, so `::tickprof` is the
+//! extern crate even in a 2015 crate, and lints treat them as code from an
+//! external macro. `file!()` and `line!()` therefore name the `#[profile]`
+//! attribute's line. The guard's local and the body's label are
+//! `Span::mixed_site()`, so the body cannot see them. The user's tokens
+//! (signature, body) keep their spans, so errors in them point at user code
+//! and user lints apply as written. The expansion contains no `allow`: an
+//! `allow` under a user's `forbid` is itself an error.
+
+use crate::args::Args;
+use crate::item::{Kind, Marked};
+use proc_macro2::{Ident, Span, TokenStream as TokenStream2, TokenTree};
+use quote::{quote, ToTokens};
+use syn::Lifetime;
+use syn::{AttrStyle, Attribute, Block, Expr, ItemFn, ReturnType, Stmt};
+
+/// Wraps the body of the marked function with the call-site static and the
+/// guard (or, for futures, the poll-by-poll timer).
+///
+/// Items come first (so `clippy::items_after_statements` stays quiet), then
+/// the guard, then the original block, spans untouched, as a labeled block:
+/// `unused_braces` fires on a user-spanned one-line block `{ x + 1 }` in
+/// statement position, but never on a labeled one.
+pub(crate) fn instrument(args: &Args, marked: Marked) -> TokenStream2 {
+    let Marked { func, kind } = marked;
+    let ItemFn {
+        attrs,
+        vis,
+        sig,
+        block,
+    } = func;
+    let (inner, outer): (Vec<Attribute>, Vec<Attribute>) = attrs
+        .into_iter()
+        .partition(|attr| matches!(attr.style, AttrStyle::Inner(_)));
+    let private = match &args.krate {
+        Some(path) => quote!(#path::__private),
+        None => quote!(::tickprof::__private),
+    };
+    let name = args.name.as_ref().map_or_else(
+        || quote!(#private::None),
+        |lit| quote!(#private::Some(#lit)),
+    );
+    let (constructor, run) = match kind {
+        Kind::Plain => {
+            let guard = Ident::new("__tickprof_guard", Span::mixed_site());
+            let label = Lifetime::new("'__tickprof_body", Span::mixed_site());
+            let run = quote! {
+                let #guard = #private::Guard::enter(&__TICKPROF_SITE);
+                #label: #block
+            };
+            (quote!(function), run)
+        }
+        Kind::Async => {
+            let output = async_output(&sig.output);
+            let run = quote! {
+                #private::instrument::<#output, _>(&__TICKPROF_SITE, async move #block).await
+            };
+            (quote!(async_function), run)
+        }
+        Kind::ReturnsFuture { output } => {
+            let output = output.map_or_else(|| quote!(_), |ty| ty.to_token_stream());
+            (
+                quote!(async_function),
+                timed_future(&private, &output, *block),
+            )
+        }
+    };
+    quote! {
+        #(#outer)* #vis #sig {
+            #(#inner)*
+            fn __tickprof_here() {}
+            static __TICKPROF_SITE: #private::CallSite = #private::CallSite::#constructor(
+                #private::path_of(__tickprof_here),
+                #name,
+                #private::file!(),
+                #private::line!(),
+            );
+            #run
+        }
+    }
+}
+
+/// The output type of an `async fn`, to pin the body's future to it so
+/// `?` and `return` inside infer as they do in the function; `_` for an
+/// `impl Trait` return, which cannot be named in the body, and for `!`,
+/// which cannot be a type argument on stable.
+fn async_output(output: &ReturnType) -> TokenStream2 {
+    match output {
+        ReturnType::Default => quote!(()),
+        ReturnType::Type(_, ty)
+            if mentions_impl(&ty.to_token_stream()) || matches!(**ty, syn::Type::Never(_)) =>
+        {
+            quote!(_)
+        }
+        ReturnType::Type(_, ty) => ty.to_token_stream(),
+    }
+}
+
+/// The body of a function returning a future: its one `async` block (alone
+/// or in `Box::pin(..)`) wrapped in the runtime's poll-by-poll timer.
+fn timed_future(private: &TokenStream2, output: &TokenStream2, block: Block) -> TokenStream2 {
+    let wrap = |future: &dyn ToTokens| quote!(#private::instrument::<#output, _>(&__TICKPROF_SITE, #future));
+    let mut stmts = block.stmts;
+    // `item::future_block` accepted the body, so this is its one expression.
+    match stmts.pop() {
+        Some(Stmt::Expr(Expr::Async(future), None)) => wrap(&future),
+        Some(Stmt::Expr(Expr::Call(mut call), None)) => {
+            if let Some(future) = call.args.pop() {
+                call.args.push(Expr::Verbatim(wrap(future.value())));
+            }
+            call.into_token_stream()
+        }
+        other => other.into_token_stream(),
+    }
+}
+
+/// Whether a type mentions `impl` anywhere (e.g. `Box<impl Fn()>`).
+pub(crate) fn mentions_impl(tokens: &TokenStream2) -> bool {
+    tokens.clone().into_iter().any(|t| match t {
+        TokenTree::Ident(i) => i == "impl",
+        TokenTree::Group(g) => mentions_impl(&g.stream()),
+        _ => false,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::expand;
+    use proc_macro2::TokenStream as TokenStream2;
+    use quote::quote;
+
+    /// The expansion of `item` with profiling on, as a string.
+    fn expanded(args: TokenStream2, item: TokenStream2) -> String {
+        expand(args, item, true).to_string()
+    }
+
+    #[test]
+    fn expansion_shape() {
+        let item = quote! {
+            #[inline]
+            pub fn work<T: Copy>(x: T) -> T {
+                #![allow(unused)]
+                x
+            }
+        };
+        let expected = quote! {
+            #[inline]
+            pub fn work<T: Copy>(x: T) -> T {
+                #![allow(unused)]
+                fn __tickprof_here() {}
+                static __TICKPROF_SITE: my::tp::__private::CallSite =
+                    my::tp::__private::CallSite::function(
+                        my::tp::__private::path_of(__tickprof_here),
+                        my::tp::__private::Some("w"),
+                        my::tp::__private::file!(),
+                        my::tp::__private::line!(),
+                    );
+                let __tickprof_guard = my::tp::__private::Guard::enter(&__TICKPROF_SITE);
+                '__tickprof_body: {
+                    x
+                }
+            }
+        };
+        assert_eq!(
+            expanded(quote!(name = "w", crate = my::tp), item),
+            expected.to_string()
+        );
+    }
+
+    #[test]
+    fn default_crate_and_no_name() {
+        let out = expanded(quote!(), quote! { fn f() {} });
+        assert!(out.contains(
+            &quote! { static __TICKPROF_SITE: ::tickprof::__private::CallSite = }.to_string()
+        ));
+        assert!(out.contains(&quote!(::tickprof::__private::None,).to_string()));
+        // Every path is absolute and goes through `__private`, so it
+        // resolves in every edition and whatever the user's prelude holds.
+        assert!(!out.contains("core"), "{out}");
+    }
+
+    #[test]
+    fn async_fn_pins_the_output_type() {
+        let out = expanded(
+            quote!(),
+            quote! { async fn f(s: &str) -> Result<u8, E> { Ok(s.parse()?) } },
+        );
+        let expected = quote! {
+            ::tickprof::__private::instrument::<Result<u8, E>, _>(
+                &__TICKPROF_SITE,
+                async move { Ok(s.parse()?) }
+            ).await
+        };
+        assert!(out.contains(&expected.to_string()), "{out}");
+        assert!(out.contains("CallSite :: async_function"), "{out}");
+        let unit = expanded(quote!(), quote! { async fn g() {} });
+        assert!(unit.contains("instrument :: < () , _ >"), "{unit}");
+        let opaque = expanded(quote!(), quote! { async fn h() -> impl Copy { 1 } });
+        assert!(opaque.contains("instrument :: < _ , _ >"), "{opaque}");
+        let never = expanded(quote!(), quote! { async fn n() -> ! { loop {} } });
+        assert!(never.contains("instrument :: < _ , _ >"), "{never}");
+    }
+
+    #[test]
+    fn returned_futures_are_timed() {
+        let out = expanded(
+            quote!(),
+            quote! { fn f() -> impl Future<Output = u8> + Send { async move { 1 } } },
+        );
+        let expected = quote! {
+            ; ::tickprof::__private::instrument::<u8, _>(&__TICKPROF_SITE, async move { 1 })
+        };
+        assert!(out.ends_with(&format!("{expected} }}")), "{out}");
+        assert!(out.contains("CallSite :: async_function"), "{out}");
+        assert!(!out.contains("Guard"), "{out}");
+
+        let boxed = expanded(
+            quote!(),
+            quote! {
+                fn f<'a>(x: &'a u8) -> Pin<Box<dyn Future<Output = u8> + Send + 'a>> {
+                    Box::pin(async move { *x })
+                }
+            },
+        );
+        let expected = quote! {
+            ; Box::pin(::tickprof::__private::instrument::<u8, _>(
+                &__TICKPROF_SITE,
+                async move { *x }
+            ))
+        };
+        assert!(boxed.ends_with(&format!("{expected} }}")), "{boxed}");
+    }
+}

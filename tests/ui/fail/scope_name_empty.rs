@@ -1,0 +1,4 @@
+fn main() {
+    tickprof::prof_scope!("");
+    let _g = tickprof::prof_guard!("  ");
+}

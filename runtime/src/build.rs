@@ -57,6 +57,29 @@ pub(crate) struct Facts {
     pub trace_origin: u64,
 }
 
+/// Each site's shown name. Two sites that would show the same name (two
+/// marks given the same `name = "..."`) are told apart by their source
+/// location: `name (file:line)`.
+fn unique_names(flat: &HashMap<usize, (&'static CallSite, Flat)>) -> HashMap<usize, String> {
+    let mut names: HashMap<usize, String> = flat.iter().map(|(&k, (s, _))| (k, s.name())).collect();
+    let mut seen: HashMap<&str, u32> = HashMap::new();
+    for n in names.values() {
+        *seen.entry(n.as_str()).or_insert(0) += 1;
+    }
+    let shared: std::collections::HashSet<String> = seen
+        .into_iter()
+        .filter(|&(_, c)| c > 1)
+        .map(|(n, _)| n.to_owned())
+        .collect();
+    for (k, n) in &mut names {
+        if shared.contains(n.as_str()) {
+            let site = flat[k].0;
+            *n = format!("{n} ({}:{})", site.file(), site.line());
+        }
+    }
+    names
+}
+
 /// Converts ticks to nanoseconds.
 #[derive(Clone, Copy)]
 struct Ns(f64);
@@ -75,7 +98,7 @@ pub(crate) fn build(c: &Capture, facts: &Facts) -> Report {
     let merged = &c.merged;
     let fig = tree_figures(merged, cal, ns.0);
     let flat = flatten(merged, &fig);
-    let names: HashMap<usize, String> = flat.iter().map(|(&k, (s, _))| (k, s.name())).collect();
+    let names = unique_names(&flat);
     let name_of = |k: usize| {
         names
             .get(&k)
@@ -117,7 +140,7 @@ pub(crate) fn build(c: &Capture, facts: &Facts) -> Report {
             .cmp(&a.total_ns)
             .then_with(|| a.name.cmp(&b.name))
     });
-    let threads = thread_stats(c, cal, ns, shown_comp);
+    let threads = thread_stats(c, cal, ns, shown_comp, &names);
     let tree = tree_nodes(merged, &fig, &names, shown_comp);
     let trace = facts
         .tracing
@@ -236,17 +259,23 @@ fn site_stats(
     }
 }
 
-fn thread_stats(c: &Capture, cal: Option<&Calibration>, ns: Ns, comp: bool) -> Vec<ThreadStats> {
+fn thread_stats(
+    c: &Capture,
+    cal: Option<&Calibration>,
+    ns: Ns,
+    comp: bool,
+    names: &HashMap<usize, String>,
+) -> Vec<ThreadStats> {
     c.threads
         .iter()
         .filter(|t| t.tree.nodes.len() > 1)
         .filter_map(|t| {
             let fig = tree_figures(&t.tree, cal, ns.0);
             let mut sites: Vec<ThreadSite> = flatten(&t.tree, &fig)
-                .values()
-                .filter(|(_, f)| f.acc.calls > 0 || f.acc.cancelled > 0)
-                .map(|(s, f)| ThreadSite {
-                    name: s.name(),
+                .iter()
+                .filter(|(_, (_, f))| f.acc.calls > 0 || f.acc.cancelled > 0)
+                .map(|(k, (s, f))| ThreadSite {
+                    name: names.get(k).cloned().unwrap_or_else(|| s.name()),
                     calls: f.acc.calls,
                     total_ns: f.total.ns(comp),
                     self_ns: f.self_.ns(comp),

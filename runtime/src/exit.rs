@@ -86,7 +86,7 @@ fn facts(rt: &Runtime, wall_ns: u64) -> Facts {
 
 /// Copies everything recorded so far.
 pub(crate) fn capture() -> Capture {
-    record::capture(switches::tracing())
+    record::quietly(|| record::capture(switches::tracing()))
 }
 
 /// Builds the report from every live thread and every finished one.
@@ -100,11 +100,15 @@ pub(crate) fn collect() -> Report {
         .lock()
         .map_or(Duration::ZERO, |e| e.elapsed())
         .as_nanos() as u64;
-    build(&capture(), &facts(rt, wall_ns))
+    record::quietly(|| build(&capture(), &facts(rt, wall_ns)))
 }
 
 /// The report of one capture, or of the difference `c - earlier`.
 pub(crate) fn report_of(c: &Capture, earlier: Option<&Capture>) -> Report {
+    record::quietly(|| report_of_inner(c, earlier))
+}
+
+fn report_of_inner(c: &Capture, earlier: Option<&Capture>) -> Report {
     let rt = runtime();
     if !rt.config.enabled {
         return Report::empty();
@@ -232,7 +236,7 @@ fn tickprof_init() {
 
 #[dtor::dtor(unsafe)]
 fn tickprof_exit_report() {
-    let _ = std::panic::catch_unwind(exit_report);
+    let _ = std::panic::catch_unwind(|| record::quietly(exit_report));
 }
 
 #[cfg(test)]

@@ -215,11 +215,12 @@ impl Tree {
         nested
     }
 
-    /// Calls that landed on overflow nodes because the tree was full.
+    /// Calls that landed on overflow nodes because the tree was full
+    /// (tickprof's own calibration calls left out).
     pub fn folded_calls(&self) -> u64 {
         self.nodes
             .iter()
-            .filter(|n| !n.is_regular())
+            .filter(|n| !n.is_regular() && !n.site.is_some_and(CallSite::is_internal))
             .map(|n| n.acc.calls)
             .sum()
     }

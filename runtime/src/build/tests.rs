@@ -206,6 +206,29 @@ fn snapshot_differences_stay_consistent() {
     assert_invariants(&r);
 }
 
+#[test]
+fn two_sites_with_one_name_are_told_apart_by_their_location() {
+    fn m() {}
+    static X: CallSite = CallSite::function(crate::site::path_of(m), Some("same"), "x.rs", 3);
+    static Y: CallSite = CallSite::function(crate::site::path_of(m), Some("same"), "y.rs", 9);
+    let t = Tree::from_nodes(vec![
+        TNode::ROOT,
+        TNode {
+            site: Some(&X),
+            ..node(0, 0, 1, 10)
+        },
+        TNode {
+            site: Some(&Y),
+            ..node(0, 0, 2, 20)
+        },
+    ]);
+    let r = report(t, None);
+    let mut names: Vec<&str> = r.sites.iter().map(|s| s.name.as_str()).collect();
+    names.sort_unstable();
+    assert_eq!(names, ["same (x.rs:3)", "same (y.rs:9)"]);
+    assert_eq!(r.site("same (y.rs:9)").unwrap().calls, 2);
+}
+
 /// Every invariant the report promises.
 fn assert_invariants(r: &Report) {
     for s in &r.sites {

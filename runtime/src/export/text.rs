@@ -173,7 +173,13 @@ fn sections(r: &Report, s: &mut String, rows: &[SiteStats]) {
                 ns as f64 / accepted as f64
             }
         };
-        let _ = writeln!(s, "\n== {} ({}:{})", terminal_safe(&x.name), x.file, x.line);
+        let _ = writeln!(
+            s,
+            "\n== {} ({}:{})",
+            fit(&x.name, 4 * NAME_WIDTH),
+            x.file,
+            x.line
+        );
         let _ = writeln!(
             s,
             "   calls {}   total {} ({:.1}% of run, {} per call)   self {} ({:.1}% of run, {} per call)",

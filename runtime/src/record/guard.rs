@@ -119,7 +119,9 @@ pub(super) fn record_detached(site: &'static CallSite, start: u64, end: u64) {
     if !site.is_internal() {
         RECORDED_ANY.store(true, Ordering::Relaxed);
     }
-    registry::add_detached(&Tree::single(site, one));
+    // Merging allocates: with a marked global allocator that is a marked
+    // call, which must not be recorded detached in turn.
+    current().while_busy(|| registry::add_detached(&Tree::single(site, one)));
 }
 
 impl Drop for Guard {

@@ -23,3 +23,11 @@ pub(crate) mod stack;
 pub(crate) mod trace;
 
 pub(crate) use registry::{capture, reset_all, Capture};
+
+/// Runs `f` (tickprof's own work: capturing, building and writing
+/// reports) with the calling thread's marked calls turned away, so that a
+/// marked global allocator called by that work is neither recorded nor
+/// re-entered.
+pub(crate) fn quietly<R>(f: impl FnOnce() -> R) -> R {
+    stack::current().while_busy(f)
+}

@@ -153,9 +153,20 @@ impl ThreadState {
         self.push(site)
     }
 
-    /// Whether the thread's exit tore this state down.
+    /// Whether the thread's exit tore this state down (and is not still
+    /// tearing it down).
     pub(super) fn is_dead(&self) -> bool {
-        self.dead.get()
+        self.dead.get() && !self.busy.get()
+    }
+
+    /// Runs `f` with this thread's marked calls turned away (not recorded):
+    /// for tickprof's own work that may allocate through a marked global
+    /// allocator, so that it never records itself or recurses.
+    pub(super) fn while_busy<R>(&self, f: impl FnOnce() -> R) -> R {
+        let was = self.busy.replace(true);
+        let r = f();
+        self.busy.set(was);
+        r
     }
 
     /// The thread's arena, once set up and until torn down.
@@ -409,8 +420,16 @@ impl ThreadState {
     /// thread are recorded detached).
     fn teardown(&self) {
         self.dead.set(true);
+        // Marked calls made while the state is taken apart (a marked global
+        // allocator called by the merge below) are not recorded: no new
+        // frame can be pushed (`cap` 0 sends pushes to `push_cold`, where
+        // `busy` turns them away) and `miss` gives them inert guards. Frames
+        // pushed earlier still pop: the stack stays until the end.
+        self.busy.set(true);
+        let stack_cap = self.cap.replace(0);
         let arena = self.arena.replace(core::ptr::null());
         if arena.is_null() {
+            self.busy.set(false);
             return;
         }
         // SAFETY: created by `Arc::into_raw` in `setup`, released once here.
@@ -422,11 +441,12 @@ impl ThreadState {
             drop(unsafe { Box::from_raw(maps) });
         }
         let stack = self.stack.replace(DEAD_STACK.0.as_ptr().cast_mut());
-        let cap = self.cap.replace(0);
         self.depth.set(0);
         if !stack.is_null() {
-            // SAFETY: from a `Vec` with length and capacity `cap`.
-            drop(unsafe { Vec::from_raw_parts(stack, cap, cap) });
+            // SAFETY: from a `Vec` with length and capacity `stack_cap`.
+            drop(unsafe { Vec::from_raw_parts(stack, stack_cap, stack_cap) });
         }
+        // Calls from later thread-local destructors are recorded detached.
+        self.busy.set(false);
     }
 }

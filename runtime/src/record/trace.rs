@@ -8,7 +8,7 @@
 
 use crate::site::CallSite;
 use crate::switches::TRACE_LIMIT;
-use core::sync::atomic::Ordering;
+use core::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
 /// One recorded call, in raw ticks.
@@ -54,22 +54,37 @@ pub(crate) struct ThreadEvents {
 
 /// A thread's trace buffer, shared with the report.
 #[derive(Debug, Default)]
-pub(crate) struct Shared(Mutex<Buffer>);
+pub(crate) struct Shared {
+    buffer: Mutex<Buffer>,
+    /// Events not stored because the buffer was locked when they ended: by
+    /// the report copying it, or by this very thread (a marked call in a
+    /// signal handler that interrupted a `record`). Never waited for.
+    contended: AtomicU64,
+}
 
 impl Shared {
-    /// Records one call. Called only when tracing is on.
+    /// Records one call. Called only when tracing is on, by the owning
+    /// thread; never blocks (a signal handler on this thread may be
+    /// interrupting a `record` that holds the lock).
     #[cold]
     #[inline(never)]
     pub fn record(&self, site: &'static CallSite, start: u64, end: u64) {
-        if let Ok(mut b) = self.0.lock() {
-            b.push(RawEvent { site, start, end });
+        match self.buffer.try_lock() {
+            Ok(mut b) => b.push(RawEvent { site, start, end }),
+            Err(std::sync::TryLockError::Poisoned(e)) => {
+                e.into_inner().push(RawEvent { site, start, end });
+            }
+            Err(std::sync::TryLockError::WouldBlock) => {
+                self.contended.fetch_add(1, Ordering::Relaxed);
+            }
         }
     }
 
     /// Copies the events (bounded wait: the owner holds the lock only to
     /// push one event).
     pub fn copy(&self) -> (Vec<RawEvent>, u64) {
-        match self.0.try_lock() {
+        let contended = self.contended.load(Ordering::Relaxed);
+        let (events, dropped) = match self.buffer.try_lock() {
             Ok(b) => (b.events.clone(), b.dropped),
             Err(std::sync::TryLockError::Poisoned(e)) => {
                 let b = e.into_inner();
@@ -77,19 +92,21 @@ impl Shared {
             }
             Err(std::sync::TryLockError::WouldBlock) => {
                 std::thread::yield_now();
-                self.0
+                self.buffer
                     .lock()
                     .map_or((Vec::new(), 0), |b| (b.events.clone(), b.dropped))
             }
-        }
+        };
+        (events, dropped + contended)
     }
 
     /// Forgets all events.
     pub fn clear(&self) {
-        if let Ok(mut b) = self.0.lock() {
+        if let Ok(mut b) = self.buffer.lock() {
             b.events.clear();
             b.dropped = 0;
         }
+        self.contended.store(0, Ordering::Relaxed);
     }
 }
 
@@ -99,6 +116,20 @@ mod tests {
 
     fn m() {}
     static SITE: CallSite = CallSite::function(crate::site::path_of(m), Some("t"), "t.rs", 1);
+
+    #[test]
+    fn a_record_that_finds_the_buffer_locked_counts_a_drop_instead_of_waiting() {
+        let shared = Shared::default();
+        shared.record(&SITE, 1, 2);
+        {
+            let _held = shared.buffer.lock().unwrap();
+            shared.record(&SITE, 3, 4); // would deadlock with a blocking lock
+        }
+        let (events, dropped) = shared.copy();
+        assert_eq!((events.len(), dropped), (1, 1));
+        shared.clear();
+        assert_eq!(shared.copy().1, 0);
+    }
 
     #[test]
     fn buffer_is_bounded_and_counts_drops() {

@@ -1,0 +1,69 @@
+//! A global allocator whose methods are marked: every allocation of the
+//! process — the test harness's, std's thread start and exit, tickprof's
+//! own bookkeeping — is a marked call. Threads that allocate only inside
+//! marked functions start, record and exit cleanly (this crashed at thread
+//! teardown with a null arena), and tickprof's own allocations are never
+//! recorded as the program's.
+#![cfg(feature = "enabled")]
+
+#[path = "support/quiet.rs"]
+mod quiet;
+
+use std::alloc::{GlobalAlloc, Layout, System};
+
+struct Marked;
+
+// SAFETY: forwards every call to `System` unchanged.
+unsafe impl GlobalAlloc for Marked {
+    #[tickprof::profile]
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: the caller's contract is `System`'s.
+        unsafe { System.alloc(layout) }
+    }
+
+    #[tickprof::profile]
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: the caller's contract is `System`'s.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Marked = Marked;
+
+#[tickprof::profile]
+fn work(n: u64) -> usize {
+    let v: Vec<u64> = (0..n).collect();
+    let s: Vec<String> = v.iter().take(10).map(u64::to_string).collect();
+    v.len() + s.len()
+}
+
+#[test]
+fn threads_allocating_only_inside_marked_functions_start_and_end_cleanly() {
+    for round in 0..4 {
+        let threads: Vec<_> = (0..8)
+            .map(|i| {
+                std::thread::Builder::new()
+                    .name(format!("alloc-{round}-{i}"))
+                    .spawn(|| work(1000))
+                    .expect("spawned")
+            })
+            .collect();
+        for t in threads {
+            assert_eq!(t.join().expect("no panic"), 1010);
+        }
+    }
+    let r = tickprof::report();
+    assert_eq!(r.find("::work").expect("work ran").calls, 32);
+    let alloc = r.find("::alloc").expect("the allocator is marked");
+    // Each `work` call allocates at least its two vectors and ten strings.
+    let under_work = alloc
+        .callers
+        .iter()
+        .find(|e| e.name.ends_with("::work"))
+        .expect("allocations inside work");
+    assert!(under_work.calls >= 32 * 12, "{under_work:?}");
+    // Building a report allocates a lot; none of it is recorded.
+    let again = tickprof::report();
+    assert_eq!(again.find("::alloc").map(|s| s.calls), Some(alloc.calls));
+}

@@ -21,6 +21,10 @@ use std::cell::Cell;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+/// Frames `site_on_stack` looks at, from the top, to decide whether a call
+/// past the node cap is nested in another of its site.
+const NESTING_SCAN: usize = 1 << 16;
+
 /// Off the hot path (new tree nodes only): notes that the program made a
 /// marked call, so the exit report is due.
 fn note_recorded(site: &'static CallSite) {
@@ -261,21 +265,22 @@ impl ThreadState {
         let site_ptr = (site as *const CallSite).cast_mut();
         let parent_index = parent.index.load(Ordering::Relaxed);
         let is_overflow_parent = parent.flags.load(Ordering::Relaxed) != 0;
-        if !is_overflow_parent {
-            if let Some(&node) = maps.children.get(&(parent_index, site_ptr as usize)) {
-                parent.mru_site.store(site_ptr, Ordering::Relaxed);
-                parent.mru_child.store(node.cast_mut(), Ordering::Relaxed);
-                return Some(node);
-            }
-            if arena.len() < MAX_NODES.load(Ordering::Relaxed) {
-                note_recorded(site);
-                let node = arena.push(Some(site), parent_index, 0)?;
-                maps.children
-                    .insert((parent_index, site_ptr as usize), node);
-                parent.mru_site.store(site_ptr, Ordering::Relaxed);
-                parent.mru_child.store(node.cast_mut(), Ordering::Relaxed);
-                return Some(node);
-            }
+        // Children are cached for overflow parents too: without it, every
+        // call beneath an overflow node (deep recursion, leaked guards past
+        // the node cap) would scan the whole stack.
+        if let Some(&node) = maps.children.get(&(parent_index, site_ptr as usize)) {
+            parent.mru_site.store(site_ptr, Ordering::Relaxed);
+            parent.mru_child.store(node.cast_mut(), Ordering::Relaxed);
+            return Some(node);
+        }
+        if !is_overflow_parent && arena.len() < MAX_NODES.load(Ordering::Relaxed) {
+            note_recorded(site);
+            let node = arena.push(Some(site), parent_index, 0)?;
+            maps.children
+                .insert((parent_index, site_ptr as usize), node);
+            parent.mru_site.store(site_ptr, Ordering::Relaxed);
+            parent.mru_child.store(node.cast_mut(), Ordering::Relaxed);
+            return Some(node);
         }
         // The tree is full (or the parent is an overflow node, whose path is
         // unknown): use the per-site overflow node, outer or nested.
@@ -294,23 +299,28 @@ impl ThreadState {
                 n
             }
         };
-        if !is_overflow_parent {
-            maps.children
-                .insert((parent_index, site_ptr as usize), node);
-            parent.mru_site.store(site_ptr, Ordering::Relaxed);
-            parent.mru_child.store(node.cast_mut(), Ordering::Relaxed);
-        }
+        // Beneath an overflow parent the path is unknown, so whether `site`
+        // is nested is decided here, once per (overflow parent, site).
+        maps.children
+            .insert((parent_index, site_ptr as usize), node);
+        parent.mru_site.store(site_ptr, Ordering::Relaxed);
+        parent.mru_child.store(node.cast_mut(), Ordering::Relaxed);
         Some(node)
     }
 
     /// Whether an activation of `site` is open on this thread's stack.
+    /// (Only the top `NESTING_SCAN` frames are looked at: an activation
+    /// deeper than that is taken as not open.)
     fn site_on_stack(&self, site: *mut CallSite) -> bool {
         let stack = self.stack.get();
-        (1..=self.depth.get()).rev().any(|d| {
-            // SAFETY: `d <= depth < cap`; stacked pointers are arena nodes.
-            let node = unsafe { &**stack.add(d) };
-            node.site.load(Ordering::Relaxed) == site
-        })
+        let depth = self.depth.get();
+        (depth.saturating_sub(NESTING_SCAN).max(1)..=depth)
+            .rev()
+            .any(|d| {
+                // SAFETY: `d <= depth < cap`; stacked pointers are arena nodes.
+                let node = unsafe { &**stack.add(d) };
+                node.site.load(Ordering::Relaxed) == site
+            })
     }
 
     /// Pops the guard's frame and records its delta: on top of the stack,

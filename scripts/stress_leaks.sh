@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Issue 13, leaked guards: 1,000,000 `mem::forget(prof_guard!(..))` then
+# 11,000 marked calls (each calling two more), with the default node cap.
+# Prints the time of the 11,000 calls; they must take well under a second.
+# Usage: bash scripts/stress_leaks.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+LEAKS=1000000 TICKPROF_MAX_NODES=1000000 cargo test -q --test leaked_guards -- --nocapture 2>&1 \
+  | grep -E "marked calls after|test result"

@@ -10,6 +10,11 @@
 //! | `.svg` | interactive flamegraph of the folded stacks | [`svg::render`] |
 //! | `.trace.json` | Chrome trace events of individual calls | [`crate::Report::trace`] |
 //!
+//! `.folded` and `.svg` (and any later stack format) draw the calling-context
+//! tree through one rule for deep and recursive paths, [`stacks`]: direct
+//! recursion collapsed into one frame, paths cut at [`stacks::MAX_DEPTH`]
+//! frames, self time kept exactly.
+//!
 //! # Examples
 //!
 //! ```
@@ -29,6 +34,7 @@ pub mod csv;
 pub mod folded;
 pub mod html;
 pub mod json;
+pub mod stacks;
 pub mod svg;
 pub mod text;
 pub mod trace;
@@ -72,9 +78,17 @@ pub fn render(report: &Report, path: &str, opts: &TextOptions) -> io::Result<Vec
 
 /// Writes `report` to `path` in the format its extension names.
 ///
+/// Folded stacks are streamed to the file line by line; the other formats
+/// are rendered in memory first (each bounded, see their modules).
+///
 /// # Errors
 /// Unknown extension, or any error creating or writing the file.
 pub fn write_to_path(report: &Report, path: &str, opts: &TextOptions) -> io::Result<()> {
+    if format_of(path) == Some(".folded") {
+        let mut out = io::BufWriter::new(std::fs::File::create(path)?);
+        folded::write(report, &mut out)?;
+        return io::Write::flush(&mut out);
+    }
     let body = render(report, path, opts)?;
     std::fs::write(path, body)
 }

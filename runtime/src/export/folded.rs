@@ -20,7 +20,7 @@
 //!
 //! **Size**: at most one line per tree node (so at most
 //! `TICKPROF_MAX_NODES` per thread), each of at most [`MAX_DEPTH`](stacks::MAX_DEPTH)` + 1`
-//! frames. The file is written line by line ([`write`]): memory is the
+//! frames. The file is written line by line ([`write`](fn@write)): memory is the
 //! stack tree (proportional to the tree) and one path, whatever the depth.
 //! The sum of the counts equals the sum of the tree nodes' self times.
 //!
@@ -100,11 +100,11 @@ fn count_like(s: &str) -> bool {
 }
 
 /// The folded lines as `(stack, self_ns)`, one per frame of
-/// [`stacks::build`], in the order [`write`] writes them.
+/// [`stacks::build`], in the order [`write`](fn@write) writes them.
 ///
 /// This holds every line at once (bounded by the [rule](super::stacks):
 /// at most one line per tree node, at most [`MAX_DEPTH`](stacks::MAX_DEPTH)` + 1` frames per
-/// line); [`write`] streams them instead.
+/// line); [`write`](fn@write) streams them instead.
 ///
 /// # Examples
 ///

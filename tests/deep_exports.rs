@@ -177,5 +177,15 @@ fn mutual_recursion_is_cut_at_the_maximum_depth() {
         .enumerate()
         .all(|(i, f)| f.ends_with(["::ping", "::pong"][i % 2])));
     assert!(read(&dir, "svg").contains(&format!("[… {below} frames] (")));
+    // inferno reads the file and draws the cut frame.
+    let mut svg = Vec::new();
+    inferno::flamegraph::from_reader(
+        &mut inferno::flamegraph::Options::default(),
+        read(&dir, "folded").as_bytes(),
+        &mut svg,
+    )
+    .expect("inferno reads the folded file");
+    let svg = String::from_utf8(svg).unwrap();
+    assert!(svg.contains(&format!("[… {below} frames]")));
     let _ = std::fs::remove_dir_all(dir);
 }

@@ -23,7 +23,8 @@
 //!
 //! What is kept exactly: the self time of every node lands in exactly one
 //! frame, so the sum of all frames' self times equals the sum of the self
-//! times of the tree's nodes (the root excluded). What is bounded: there are
+//! times of the tree's nodes (the root excluded; a node whose parent index
+//! breaks the tree's parents-first order is left out with its subtree). What is bounded: there are
 //! at most as many frames as tree nodes, and no path has more than
 //! [`MAX_DEPTH`]` + 1` frames. Building takes memory proportional to the
 //! number of tree nodes, never to the sum of path lengths.

@@ -17,8 +17,9 @@ if [ ! -x /usr/bin/time ]; then
   echo "stress_exports: /usr/bin/time missing (apt-get install time)" >&2
   exit 1
 fi
+cargo test --test deep_exports --no-run
 bin=$(cargo test --test deep_exports --no-run --message-format=json 2>/dev/null \
-  | grep -o '"executable":"[^"]*deep_exports[^"]*"' | tail -1 | cut -d'"' -f4)
+  | grep -o '"executable":"[^"]*deep_exports[^"]*"' | tail -1 | cut -d'"' -f4 || true)
 [ -x "$bin" ] || { echo "stress_exports: test binary not found" >&2; exit 1; }
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT

@@ -266,17 +266,18 @@ fn folded_stacks_are_one_line_per_path_with_self_time() {
     let text = String::from_utf8(render(&report, ".folded")).unwrap();
     assert!(text.ends_with('\n'));
     let lines = parse_folded(&text);
-    let mut sorted = text
-        .lines()
-        .map(|l| l.rsplit_once(' ').unwrap().0)
-        .collect::<Vec<_>>();
-    sorted.sort_unstable();
-    assert!(
-        text.lines()
-            .map(|l| l.rsplit_once(' ').unwrap().0)
-            .eq(sorted.iter().copied()),
-        "lines are sorted"
-    );
+    // Depth first: every path comes after its caller's path, and no path
+    // twice.
+    let mut seen = HashSet::new();
+    for (path, _) in &lines {
+        if path.len() > 1 {
+            assert!(
+                seen.contains(&path[..path.len() - 1]),
+                "{path:?} before its caller"
+            );
+        }
+        assert!(seen.insert(&path[..]), "{path:?} twice");
+    }
     // Names are made safe: `;` would split a frame, a trailing number would
     // be read as a count.
     let (fa, fb, fc) = ("folded <a> & \"q\"", "folded [u8； 4], b", "folded retry_3");

@@ -2,18 +2,34 @@
 //! `outer;inner;leaf <self-ns>`, as read by inferno, speedscope and
 //! `flamegraph.pl`.
 //!
-//! Each line is a path of [`Report::tree`] from the root's child down to a
-//! node, then a space and the node's self time in whole nanoseconds. Every
-//! path of the tree gets a line, also those with zero self time (readers
+//! Each line is a path of the [stack tree](super::stacks) built from
+//! [`Report::tree`], then a space and its self time in whole nanoseconds.
+//! That tree follows one rule for deep and recursive paths: direct
+//! recursion is collapsed into one frame labelled with its depth
+//! (`main;fib [×200000]`), and paths are cut at
+//! [`MAX_DEPTH`](stacks::MAX_DEPTH) frames with a `[… N frames]` frame holding all the time
+//! below. Every path gets a line, also those with zero self time (readers
 //! accept a count of 0 and draw nothing for it), so the file lists every
-//! calling context that ran. Lines are sorted bytewise, as the readers
-//! expect, and paths that become equal after [`frame`] are merged by adding
-//! their times.
+//! calling context that ran; paths that become equal after [`frame`] are
+//! merged by adding their times.
+//!
+//! **Order**: lines come depth first, a path before the paths below it,
+//! siblings sorted by name. They are not sorted bytewise as a whole:
+//! inferno and `flamegraph.pl` sort their input themselves (unless told
+//! `--no-sort`), speedscope takes any order.
+//!
+//! **Size**: at most one line per tree node (so at most
+//! `TICKPROF_MAX_NODES` per thread), each of at most [`MAX_DEPTH`](stacks::MAX_DEPTH)` + 1`
+//! frames. The file is written line by line ([`write`](fn@write)): memory is the
+//! stack tree (proportional to the tree) and one path, whatever the depth.
+//! The sum of the counts equals the sum of the tree nodes' self times.
+//!
+//! [`Report::tree`]: crate::report::Report::tree
 
+use super::stacks;
 use crate::report::Report;
 use std::borrow::Cow;
-use std::collections::BTreeMap;
-use std::fmt::Write as _;
+use std::io;
 
 /// A name made safe as one frame of a folded line.
 ///
@@ -83,7 +99,12 @@ fn count_like(s: &str) -> bool {
     }
 }
 
-/// The folded lines as `(stack, self_ns)`, one per path, sorted by stack.
+/// The folded lines as `(stack, self_ns)`, one per frame of
+/// [`stacks::build`], in the order [`write`](fn@write) writes them.
+///
+/// This holds every line at once (bounded by the [rule](super::stacks):
+/// at most one line per tree node, at most [`MAX_DEPTH`](stacks::MAX_DEPTH)` + 1` frames per
+/// line); [`write`](fn@write) streams them instead.
 ///
 /// # Examples
 ///
@@ -94,28 +115,32 @@ fn count_like(s: &str) -> bool {
 /// }
 /// ```
 pub fn stacks(report: &Report) -> Vec<(String, u64)> {
-    // Each node's sanitized path, built from its parent's (parents come
-    // first): `Some("")` for the root, `None` for a node left out.
-    let mut paths: Vec<Option<String>> = Vec::with_capacity(report.tree.len());
-    let mut merged: BTreeMap<String, u64> = BTreeMap::new();
-    for n in &report.tree {
-        let path = match n.parent {
-            None => Some(String::new()),
-            // A parent after its child (or a child of a node left out)
-            // breaks the tree's contract: skip it rather than invent a path.
-            Some(p) => match paths.get(p) {
-                Some(Some(pp)) if pp.is_empty() => Some(frame(&n.name).into_owned()),
-                Some(Some(pp)) => Some(format!("{pp};{}", frame(&n.name))),
-                _ => None,
-            },
-        };
-        if let Some(path) = path.as_ref().filter(|p| !p.is_empty()) {
-            let e = merged.entry(path.clone()).or_insert(0);
-            *e = e.saturating_add(n.self_ns);
-        }
-        paths.push(path);
-    }
-    merged.into_iter().collect()
+    let mut lines = Vec::new();
+    let frames = stacks::build(report);
+    let _ = stacks::walk::<()>(&frames, |path, f| {
+        lines.push((path.to_owned(), f.self_ns));
+        Ok(())
+    });
+    lines
+}
+
+/// Writes the folded-stack text to `out`, one `stack self_ns` line at a
+/// time: memory is the [stack tree](super::stacks) and one path.
+///
+/// # Errors
+/// The first error of `out`.
+///
+/// # Examples
+///
+/// ```
+/// let report = tickprof_runtime::report();
+/// let mut out = Vec::new();
+/// tickprof_runtime::export::folded::write(&report, &mut out).unwrap();
+/// assert_eq!(out, tickprof_runtime::export::folded::render(&report).into_bytes());
+/// ```
+pub fn write(report: &Report, out: &mut impl io::Write) -> io::Result<()> {
+    let frames = stacks::build(report);
+    stacks::walk(&frames, |path, f| writeln!(out, "{path} {}", f.self_ns))
 }
 
 /// The folded-stack text: one `stack self_ns` line per path, `\n`-ended.
@@ -128,11 +153,9 @@ pub fn stacks(report: &Report) -> Vec<(String, u64)> {
 /// assert!(text.lines().all(|l| l.rsplit_once(' ').is_some()));
 /// ```
 pub fn render(report: &Report) -> String {
-    let mut s = String::new();
-    for (stack, ns) in stacks(report) {
-        let _ = writeln!(s, "{stack} {ns}");
-    }
-    s
+    let mut out = Vec::new();
+    let _ = write(report, &mut out);
+    String::from_utf8(out).unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -155,7 +178,7 @@ mod tests {
     }
 
     #[test]
-    fn one_sorted_line_per_path_zero_self_included() {
+    fn one_line_per_path_depth_first_zero_self_included() {
         let mut r = Report::empty();
         r.tree = vec![
             node("", None, 0),

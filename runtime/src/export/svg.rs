@@ -1,8 +1,10 @@
 //! Flamegraph output (`.svg`): the [folded stacks](super::folded) drawn as
 //! an interactive SVG.
 //!
-//! One box per calling context, the root (`all`) at the bottom and callees
-//! stacked above their callers; a box's width is its time (self plus
+//! One box per frame of the [stack tree](super::stacks) (the same paths as
+//! the folded file: direct recursion collapsed into one `name [×N]` box,
+//! paths cut at [`MAX_DEPTH`] frames with a `[… N frames]` box), the root
+//! (`all`) at the bottom and callees stacked above their callers; a box's width is its time (self plus
 //! children, in nanoseconds) as a share of the whole. Colours come from the
 //! classic warm flamegraph palette, hashed by name, so a function keeps its
 //! colour from run to run. Hovering a box shows its name, time and share;
@@ -11,16 +13,21 @@
 //! Boxes narrower than [`MIN_WIDTH_PX`] are not drawn (as in inferno and
 //! `flamegraph.pl`), and at most [`MAX_FRAMES`] boxes are drawn, the ones
 //! nearest the root first, so the file stays bounded for deep or very wide
-//! profiles; the subtitle says when the limit left some out. A profile with
-//! no recorded time gives a picture saying so.
+//! profiles; the subtitle says when the limit left some out. **Size**: at
+//! most [`MAX_FRAMES`] boxes of about 250 bytes plus their names, at most
+//! [`MAX_DEPTH`]` + 2` levels tall; memory is the stack tree (proportional to
+//! the calling-context tree) and the document. A profile with no recorded
+//! time gives a picture saying so.
 //!
 //! Drawn by tickprof itself: the `inferno` crate's dependency graph adds
 //! trait impls on std types (`From<RGB<T>> for [T; 3]`,
 //! `PartialEq<ArrayString> for str`, …) that change type inference in the
 //! profiled crate.
 
+use super::stacks::{self, MAX_DEPTH};
 use crate::report::{fmt_ns, Report};
-use std::collections::{HashMap, VecDeque};
+use std::borrow::Cow;
+use std::collections::VecDeque;
 use std::fmt::Write as _;
 use std::io;
 
@@ -44,52 +51,39 @@ pub const MIN_WIDTH_PX: f64 = 0.1;
 /// At most this many boxes are drawn (about 250 bytes each).
 pub const MAX_FRAMES: usize = 30_000;
 
-/// One node of the merged stacks.
+/// One box: a frame of the [stack tree](super::stacks) with its total.
 struct Frame<'a> {
-    name: &'a str,
+    name: Cow<'a, str>,
     depth: usize,
     total: u64,
-    children: Vec<usize>,
+    children: &'a [usize],
 }
 
-/// The frames of `stacks` merged into a tree; `frames[0]` is `all`.
-fn merge<'a>(stacks: &'a [(String, u64)]) -> Vec<Frame<'a>> {
-    let mut frames = vec![Frame {
-        name: "all",
-        depth: 0,
-        total: 0,
-        children: Vec::new(),
-    }];
-    let mut index: HashMap<(usize, &'a str), usize> = HashMap::new();
-    for (stack, ns) in stacks {
-        frames[0].total = frames[0].total.saturating_add(*ns);
-        let mut at = 0;
-        for name in stack.split(';') {
-            at = match index.get(&(at, name)) {
-                Some(&i) => i,
-                None => {
-                    let i = frames.len();
-                    let depth = frames[at].depth + 1;
-                    frames.push(Frame {
-                        name,
-                        depth,
-                        total: 0,
-                        children: Vec::new(),
-                    });
-                    frames[at].children.push(i);
-                    index.insert((at, name), i);
-                    i
-                }
-            };
-            frames[at].total = frames[at].total.saturating_add(*ns);
+/// The stack tree with each frame's total (self plus children);
+/// `frames[0]` is `all`.
+fn boxes<'a>(tree: &'a [stacks::Frame<'a>]) -> Vec<Frame<'a>> {
+    let mut totals: Vec<u64> = tree.iter().map(|f| f.self_ns).collect();
+    // Parents come before their children: add each total to its parent,
+    // last first.
+    for (i, f) in tree.iter().enumerate().rev() {
+        if let Some(p) = f.parent {
+            totals[p] = totals[p].saturating_add(totals[i]);
         }
     }
-    for i in 0..frames.len() {
-        let mut children = std::mem::take(&mut frames[i].children);
-        children.sort_by(|&a, &b| frames[a].name.cmp(frames[b].name));
-        frames[i].children = children;
-    }
-    frames
+    tree.iter()
+        .zip(totals)
+        .enumerate()
+        .map(|(i, (f, total))| Frame {
+            name: if i == 0 {
+                Cow::Borrowed("all")
+            } else {
+                f.label()
+            },
+            depth: f.depth,
+            total,
+            children: &f.children,
+        })
+        .collect()
 }
 
 /// A warm colour for `name`, the same for the same name in every run.
@@ -159,8 +153,10 @@ pub fn render(report: &Report) -> io::Result<Vec<u8>> {
 
 /// The document as text.
 fn document(report: &Report) -> String {
-    let stacks = super::folded::stacks(report);
-    let frames = merge(&stacks);
+    let tree = stacks::build(report);
+    let frames = boxes(&tree);
+    let paths = frames.len() - 1;
+    let cut_paths = tree.iter().any(|f| f.cut > 0);
     let total = frames[0].total;
     let plot = WIDTH - 2.0 * XPAD;
     let px_per_ns = if total > 0 { plot / total as f64 } else { 0.0 };
@@ -178,7 +174,7 @@ fn document(report: &Report) -> String {
                 cut += 1;
             }
             let mut cx = x;
-            for &c in &frames[i].children {
+            for &c in frames[i].children {
                 if frames[c].total as f64 * px_per_ns >= MIN_WIDTH_PX {
                     queue.push_back((c, cx));
                 }
@@ -218,10 +214,13 @@ fn document(report: &Report) -> String {
     let mut subtitle = format!(
         "self time {} in {} path{}, wall {}",
         fmt_ns(total as f64),
-        stacks.len(),
-        if stacks.len() == 1 { "" } else { "s" },
+        paths,
+        if paths == 1 { "" } else { "s" },
         fmt_ns(report.run.wall_ns as f64)
     );
+    if cut_paths {
+        let _ = write!(subtitle, "; paths cut at {MAX_DEPTH} frames");
+    }
     if cut > 0 {
         let _ = write!(
             subtitle,
@@ -253,10 +252,10 @@ fn document(report: &Report) -> String {
         let (r, g, b) = if i == 0 {
             (220, 220, 220)
         } else {
-            colour(f.name)
+            colour(&f.name)
         };
         let _ = write!(out, "<g class=\"f\" data-d=\"{}\"><title>", f.depth);
-        push_xml(&mut out, f.name);
+        push_xml(&mut out, &f.name);
         let _ = write!(
             out,
             " ({}, {:.2}%)</title><rect x=\"{fx:.2}\" y=\"{fy}\" width=\"{fw:.2}\" height=\"{}\" fill=\"rgb({r},{g},{b})\" rx=\"2\"/><text x=\"{:.2}\" y=\"{}\">",
@@ -266,7 +265,7 @@ fn document(report: &Report) -> String {
             fx + 3.0,
             fy + FRAME_HEIGHT - 4.5,
         );
-        if let Some(l) = label(f.name, fw) {
+        if let Some(l) = label(&f.name, fw) {
             push_xml(&mut out, &l);
         }
         out.push_str("</text></g>\n");
@@ -319,146 +318,4 @@ const SCRIPT: &str = r#"
 "#;
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::export::test_node;
-
-    /// Parses `svg` as XML; returns the number of `rect` elements.
-    fn parse(svg: &str) -> usize {
-        let mut reader = quick_xml::Reader::from_str(svg);
-        let mut rects = 0;
-        loop {
-            match reader.read_event() {
-                Ok(quick_xml::events::Event::Eof) => return rects,
-                Ok(quick_xml::events::Event::Empty(e) | quick_xml::events::Event::Start(e)) => {
-                    if e.name().as_ref() == b"rect" {
-                        rects += 1;
-                    }
-                    for a in e.attributes() {
-                        a.unwrap_or_else(|err| panic!("bad attribute: {err}"));
-                    }
-                }
-                Ok(quick_xml::events::Event::Text(t)) => {
-                    t.decode().unwrap_or_else(|err| panic!("bad text: {err}"));
-                }
-                Ok(_) => {}
-                Err(e) => panic!("not XML at {}: {e}", reader.buffer_position()),
-            }
-        }
-    }
-
-    fn svg(r: &Report) -> String {
-        String::from_utf8(render(r).unwrap()).unwrap()
-    }
-
-    #[test]
-    fn empty_profile_gives_a_complete_svg() {
-        let s = svg(&Report::empty());
-        assert!(s.starts_with("<?xml") && s.trim_end().ends_with("</svg>"));
-        assert!(s.contains("no recorded time"));
-        parse(&s);
-        let mut r = Report::empty();
-        for (name, parent) in [("", None), ("idle", Some(0))] {
-            r.tree.push(test_node(name, parent, 0));
-        }
-        let s = svg(&r);
-        assert!(s.trim_end().ends_with("</svg>"));
-        parse(&s);
-    }
-
-    #[test]
-    fn names_are_escaped_and_the_document_is_xml() {
-        let mut r = Report::empty();
-        let hostile = "<b>&\"x\" ]]> </script> \u{1}\u{ffff} é ✓";
-        for (name, parent) in [("", None), (hostile, Some(0)), ("k", Some(1))] {
-            r.tree.push(test_node(name, parent, 9));
-        }
-        let s = svg(&r);
-        assert!(!s.contains("<b>&"), "raw name in SVG");
-        assert!(s.contains("<title>&lt;b&gt;&amp;&quot;x&quot; ]]&gt; &lt;/script&gt;"));
-        // all, the hostile frame and its callee, plus the background.
-        assert_eq!(parse(&s), 4);
-    }
-
-    #[test]
-    fn widths_are_shares_of_the_total_and_titles_say_time_and_share() {
-        let mut r = Report::empty();
-        for (name, parent, ns) in [
-            ("", None, 0),
-            ("main", Some(0), 100),
-            ("a", Some(1), 300),
-            ("b", Some(1), 600),
-        ] {
-            r.tree.push(test_node(name, parent, ns));
-        }
-        let s = svg(&r);
-        parse(&s);
-        let width = |name: &str| -> f64 {
-            let g = s
-                .split("<g class")
-                .find(|g| g.contains(&format!("<title>{name} (")))
-                .unwrap_or_else(|| panic!("no box {name}"));
-            let w = g.split("width=\"").nth(1).unwrap();
-            w[..w.find('"').unwrap()].parse().unwrap()
-        };
-        let plot = WIDTH - 2.0 * XPAD;
-        assert!((width("all") - plot).abs() < 0.01);
-        assert!((width("main") - plot).abs() < 0.01);
-        assert!((width("a") - plot * 0.3).abs() < 0.01);
-        assert!((width("b") - plot * 0.6).abs() < 0.01);
-        assert!(s.contains("<title>b (600 ns, 60.00%)</title>"), "{s}");
-        assert_eq!(colour("b"), colour("b"));
-        assert_ne!(colour("a"), colour("b"));
-    }
-
-    #[test]
-    fn huge_and_deep_profiles_stay_bounded() {
-        // 100,000 siblings of one nanosecond next to one big frame: the
-        // small ones are far below the minimum width.
-        let mut r = Report::empty();
-        r.tree.push(test_node("", None, 0));
-        r.tree.push(test_node("big", Some(0), 1_000_000_000));
-        for i in 0..100_000 {
-            r.tree.push(test_node(&format!("tiny{i}"), Some(0), 1));
-        }
-        let s = svg(&r);
-        assert_eq!(parse(&s), 1 + 2, "background, all, big");
-        // 10,000 paths four levels deep, each 0.118 px wide: 40,001 boxes
-        // wide enough to draw, more than the limit.
-        let mut r = Report::empty();
-        r.tree.push(test_node("", None, 0));
-        for i in 0..10_000 {
-            let base = r.tree.len();
-            r.tree.push(test_node(&format!("a{i}"), Some(0), 0));
-            r.tree.push(test_node(&format!("b{i}"), Some(base), 0));
-            r.tree.push(test_node(&format!("c{i}"), Some(base + 1), 0));
-            r.tree.push(test_node(&format!("d{i}"), Some(base + 2), 1));
-        }
-        let s = svg(&r);
-        assert_eq!(parse(&s), 1 + MAX_FRAMES);
-        assert!(s.contains("; 10001 more boxes not drawn"), "{}", &s[..2000]);
-        assert!(s.len() < 400 * MAX_FRAMES, "{} bytes", s.len());
-        // A deep chain: every level drawn, the picture as tall as the chain.
-        let mut r = Report::empty();
-        r.tree.push(test_node("", None, 0));
-        for i in 0..1_000 {
-            r.tree.push(test_node(&format!("f{i}"), Some(i), 1));
-        }
-        let s = svg(&r);
-        assert_eq!(parse(&s), 1 + 1_001);
-        assert!(s.contains(&format!(
-            "height=\"{}\"",
-            TOP + 1_001.0 * FRAME_HEIGHT + BOTTOM
-        )));
-    }
-
-    #[test]
-    fn labels_are_truncated_to_fit() {
-        assert_eq!(label("main", 200.0).as_deref(), Some("main"));
-        assert_eq!(
-            label("abcdefghij", 6.0 + 5.0 * FONT_SIZE * FONT_WIDTH).as_deref(),
-            Some("abc..")
-        );
-        assert_eq!(label("abcdefghij", 10.0), None);
-    }
-}
+mod tests;

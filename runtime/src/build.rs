@@ -55,6 +55,8 @@ pub(crate) struct Facts {
     pub tracing: bool,
     /// The tick count trace times are measured from.
     pub trace_origin: u64,
+    /// The process id, for the report header.
+    pub pid: u32,
 }
 
 /// Converts ticks to nanoseconds.
@@ -130,7 +132,7 @@ pub(crate) fn build(c: &Capture, facts: &Facts) -> Report {
             frequency_source: facts.frequency_source.clone(),
             invariant_tsc: facts.invariant_tsc,
             wall_ns: facts.wall_ns,
-            threads: threads.len(),
+            threads: threads.iter().map(|t| t.count).sum::<u64>() as usize,
             max_delta_ns: facts.max_delta_ns,
             out_of_order: c.events.resynced + c.events.orphaned,
             lost: c.events.lost,
@@ -163,6 +165,7 @@ pub(crate) fn build(c: &Capture, facts: &Facts) -> Report {
                 fig.ticks.carried
             },
             tracing: facts.tracing,
+            pid: facts.pid,
             trace_dropped: trace.as_ref().map_or(0, Trace::dropped),
         },
         sites,
@@ -264,6 +267,7 @@ fn thread_stats(c: &Capture, cal: Option<&Calibration>, ns: Ns, comp: bool) -> V
                 name: t.name.clone(),
                 id: t.id,
                 finished: t.finished,
+                count: t.count,
                 sites,
             })
         })

@@ -4,7 +4,14 @@
 //! One lock guards the list of live arenas and the merged data of finished
 //! threads, so a report never sees a thread twice or not at all. The hot
 //! path never takes it: a thread takes it when it starts recording and
-//! when it finishes; the report takes it with a deadline.
+//! when it finishes; the report takes it with a deadline; the `fork`
+//! prepare handler takes it so that a child never inherits it held.
+//!
+//! Memory stays bounded however many threads come and go: a finished
+//! thread's arena is freed (the registry drops its reference), its tree is
+//! merged into the total and into its name's row, and at most
+//! `TICKPROF_THREADS_KEPT` names get a row (later ones share
+//! `<other threads>`).
 
 use super::arena::Arena;
 use super::trace::ThreadEvents;

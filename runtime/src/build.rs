@@ -55,6 +55,8 @@ pub(crate) struct Facts {
     pub tracing: bool,
     /// The tick count trace times are measured from.
     pub trace_origin: u64,
+    /// The process id, for the report header.
+    pub pid: u32,
 }
 
 /// Each site's shown name. Two sites that would show the same name (two
@@ -153,7 +155,7 @@ pub(crate) fn build(c: &Capture, facts: &Facts) -> Report {
             frequency_source: facts.frequency_source.clone(),
             invariant_tsc: facts.invariant_tsc,
             wall_ns: facts.wall_ns,
-            threads: threads.len(),
+            threads: threads.iter().map(|t| t.count).sum::<u64>() as usize,
             max_delta_ns: facts.max_delta_ns,
             out_of_order: c.events.resynced + c.events.orphaned,
             lost: c.events.lost,
@@ -186,6 +188,7 @@ pub(crate) fn build(c: &Capture, facts: &Facts) -> Report {
                 fig.ticks.carried
             },
             tracing: facts.tracing,
+            pid: facts.pid,
             trace_dropped: trace.as_ref().map_or(0, Trace::dropped),
         },
         sites,
@@ -293,6 +296,7 @@ fn thread_stats(
                 name: t.name.clone(),
                 id: t.id,
                 finished: t.finished,
+                count: t.count,
                 sites,
             })
         })

@@ -11,6 +11,9 @@ pub const DEFAULT_MAX_DELTA: Duration = Duration::from_secs(3600);
 pub const DEFAULT_MAX_NODES: usize = 1_000_000;
 /// Default `TICKPROF_TRACE_EVENTS`: trace events kept per thread.
 pub const DEFAULT_TRACE_EVENTS: usize = 2_000_000;
+/// Default `TICKPROF_THREADS_KEPT`: distinct names of finished threads that
+/// keep a per-thread row; later names share one `<other threads>` row.
+pub const DEFAULT_THREADS_KEPT: usize = 64;
 
 /// All settings, with defaults for what was unset or invalid.
 #[derive(Clone, Debug)]
@@ -39,6 +42,11 @@ pub struct Config {
     pub trace: bool,
     /// `TICKPROF_TRACE_EVENTS`: events kept per thread.
     pub trace_events: usize,
+    /// `TICKPROF_THREADS_KEPT`: finished threads are merged by name into
+    /// per-thread rows; at most this many distinct names keep a row, and
+    /// the threads of any further name share one `<other threads>` row (the
+    /// merged totals always have every thread).
+    pub threads_kept: usize,
     /// `TICKPROF_STDERR`: print the exit report to stderr (true, the
     /// default) or not (false; the `TICKPROF_OUT` files are still written).
     pub stderr: bool,
@@ -58,6 +66,7 @@ impl Default for Config {
             compensate: true,
             trace: false,
             trace_events: DEFAULT_TRACE_EVENTS,
+            threads_kept: DEFAULT_THREADS_KEPT,
             stderr: true,
         }
     }
@@ -174,6 +183,17 @@ impl Config {
                     &v,
                     "is not a positive whole number",
                     &DEFAULT_TRACE_EVENTS.to_string(),
+                ),
+            }
+        }
+        if let Some(v) = get("TICKPROF_THREADS_KEPT") {
+            match v.trim().parse::<usize>() {
+                Ok(n) => c.threads_kept = n,
+                _ => warn(
+                    "TICKPROF_THREADS_KEPT",
+                    &v,
+                    "is not a whole number",
+                    &DEFAULT_THREADS_KEPT.to_string(),
                 ),
             }
         }
@@ -303,10 +323,13 @@ mod tests {
         let (c, w) = parse(&[
             ("TICKPROF_OUT", "run.trace.json"),
             ("TICKPROF_TRACE_EVENTS", "10"),
+            ("TICKPROF_THREADS_KEPT", "0"),
         ]);
         assert!(w.is_empty(), "{w:?}");
         assert!(c.trace, "a .trace.json output turns tracing on");
         assert_eq!(c.trace_events, 10);
+        assert_eq!(c.threads_kept, 0);
+        assert_eq!(Config::default().threads_kept, DEFAULT_THREADS_KEPT);
     }
 
     #[test]
@@ -322,6 +345,7 @@ mod tests {
             ("TICKPROF_COMPENSATE", "maybe"),
             ("TICKPROF_TRACE", "yes please"),
             ("TICKPROF_TRACE_EVENTS", "-1"),
+            ("TICKPROF_THREADS_KEPT", "many"),
         ] {
             let (c, w) = parse(&[(var, bad)]);
             assert_eq!(w.len(), 1, "{var}: {w:?}");
@@ -333,6 +357,7 @@ mod tests {
             assert_eq!(c.sort, d.sort);
             assert_eq!(c.max_delta, d.max_delta);
             assert_eq!(c.max_nodes, d.max_nodes);
+            assert_eq!(c.threads_kept, d.threads_kept);
         }
         let (c, w) = parse(&[("TICKPROF_OUT", "a.csv,b.xyz")]);
         assert_eq!(w.len(), 1);

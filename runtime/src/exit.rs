@@ -9,8 +9,9 @@ use crate::config::Config;
 use crate::record::{self, Capture};
 use crate::report::{ClockSource, Layout, Report, TextOptions};
 use crate::switches;
+use core::sync::atomic::{AtomicU64, Ordering};
 use std::io::Write;
-use std::sync::{Mutex, OnceLock};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 /// Where `TICKPROF_TRACE=1` writes the trace when no `.trace.json` output
@@ -20,8 +21,25 @@ const DEFAULT_TRACE_FILE: &str = "tickprof.trace.json";
 struct Runtime {
     config: Config,
     clock: Clock,
-    /// Start of the measured wall time (process start or last reset).
-    epoch: Mutex<Instant>,
+    /// When the runtime was set up.
+    start: Instant,
+    /// Start of the measured wall time (process start, last reset, or the
+    /// `fork` that made this process), in nanoseconds after `start`. An
+    /// atomic, not a lock: a forked child can always read and restart it.
+    epoch_ns: AtomicU64,
+}
+
+impl Runtime {
+    /// Start of the measured wall time.
+    fn epoch(&self) -> Instant {
+        self.start + Duration::from_nanos(self.epoch_ns.load(Ordering::Relaxed))
+    }
+
+    /// Restarts the measured wall time now.
+    fn restart_epoch(&self) {
+        let ns = self.start.elapsed().as_nanos().min(u128::from(u64::MAX)) as u64;
+        self.epoch_ns.store(ns, Ordering::Relaxed);
+    }
 }
 
 static RUNTIME: OnceLock<Runtime> = OnceLock::new();
@@ -44,7 +62,8 @@ fn runtime() -> &'static Runtime {
         Runtime {
             config,
             clock,
-            epoch: Mutex::new(Instant::now()),
+            start: Instant::now(),
+            epoch_ns: AtomicU64::new(0),
         }
     })
 }
@@ -81,6 +100,7 @@ fn facts(rt: &Runtime, wall_ns: u64) -> Facts {
         compensate: rt.config.compensate,
         tracing: switches::tracing(),
         trace_origin: rt.clock.start_ticks,
+        pid: std::process::id(),
     }
 }
 
@@ -95,11 +115,7 @@ pub(crate) fn collect() -> Report {
     if !rt.config.enabled {
         return Report::empty();
     }
-    let wall_ns = rt
-        .epoch
-        .lock()
-        .map_or(Duration::ZERO, |e| e.elapsed())
-        .as_nanos() as u64;
+    let wall_ns = rt.epoch().elapsed().as_nanos() as u64;
     record::quietly(|| build(&capture(), &facts(rt, wall_ns)))
 }
 
@@ -115,8 +131,7 @@ fn report_of_inner(c: &Capture, earlier: Option<&Capture>) -> Report {
     }
     match earlier {
         None => {
-            let epoch = rt.epoch.lock().map_or(c.at, |e| *e);
-            let wall = c.at.saturating_duration_since(epoch).as_nanos() as u64;
+            let wall = c.at.saturating_duration_since(rt.epoch()).as_nanos() as u64;
             build(c, &facts(rt, wall))
         }
         Some(e) => {
@@ -130,8 +145,45 @@ fn report_of_inner(c: &Capture, earlier: Option<&Capture>) -> Report {
 pub(crate) fn reset() {
     let rt = runtime();
     record::reset_all();
-    if let Ok(mut e) = rt.epoch.lock() {
-        *e = Instant::now();
+    rt.restart_epoch();
+}
+
+/// `pthread_atfork` handlers: no tickprof lock is inherited held, and the
+/// child starts a fresh profile (its report covers only its own calls).
+#[cfg(unix)]
+mod fork {
+    use crate::record::fork;
+
+    extern "C" {
+        fn pthread_atfork(
+            prepare: Option<unsafe extern "C" fn()>,
+            parent: Option<unsafe extern "C" fn()>,
+            child: Option<unsafe extern "C" fn()>,
+        ) -> i32;
+    }
+
+    unsafe extern "C" fn prepare() {
+        let _ = std::panic::catch_unwind(fork::prepare);
+    }
+
+    unsafe extern "C" fn parent() {
+        let _ = std::panic::catch_unwind(fork::parent);
+    }
+
+    unsafe extern "C" fn child() {
+        let _ = std::panic::catch_unwind(|| {
+            fork::child();
+            if let Some(rt) = super::RUNTIME.get() {
+                rt.restart_epoch();
+            }
+        });
+    }
+
+    /// Registers the handlers (once: from the constructor).
+    pub(super) fn install() {
+        // SAFETY: the three handlers are `extern "C"` functions that live
+        // as long as the process and never unwind (each catches panics).
+        let _ = unsafe { pthread_atfork(Some(prepare), Some(parent), Some(child)) };
     }
 }
 
@@ -230,6 +282,10 @@ fn tickprof_init() {
     let _ = std::panic::catch_unwind(|| {
         switches::on_first_call(first_call);
         let config = &runtime().config;
+        #[cfg(unix)]
+        if config.enabled {
+            fork::install();
+        }
         switches::set_tracing(config.enabled && config.trace);
     });
 }

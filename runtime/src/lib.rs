@@ -58,7 +58,7 @@ mod switches;
 #[cfg(feature = "enabled")]
 mod tree;
 
-pub use config::{Config, Layout, SortKey, DEFAULT_TRACE_EVENTS};
+pub use config::{Config, Layout, SortKey, DEFAULT_THREADS_KEPT, DEFAULT_TRACE_EVENTS};
 pub use export::csv::CSV_HEADER;
 #[cfg(feature = "enabled")]
 pub use record::guard::Guard;

@@ -43,7 +43,8 @@ pub struct RunInfo {
     pub invariant_tsc: Option<bool>,
     /// Wall time from process start (or the last `reset`) to this report.
     pub wall_ns: u64,
-    /// Threads that recorded at least one call.
+    /// Threads that recorded at least one call (finished ones included:
+    /// the sum of the [`ThreadStats::count`]s).
     pub threads: usize,
     /// Deltas above this are rejected as oversized (`TICKPROF_MAX_DELTA`).
     pub max_delta_ns: u64,
@@ -98,6 +99,9 @@ pub struct RunInfo {
     /// Trace events past the per-thread bound (`TICKPROF_TRACE_EVENTS`),
     /// counted and not stored.
     pub trace_dropped: u64,
+    /// The id of the process that made the report (a forked child's report
+    /// covers only the child's calls).
+    pub pid: u32,
 }
 
 /// A caller or callee of a site.
@@ -201,16 +205,31 @@ pub struct ThreadSite {
     pub self_ns: u64,
 }
 
-/// One thread's figures.
+/// One live thread's figures, or those of the finished threads of one
+/// name, merged.
+///
+/// A finished thread is merged into the row of its name (all the finished
+/// `tokio-runtime-worker`s are one row, with their number in `count`).
+/// At most `TICKPROF_THREADS_KEPT` names (default 64) get a row; the
+/// finished threads of later names are merged into one row named
+/// `<other threads>`. So the rows stay bounded however many threads come
+/// and go; the report's totals ([`Report::sites`], [`Report::tree`])
+/// always include every thread.
 #[derive(Clone, Debug)]
 #[cfg_attr(test, derive(serde::Serialize))]
 pub struct ThreadStats {
-    /// The thread's name, or its `ThreadId` when unnamed.
+    /// The thread's name, or its `ThreadId` when unnamed; `<other threads>`
+    /// for the finished threads past the bound on names.
     pub name: String,
-    /// tickprof's number for the thread, in order of first marked call.
+    /// tickprof's number for the thread, in order of first marked call
+    /// (for merged finished threads, the first one's).
     pub id: u64,
-    /// Whether the thread had finished when the report was built.
+    /// Whether the row is of finished threads (a live thread has its own
+    /// row until it finishes).
     pub finished: bool,
+    /// Threads in this row: 1 for a live thread, the number of finished
+    /// threads merged otherwise.
+    pub count: u64,
     /// Its sites, most total time first.
     pub sites: Vec<ThreadSite>,
 }
@@ -344,6 +363,7 @@ impl Report {
                 carried: 0,
                 tracing: false,
                 trace_dropped: 0,
+                pid: std::process::id(),
             },
             sites: Vec::new(),
             threads: Vec::new(),

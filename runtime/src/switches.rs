@@ -26,6 +26,8 @@ pub(crate) static MAX_TICKS: AtomicU64 = AtomicU64::new(i64::MAX as u64);
 pub(crate) static MAX_NODES: AtomicUsize = AtomicUsize::new(crate::config::DEFAULT_MAX_NODES);
 /// Trace events kept per thread.
 pub(crate) static TRACE_LIMIT: AtomicUsize = AtomicUsize::new(crate::config::DEFAULT_TRACE_EVENTS);
+/// Distinct names of finished threads that keep a per-thread row.
+pub(crate) static THREADS_KEPT: AtomicUsize = AtomicUsize::new(crate::config::DEFAULT_THREADS_KEPT);
 /// Set when a site that is not internal gets its first tree node: the exit
 /// report is skipped for programs that never made a marked call.
 pub(crate) static RECORDED_ANY: AtomicBool = AtomicBool::new(false);
@@ -62,6 +64,7 @@ pub(crate) fn apply(config: &Config, hz: f64) {
     MAX_TICKS.store(max, Ordering::Relaxed);
     MAX_NODES.store(config.max_nodes, Ordering::Relaxed);
     TRACE_LIMIT.store(config.trace_events, Ordering::Relaxed);
+    THREADS_KEPT.store(config.threads_kept, Ordering::Relaxed);
 }
 
 /// Turns the trace buffers on or off (while recording).

@@ -21,6 +21,7 @@ fn facts(cal: Option<Calibration>, compensate: bool) -> Facts {
         compensate,
         tracing: false,
         trace_origin: 0,
+        pid: 1,
     }
 }
 
@@ -38,6 +39,7 @@ fn capture(threads: Vec<Tree>) -> Capture {
                 name: format!("t{i}"),
                 id: i as u64 + 1,
                 finished: false,
+                count: 1,
                 tree,
             })
             .collect(),

@@ -164,7 +164,8 @@ fn header(out: &mut String, report: &Report) {
     out.push_str("<header><h1>tickprof report</h1>\n<p class=\"run\">");
     let _ = write!(
         out,
-        "{} site{} on {} thread{} · wall {}",
+        "pid {} · {} site{} on {} thread{} · wall {}",
+        r.pid,
         report.sites.len(),
         if report.sites.len() == 1 { "" } else { "s" },
         r.threads,

@@ -115,6 +115,7 @@ fn run_info(w: &mut Writer<'_>, r: &RunInfo) {
         carried,
         tracing,
         trace_dropped,
+        pid,
     } = r;
     w.begin_object();
     w.field_str("clock", clock_source(*clock));
@@ -144,6 +145,7 @@ fn run_info(w: &mut Writer<'_>, r: &RunInfo) {
     w.field_u64("carried", *carried);
     w.field_bool("tracing", *tracing);
     w.field_u64("trace_dropped", *trace_dropped);
+    w.field_u64("pid", u64::from(*pid));
     w.end_object();
 }
 
@@ -245,12 +247,14 @@ fn thread_stats(w: &mut Writer<'_>, t: &ThreadStats) {
         name,
         id,
         finished,
+        count,
         sites,
     } = t;
     w.begin_object();
     w.field_str("name", name);
     w.field_u64("id", *id);
     w.field_bool("finished", *finished);
+    w.field_u64("count", *count);
     w.key("sites");
     w.array(sites, thread_site);
     w.end_object();

@@ -59,7 +59,8 @@ fn header(r: &Report, s: &mut String) {
     let run = &r.run;
     let _ = writeln!(
         s,
-        "tickprof: {} site{} on {} thread{}; run time {} (wall clock, from start-up or the last reset)",
+        "tickprof: pid {}: {} site{} on {} thread{}; run time {} (wall clock, from start-up or the last reset)",
+        run.pid,
         r.sites.len(),
         plural(r.sites.len()),
         run.threads,
@@ -207,13 +208,21 @@ fn sections(r: &Report, s: &mut String, rows: &[SiteStats]) {
 
 fn threads(r: &Report, s: &mut String) {
     for t in &r.threads {
-        let _ = writeln!(
-            s,
-            "\n-- thread {} (#{}{})",
-            terminal_safe(&t.name),
-            t.id,
-            if t.finished { ", finished" } else { "" }
-        );
+        let _ = match (t.finished, t.count) {
+            (false, _) => writeln!(s, "\n-- thread {} (#{})", terminal_safe(&t.name), t.id),
+            (true, 1) => writeln!(
+                s,
+                "\n-- thread {} (#{}, finished)",
+                terminal_safe(&t.name),
+                t.id
+            ),
+            (true, n) => writeln!(
+                s,
+                "\n-- threads {} (x{n} finished, first #{})",
+                terminal_safe(&t.name),
+                t.id
+            ),
+        };
         for x in &t.sites {
             let _ = writeln!(
                 s,

@@ -7,7 +7,9 @@
 //! - [`future`]: the future wrapper of `#[profile] async fn`;
 //! - [`trace`]: per-thread trace buffers;
 //! - [`registry`]: live and finished threads, and the capture a report
-//!   starts from.
+//!   starts from;
+//! - [`fork`]: the `fork` handlers (no lock inherited held; the child
+//!   starts a fresh profile).
 //!
 //! Only the owning thread writes a node (relaxed load + store, no locked
 //! instruction); the report reads every arena at any time with relaxed
@@ -15,6 +17,7 @@
 //! threads' data, so nothing it recorded is lost.
 
 pub(crate) mod arena;
+pub(crate) mod fork;
 pub(crate) mod future;
 pub(crate) mod guard;
 pub(crate) mod node;

@@ -4,12 +4,23 @@
 //! One lock guards the list of live arenas and the merged data of finished
 //! threads, so a report never sees a thread twice or not at all. The hot
 //! path never takes it: a thread takes it when it starts recording and
-//! when it finishes; the report takes it with a deadline.
+//! when it finishes; the report takes it with a deadline; the `fork`
+//! prepare handler takes it so that a child never inherits it held.
+//!
+//! Memory stays bounded however many threads come and go: a finished
+//! thread's arena is freed (the registry drops its reference), its tree is
+//! merged into the total and into its name's row, and at most
+//! `TICKPROF_THREADS_KEPT` names get a row (later ones share
+//! `<other threads>`).
 
 use super::arena::Arena;
 use super::trace::ThreadEvents;
+use crate::switches::THREADS_KEPT;
 use crate::tree::Tree;
 use core::sync::atomic::{AtomicU64, Ordering};
+use std::cell::Cell;
+use std::collections::BTreeMap;
+use std::mem::ManuallyDrop;
 use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 use std::time::{Duration, Instant};
 
@@ -54,21 +65,33 @@ impl StackEvents {
     }
 }
 
-/// One thread's tree.
+/// One thread's tree, or the merged trees of finished threads of one name.
 #[derive(Clone, Debug)]
 pub(crate) struct ThreadTree {
     pub name: String,
+    /// The thread's number; for merged finished threads, the first one's.
     pub id: u64,
     pub finished: bool,
+    /// Threads merged into this tree (1 for a live thread).
+    pub count: u64,
     pub tree: Tree,
 }
+
+/// The name of the row that holds finished threads past the bound on
+/// distinct names (`TICKPROF_THREADS_KEPT`).
+pub(crate) const OTHER_THREADS: &str = "<other threads>";
 
 /// Live arenas and the merged data of finished threads.
 struct Registry {
     live: Vec<Arc<Arena>>,
     /// Every finished thread's tree, merged.
     finished: Tree,
+    /// Finished threads merged by name: at most `THREADS_KEPT` rows.
     finished_threads: Vec<ThreadTree>,
+    /// Index of each name's row in `finished_threads`.
+    by_name: BTreeMap<String, usize>,
+    /// Finished threads whose name found no row (past the bound).
+    other_threads: Option<ThreadTree>,
     finished_events: StackEvents,
     finished_traces: Vec<ThreadEvents>,
 }
@@ -77,6 +100,8 @@ static REGISTRY: Mutex<Registry> = Mutex::new(Registry {
     live: Vec::new(),
     finished: Tree::new(),
     finished_threads: Vec::new(),
+    by_name: BTreeMap::new(),
+    other_threads: None,
     finished_events: StackEvents {
         resynced: 0,
         orphaned: 0,
@@ -135,22 +160,52 @@ fn events_of(arena: &Arena) -> ThreadEvents {
     }
 }
 
-/// A thread finished: its data joins the finished threads'.
+impl Registry {
+    /// Merges a finished thread's tree into its name's row: a new row while
+    /// fewer than `kept` names have one, else the `<other threads>` row.
+    fn merge_finished_row(&mut self, arena: &Arena, tree: Tree, kept: usize) {
+        let row = match self.by_name.get(&arena.thread_name) {
+            Some(&i) => self.finished_threads.get_mut(i),
+            None if self.finished_threads.len() < kept => {
+                self.by_name
+                    .insert(arena.thread_name.clone(), self.finished_threads.len());
+                self.finished_threads.push(ThreadTree {
+                    name: arena.thread_name.clone(),
+                    id: arena.thread_id,
+                    finished: true,
+                    count: 1,
+                    tree,
+                });
+                return;
+            }
+            None => Some(self.other_threads.get_or_insert_with(|| ThreadTree {
+                name: OTHER_THREADS.to_owned(),
+                id: arena.thread_id,
+                finished: true,
+                count: 0,
+                tree: Tree::new(),
+            })),
+        };
+        if let Some(row) = row {
+            row.count += 1;
+            row.tree.merge(&tree);
+        }
+    }
+}
+
+/// A thread finished: its data joins the finished threads', its tree is
+/// merged into its name's row, and the registry lets go of its arena.
 pub(super) fn finish_thread(arena: &Arc<Arena>) {
     let tree = arena.snapshot();
     let events = events_of(arena);
+    let kept = THREADS_KEPT.load(Ordering::Relaxed);
     let mut g = lock();
     if !events.events.is_empty() || events.dropped > 0 {
         g.finished_traces.push(events);
     }
     g.finished.merge(&tree);
     g.finished_events.add(StackEvents::of(arena));
-    g.finished_threads.push(ThreadTree {
-        name: arena.thread_name.clone(),
-        id: arena.thread_id,
-        finished: true,
-        tree,
-    });
+    g.merge_finished_row(arena, tree, kept);
     g.live.retain(|a| !Arc::ptr_eq(a, arena));
 }
 
@@ -209,6 +264,7 @@ pub(crate) fn capture(with_traces: bool) -> Capture {
     }
     c.merged = g.finished.clone();
     c.threads.clone_from(&g.finished_threads);
+    c.threads.extend(g.other_threads.clone());
     c.events.add(g.finished_events);
     let live = g.live.clone();
     drop(g);
@@ -220,6 +276,7 @@ pub(crate) fn capture(with_traces: bool) -> Capture {
             name: a.thread_name.clone(),
             id: a.thread_id,
             finished: false,
+            count: 1,
             tree: t,
         });
         if with_traces {
@@ -245,6 +302,7 @@ impl Capture {
                         name: t.name.clone(),
                         id: t.id,
                         finished: t.finished,
+                        count: t.count,
                         tree: before.map_or_else(|| t.tree.clone(), |b| t.tree.minus(&b.tree)),
                     }
                 })
@@ -265,6 +323,51 @@ pub(crate) fn reset_all() {
     }
     g.finished = Tree::new();
     g.finished_threads.clear();
+    g.by_name.clear();
+    g.other_threads = None;
+    g.finished_events = StackEvents::default();
+    g.finished_traces.clear();
+    LOST.store(0, Ordering::Relaxed);
+}
+
+thread_local! {
+    /// The registry lock, held by the forking thread from the `fork`
+    /// prepare handler to the parent or child handler. (`ManuallyDrop`: the
+    /// thread-local needs no destructor.)
+    static HELD_FOR_FORK: Cell<Option<ManuallyDrop<MutexGuard<'static, Registry>>>> =
+        const { Cell::new(None) };
+}
+
+/// Before `fork`: takes the registry lock, so that no other thread holds
+/// it when the process is copied.
+pub(super) fn fork_prepare() {
+    let g = lock();
+    HELD_FOR_FORK.with(|h| h.set(Some(ManuallyDrop::new(g))));
+}
+
+/// After `fork`, in the parent: releases the lock.
+pub(super) fn fork_parent() {
+    if let Some(g) = HELD_FOR_FORK.with(Cell::take) {
+        drop(ManuallyDrop::into_inner(g));
+    }
+}
+
+/// After `fork`, in the child: forgets everything recorded before the fork
+/// (the parent's finished threads, and the live threads that do not exist
+/// in the child) but `keep`, the forking thread's arena; then releases the
+/// lock.
+pub(super) fn fork_child(keep: Option<*const Arena>) {
+    let Some(g) = HELD_FOR_FORK.with(Cell::take) else {
+        return;
+    };
+    let mut g = ManuallyDrop::into_inner(g);
+    // The other threads' own references keep their arenas allocated: the
+    // child never frees memory that the threads it lacks were using.
+    g.live.retain(|a| Some(Arc::as_ptr(a)) == keep);
+    g.finished = Tree::new();
+    g.finished_threads.clear();
+    g.by_name.clear();
+    g.other_threads = None;
     g.finished_events = StackEvents::default();
     g.finished_traces.clear();
     LOST.store(0, Ordering::Relaxed);

@@ -9,7 +9,9 @@
 use crate::site::CallSite;
 use crate::switches::TRACE_LIMIT;
 use core::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::cell::Cell;
+use std::mem::ManuallyDrop;
+use std::sync::{Mutex, MutexGuard};
 
 /// One recorded call, in raw ticks.
 #[derive(Clone, Copy, Debug)]
@@ -107,6 +109,33 @@ impl Shared {
             b.dropped = 0;
         }
         self.contended.store(0, Ordering::Relaxed);
+    }
+}
+
+thread_local! {
+    /// The forking thread's own trace buffer lock, held from the `fork`
+    /// prepare handler to the parent or child handler.
+    static HELD_FOR_FORK: Cell<Option<ManuallyDrop<MutexGuard<'static, Buffer>>>> =
+        const { Cell::new(None) };
+}
+
+impl Shared {
+    /// Before `fork`: takes the lock (a report on another thread may be
+    /// copying the buffer), so that the child does not inherit it held.
+    pub fn hold_for_fork(&'static self) {
+        let g = self
+            .buffer
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        HELD_FOR_FORK.with(|h| h.set(Some(ManuallyDrop::new(g))));
+    }
+}
+
+/// After `fork`, in the parent or the child: releases the lock taken by
+/// [`Shared::hold_for_fork`].
+pub(crate) fn release_after_fork() {
+    if let Some(g) = HELD_FOR_FORK.with(Cell::take) {
+        drop(ManuallyDrop::into_inner(g));
     }
 }
 

@@ -113,7 +113,9 @@ pub(super) fn threads(out: &mut String, report: &Report, links: &HashMap<&str, u
         out.push_str("<tr><td>");
         push_esc(out, &t.name);
         let _ = write!(out, " <span class=\"x\">#{}", t.id);
-        if t.finished {
+        if t.finished && t.count > 1 {
+            let _ = write!(out, ", {} finished threads", t.count);
+        } else if t.finished {
             out.push_str(", finished");
         }
         let calls: u64 = t.sites.iter().map(|s| s.calls).sum();

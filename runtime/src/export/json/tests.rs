@@ -92,6 +92,7 @@ fn full_report(name: &str, f: f64, g: f64) -> Report {
         carried: 7,
         tracing: true,
         trace_dropped: 6,
+        pid: u32::MAX,
     };
     let edge = |n: &str| Edge {
         name: n.to_owned(),
@@ -141,6 +142,7 @@ fn full_report(name: &str, f: f64, g: f64) -> Report {
         name: name.to_owned(),
         id: 1,
         finished: true,
+        count: u64::MAX,
         sites: vec![ThreadSite {
             name: name.to_owned(),
             calls: 27,
@@ -152,6 +154,7 @@ fn full_report(name: &str, f: f64, g: f64) -> Report {
         name: "empty".to_owned(),
         id: 2,
         finished: false,
+        count: 1,
         sites: Vec::new(),
     });
     r.tree.push(crate::export::test_node("", None, 0));

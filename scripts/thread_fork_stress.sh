@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Full-size runs of tests/thread_churn.rs and tests/fork.rs (issue 13):
+#  - 200,000 short threads, one marked call each: peak RSS with profiling on
+#    and with TICKPROF=off (/usr/bin/time -v), and report() time;
+#  - 400 forks of a child that starts a thread while the parent churns
+#    threads: hangs out of 400 (a hung child's stacks are printed with gdb
+#    when it is installed, and a hang in tickprof fails the run).
+# Uses the test build of `cargo test` (debug; PROFILE=release for an optimised
+# one). Usage: scripts/thread_fork_stress.sh [threads] [forks]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+threads=${1:-200000}
+forks=${2:-400}
+bin_of() {
+    cargo test ${PROFILE:+--profile "$PROFILE"} -p tickprof-testsuite --test "$1" --no-run --message-format=json 2>/dev/null |
+        grep -o '"executable":"[^"]*"' | grep -v null | tail -1 | cut -d'"' -f4
+}
+churn=$(bin_of thread_churn)
+fork=$(bin_of fork)
+peak() { grep "Maximum resident set size" "$1" | awk '{print $NF}'; }
+run_churn() {
+    env -u TICKPROF_OUT TICKPROF_STDERR=0 TICKPROF_CHURN_CHILD="churn:$threads" "$@" \
+        /usr/bin/time -v "$churn" --exact child_workload --nocapture 2>"$tmp/time" >/dev/null
+    grep "^churn:" "$tmp/time" || true
+}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+run_churn env TICKPROF=on
+on=$(peak "$tmp/time")
+run_churn env TICKPROF=off
+off=$(peak "$tmp/time")
+echo "threads: $threads; peak RSS on: ${on} KB; off: ${off} KB; on - off: $((on - off)) KB"
+limit_kb=$((24 * 1024))
+if ((on - off > limit_kb)); then
+    echo "FAIL: more than 24 MB above TICKPROF=off" >&2
+    exit 1
+fi
+TICKPROF_STDERR=0 TICKPROF_FORK_CHILD="forks:$forks" "$fork" --exact child_workload --nocapture 2>"$tmp/fork" >/dev/null || {
+    cat "$tmp/fork" >&2
+    exit 1
+}
+grep "^forks:" "$tmp/fork"

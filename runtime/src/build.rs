@@ -171,7 +171,7 @@ pub(crate) fn build(c: &Capture, facts: &Facts) -> Report {
                 || "not calibrated".to_owned(),
                 |c| {
                     format!(
-                        "calibrated at the first marked call, medians over {} calls",
+                        "calibrated for the first report, medians over {} calls",
                         c.calls
                     )
                 },

@@ -12,7 +12,7 @@
 //! are measured around bodies rather than empty functions, which would
 //! overstate them.
 //!
-//! Measured before `main` (the constructor), on the main thread, in batches
+//! Measured when the first report is built, on a thread of its own, in batches
 //! of `BATCH` calls of each of the four functions: at least `BATCHES` batches,
 //! and until half of them fall in the machine's fast state (see
 //! `fast_cluster`), at most `MAX_TIME`. Each figure is the median over the
@@ -109,7 +109,7 @@ static CALIBRATION: OnceLock<Calibration> = OnceLock::new();
 
 /// The calibration, measuring it on the calling thread if it was not
 /// measured yet. `None` if this thread cannot record.
-pub(crate) fn calibration() -> Option<Calibration> {
+fn calibration() -> Option<Calibration> {
     if let Some(c) = CALIBRATION.get() {
         return Some(*c);
     }
@@ -117,9 +117,22 @@ pub(crate) fn calibration() -> Option<Calibration> {
     Some(*CALIBRATION.get_or_init(|| c))
 }
 
-/// The calibration if it was measured.
-pub(crate) fn cached() -> Option<Calibration> {
-    CALIBRATION.get().copied()
+/// The calibration, measured on first use on a short-lived thread of its
+/// own (`tickprof calibration`): when the first report is built, so that a
+/// process that never reports (it made no marked call) never pays for it,
+/// and neither the program's threads nor its call tree see it. `None` if
+/// no thread can be started.
+pub(crate) fn ensure() -> Option<Calibration> {
+    if let Some(c) = CALIBRATION.get() {
+        return Some(*c);
+    }
+    std::thread::Builder::new()
+        .name("tickprof calibration".to_owned())
+        .spawn(calibration)
+        .ok()?
+        .join()
+        .ok()
+        .flatten()
 }
 
 /// Measures the costs on the calling thread. `None` if this thread cannot

@@ -96,7 +96,7 @@ fn facts(rt: &Runtime, wall_ns: u64) -> Facts {
         invariant_tsc: rt.clock.invariant,
         wall_ns,
         max_delta_ns: rt.config.max_delta.as_nanos().min(u128::from(u64::MAX)) as u64,
-        calibration: calibrate::cached(),
+        calibration: calibrate::ensure(),
         compensate: rt.config.compensate,
         tracing: switches::tracing(),
         trace_origin: rt.clock.start_ticks,
@@ -233,14 +233,6 @@ fn exit_report() {
     }
 }
 
-/// The start-up work that only a run with marked calls needs: measuring
-/// the overhead (a few milliseconds). Runs on the first marked call.
-fn first_call() {
-    let _ = std::panic::catch_unwind(calibrate::calibration);
-}
-
-/// Before `main`: read the settings and note the clock's start. Nothing
-/// else: a process that never makes a marked call pays no more.
 /// An output path with `%p` replaced by the process id, `%e` by the
 /// executable's file name and `%%` by `%`, so that several processes (the
 /// test binaries of one `cargo test`, say) do not overwrite one file.
@@ -280,7 +272,6 @@ fn expand_with(template: &str, pid: u32, exe: &str) -> String {
 #[ctor::ctor(unsafe)]
 fn tickprof_init() {
     let _ = std::panic::catch_unwind(|| {
-        switches::on_first_call(first_call);
         let config = &runtime().config;
         #[cfg(unix)]
         if config.enabled {

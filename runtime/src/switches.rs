@@ -32,29 +32,6 @@ pub(crate) static THREADS_KEPT: AtomicUsize = AtomicUsize::new(crate::config::DE
 /// report is skipped for programs that never made a marked call.
 pub(crate) static RECORDED_ANY: AtomicBool = AtomicBool::new(false);
 
-/// Work to do once, on the first marked call of the run: set by the
-/// constructor (the calibration), so that a process that never makes a
-/// marked call never pays for it.
-static FIRST_CALL: std::sync::OnceLock<fn()> = std::sync::OnceLock::new();
-/// Whether a thread has claimed the first-call work.
-static FIRST_CALL_CLAIMED: AtomicBool = AtomicBool::new(false);
-
-/// Sets the work [`first_call`] runs.
-pub(crate) fn on_first_call(f: fn()) {
-    let _ = FIRST_CALL.set(f);
-}
-
-/// Runs the first-call work, on the first thread that gets here; other
-/// threads go on without waiting for it.
-pub(crate) fn first_call() {
-    if FIRST_CALL_CLAIMED.swap(true, Ordering::Relaxed) {
-        return;
-    }
-    if let Some(f) = FIRST_CALL.get() {
-        f();
-    }
-}
-
 /// Sets the switches from `config`; `hz` converts the maximum delta to
 /// ticks. Tracing is switched on separately ([`set_tracing`]), after the
 /// start-up calibration, whose calls are not the program's.

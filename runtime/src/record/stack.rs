@@ -142,17 +142,14 @@ impl ThreadState {
             return None;
         }
         self.busy.set(true);
-        let first = self.arena.get().is_null();
-        let ok = if first { self.setup() } else { self.grow() };
+        let ok = if self.arena.get().is_null() {
+            self.setup()
+        } else {
+            self.grow()
+        };
         self.busy.set(false);
         if !ok {
             return None;
-        }
-        if first {
-            // The process's first marked call (on any thread) runs the
-            // start-up work that only recording needs (calibration), which
-            // itself makes marked calls: the state is ready for them.
-            crate::switches::first_call();
         }
         self.push(site)
     }

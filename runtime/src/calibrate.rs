@@ -127,7 +127,7 @@ pub(crate) fn ensure() -> Option<Calibration> {
         return Some(*c);
     }
     std::thread::Builder::new()
-        .name("tickprof calibration".to_owned())
+        .name(crate::record::CALIBRATION_THREAD.to_owned())
         .spawn(calibration)
         .ok()?
         .join()

@@ -26,6 +26,7 @@ pub(crate) mod stack;
 pub(crate) mod trace;
 
 pub(crate) use registry::{capture, reset_all, Capture};
+pub(crate) use stack::CALIBRATION_THREAD;
 
 /// Runs `f` (tickprof's own work: capturing, building and writing
 /// reports) with the calling thread's marked calls turned away, so that a

@@ -21,6 +21,10 @@ use std::cell::Cell;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+/// The name of tickprof's calibration thread, on which only internal sites
+/// are recorded.
+pub(crate) const CALIBRATION_THREAD: &str = "tickprof calibration";
+
 /// Frames `site_on_stack` looks at, from the top, to decide whether a call
 /// past the node cap is nested in another of its site.
 const NESTING_SCAN: usize = 1 << 16;
@@ -50,6 +54,9 @@ pub(super) struct ThreadState {
     busy: Cell<bool>,
     /// Set when the thread's exit tore the state down.
     dead: Cell<bool>,
+    /// Set on tickprof's own calibration thread: only internal sites are
+    /// recorded there (a marked global allocator's calls are not).
+    internal_only: Cell<bool>,
 }
 
 /// The shadow stack of a torn-down state: one null frame, only ever read
@@ -82,6 +89,7 @@ thread_local! {
             maps: Cell::new(core::ptr::null_mut()),
             busy: Cell::new(false),
             dead: Cell::new(false),
+            internal_only: Cell::new(false),
         }
     };
     static EXIT: ThreadExit = const { ThreadExit };
@@ -200,6 +208,9 @@ impl ThreadState {
         let name = current
             .name()
             .map_or_else(|| format!("{:?}", current.id()), str::to_owned);
+        // tickprof's calibration thread records only tickprof's own sites
+        // (a marked global allocator's calls there are not the program's).
+        self.internal_only.set(name == CALIBRATION_THREAD);
         let arena = registry::new_thread(name);
         let Some(root) = arena.push(None, u32::MAX, 0) else {
             return false;
@@ -259,6 +270,9 @@ impl ThreadState {
         let maps = unsafe { &mut *self.maps.get() };
         // SAFETY: as in `note_reentrant`.
         let arena = unsafe { &*self.arena.get() };
+        if self.internal_only.get() && !site.is_internal() {
+            return None;
+        }
         let site_ptr = (site as *const CallSite).cast_mut();
         let parent_index = parent.index.load(Ordering::Relaxed);
         let is_overflow_parent = parent.flags.load(Ordering::Relaxed) != 0;

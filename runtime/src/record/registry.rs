@@ -321,6 +321,11 @@ pub(crate) fn reset_all() {
     for a in &g.live {
         a.reset();
     }
+    forget_finished(&mut g);
+}
+
+/// Forgets the finished threads' data and the lost-call count.
+fn forget_finished(g: &mut Registry) {
     g.finished = Tree::new();
     g.finished_threads.clear();
     g.by_name.clear();
@@ -364,11 +369,5 @@ pub(super) fn fork_child(keep: Option<*const Arena>) {
     // The other threads' own references keep their arenas allocated: the
     // child never frees memory that the threads it lacks were using.
     g.live.retain(|a| Some(Arc::as_ptr(a)) == keep);
-    g.finished = Tree::new();
-    g.finished_threads.clear();
-    g.by_name.clear();
-    g.other_threads = None;
-    g.finished_events = StackEvents::default();
-    g.finished_traces.clear();
-    LOST.store(0, Ordering::Relaxed);
+    forget_finished(&mut g);
 }

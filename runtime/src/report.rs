@@ -189,6 +189,16 @@ impl SiteStats {
     pub fn rejected(&self) -> u64 {
         self.reversed + self.oversized
     }
+
+    /// `ns` per accepted call (0 when no call was accepted).
+    pub fn per_call(&self, ns: u64) -> f64 {
+        let accepted = self.calls.saturating_sub(self.rejected());
+        if accepted == 0 {
+            0.0
+        } else {
+            ns as f64 / accepted as f64
+        }
+    }
 }
 
 /// One site's figures on one thread.

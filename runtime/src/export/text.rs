@@ -166,14 +166,7 @@ fn fit(name: &str, width: usize) -> String {
 fn sections(r: &Report, s: &mut String, rows: &[SiteStats]) {
     let wall = r.run.wall_ns.max(1) as f64;
     for x in rows {
-        let accepted = x.calls - x.rejected();
-        let per = |ns: u64| {
-            if accepted == 0 {
-                0.0
-            } else {
-                ns as f64 / accepted as f64
-            }
-        };
+        let per = |ns: u64| x.per_call(ns);
         let _ = writeln!(
             s,
             "\n== {} ({}:{})",

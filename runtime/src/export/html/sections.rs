@@ -29,14 +29,7 @@ pub(super) fn section(
         let _ = write!(out, ":{}", s.column);
     }
     let _ = write!(out, " · {:?}</p>", s.kind);
-    let accepted = s.calls.saturating_sub(s.rejected());
-    let per = |ns: u64| {
-        if accepted == 0 {
-            0.0
-        } else {
-            ns as f64 / accepted as f64
-        }
-    };
+    let per = |ns: u64| s.per_call(ns);
     let _ = write!(
         out,
         "<p class=\"stats\">{} calls · total <b>{}</b> ({:.1}% of run, {} per call) · self <b>{}</b> ({:.1}% of run, {} per call) · min {} · max {}",

@@ -108,6 +108,7 @@ impl Clock {
     pub(crate) fn start() -> Clock {
         let (invariant, nominal) = arch::cpuid_facts();
         let (start_ticks, start) = pair();
+        let _ = START.set((start_ticks, start, nominal.map(|(hz, _)| hz)));
         Clock {
             start_ticks,
             start,
@@ -116,18 +117,9 @@ impl Clock {
         }
     }
 
-    /// A first frequency estimate, for converting `TICKPROF_MAX_DELTA` at
-    /// start-up: cpuid's nominal value, else a short measurement.
-    pub(crate) fn startup_hz(&self) -> f64 {
-        if let Some((hz, _)) = self.nominal {
-            return hz;
-        }
-        let (hz, _) = measure(
-            self.start_ticks,
-            self.start,
-            std::time::Duration::from_millis(2),
-        );
-        hz
+    /// cpuid's nominal frequency, if it gives one.
+    pub(crate) fn nominal_hz(&self) -> Option<f64> {
+        self.nominal.map(|(hz, _)| hz)
     }
 
     /// The frequency over the whole run so far, cross-checked with cpuid.
@@ -163,6 +155,25 @@ impl Clock {
                 ),
             },
         }
+    }
+}
+
+/// The start pair and cpuid's nominal frequency, for [`rough_hz`].
+static START: std::sync::OnceLock<(u64, Instant, Option<f64>)> = std::sync::OnceLock::new();
+
+/// How long [`rough_hz`] measures at least, since start-up.
+const ROUGH_MIN: std::time::Duration = std::time::Duration::from_millis(1);
+
+/// A first frequency estimate, good to about 1%, for converting
+/// `TICKPROF_MAX_DELTA` to ticks: cpuid's nominal value, else ticks over
+/// the time since start-up (waiting until `ROUGH_MIN` has passed, which
+/// only a first marked call within 1 ms of start-up does). Not before the
+/// first marked call: a process that never makes one never waits.
+pub(crate) fn rough_hz() -> f64 {
+    match START.get() {
+        Some(&(_, _, Some(hz))) => hz,
+        Some(&(ticks0, start, None)) => measure(ticks0, start, ROUGH_MIN).0,
+        None => 1e9,
     }
 }
 

@@ -53,7 +53,7 @@ fn runtime() -> &'static Runtime {
             write_stderr(&format!("{w}\n"));
         }
         let clock = Clock::start();
-        switches::apply(&config, clock.startup_hz());
+        switches::apply(&config, clock.nominal_hz());
         if clock::SOURCE == ClockSource::Monotonic {
             write_stderr(
                 "tickprof: no time-stamp counter on this target; using the OS monotonic clock\n",

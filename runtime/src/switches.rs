@@ -35,13 +35,37 @@ pub(crate) static RECORDED_ANY: AtomicBool = AtomicBool::new(false);
 /// Sets the switches from `config`; `hz` converts the maximum delta to
 /// ticks. Tracing is switched on separately ([`set_tracing`]), after the
 /// start-up calibration, whose calls are not the program's.
-pub(crate) fn apply(config: &Config, hz: f64) {
+pub(crate) fn apply(config: &Config, nominal_hz: Option<f64>) {
     MODE.store(if config.enabled { RECORD } else { OFF }, Ordering::Relaxed);
-    let max = (config.max_delta.as_secs_f64() * hz).min(i64::MAX as f64) as u64;
-    MAX_TICKS.store(max, Ordering::Relaxed);
+    let ns = u64::try_from(config.max_delta.as_nanos()).unwrap_or(u64::MAX);
+    MAX_DELTA_NS.store(ns, Ordering::Relaxed);
+    if let Some(hz) = nominal_hz {
+        set_max_ticks(hz);
+    }
     MAX_NODES.store(config.max_nodes, Ordering::Relaxed);
     TRACE_LIMIT.store(config.trace_events, Ordering::Relaxed);
     THREADS_KEPT.store(config.threads_kept, Ordering::Relaxed);
+}
+
+/// `TICKPROF_MAX_DELTA` in nanoseconds, until converted to [`MAX_TICKS`].
+static MAX_DELTA_NS: AtomicU64 = AtomicU64::new(u64::MAX);
+/// Whether [`MAX_TICKS`] holds the converted maximum.
+static MAX_TICKS_SET: AtomicBool = AtomicBool::new(false);
+
+fn set_max_ticks(hz: f64) {
+    let secs = MAX_DELTA_NS.load(Ordering::Relaxed) as f64 / 1e9;
+    let max = (secs * hz).min(i64::MAX as f64) as u64;
+    MAX_TICKS.store(max, Ordering::Relaxed);
+    MAX_TICKS_SET.store(true, Ordering::Relaxed);
+}
+
+/// Converts `TICKPROF_MAX_DELTA` to ticks, once: called when a thread
+/// records for the first time (a cold path), so that a process that never
+/// makes a marked call never measures the clock for it.
+pub(crate) fn settle_max_ticks() {
+    if !MAX_TICKS_SET.load(Ordering::Relaxed) {
+        set_max_ticks(crate::clock::rough_hz());
+    }
 }
 
 /// Turns the trace buffers on or off (while recording).

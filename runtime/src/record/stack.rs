@@ -211,6 +211,7 @@ impl ThreadState {
         // tickprof's calibration thread records only tickprof's own sites
         // (a marked global allocator's calls there are not the program's).
         self.internal_only.set(name == CALIBRATION_THREAD);
+        crate::switches::settle_max_ticks();
         let arena = registry::new_thread(name);
         let Some(root) = arena.push(None, u32::MAX, 0) else {
             return false;

@@ -30,8 +30,11 @@
 #
 # Environment: WORK (default /tmp/tickprof-marked-bench), RUNS (3), ON_RUNS
 # (runs for TICKPROF=on, default $RUNS: on-mode test suites are slow),
-# DEBUG=0 to skip the debug rows. Expect 10-20 min on 2 busy cores, most of
-# it building; a second checkout reuses the unmarked copy. Not run by CI.
+# DEBUG=0 to skip the debug rows, BUILD_ONLY=1 to stop after building,
+# DEBUG_ON=1 to add the debug test suite with TICKPROF=on (left out by
+# default: hashbrown's took over 4 min, the runtime being unoptimised there). Expect 10-15 min on 2 busy
+# cores, most of it building; a second checkout reuses the unmarked copy.
+# Not run by CI.
 set -euo pipefail
 
 tp=$(cd "${1:?usage: $0 <tickprof-checkout> [crate] [version]}" && pwd)
@@ -47,6 +50,7 @@ work=${WORK:-/tmp/tickprof-marked-bench}
 runs=${RUNS:-3}
 on_runs=${ON_RUNS:-$runs}
 debug=${DEBUG:-1}
+debug_on=${DEBUG_ON:-0}
 key=$(printf '%s' "$tp" | tr -c 'A-Za-z0-9' '_')
 mkdir -p "$work/$key/logs"
 logs=$work/$key/logs
@@ -315,6 +319,8 @@ if [ "$debug" = 1 ]; then for d in "$unmarked" "$marked"; do build "$d" debug; d
 # Doctests are compiled by the timed command itself; the dependencies of the
 # doctest build are the debug lib, built above.
 
+[ "${BUILD_ONLY:-0}" = 1 ] && exit 0
+
 # --- 4. timing ----------------------------------------------------------------
 # tm LABEL N DIR TICKPROF-VALUE CMD...   -> median wall seconds of N runs
 declare -A result
@@ -352,7 +358,9 @@ tm tests-release.on "$on_runs" "$marked" on cargo test -q --release --lib --test
 if [ "$debug" = 1 ]; then
   tm tests-debug.unmarked "$runs" "$unmarked" on cargo test -q --lib --tests
   tm tests-debug.off "$runs" "$marked" off cargo test -q --lib --tests
-  tm tests-debug.on "$on_runs" "$marked" on cargo test -q --lib --tests
+  if [ "$debug_on" = 1 ]; then
+    tm tests-debug.on "$on_runs" "$marked" on cargo test -q --lib --tests
+  fi
   tm doctests-debug.unmarked "$runs" "$unmarked" on cargo test -q --doc
   tm doctests-debug.off "$runs" "$marked" off cargo test -q --doc
   tm doctests-debug.on "$on_runs" "$marked" on cargo test -q --doc

@@ -322,24 +322,27 @@ if [ "$debug" = 1 ]; then for d in "$unmarked" "$marked"; do build "$d" debug; d
 [ "${BUILD_ONLY:-0}" = 1 ] && exit 0
 
 # --- 4. timing ----------------------------------------------------------------
-# tm LABEL N DIR TICKPROF-VALUE CMD...   -> median wall seconds of N runs
-declare -A result
+# tm LABEL N DIR TICKPROF-VALUE CMD...  -> medians of N runs: wall seconds, and
+# CPU seconds (user + system of the command and the children it waited for,
+# from /usr/bin/time): less disturbed than wall time by other load.
+declare -A wall cpu
 tm() {
   local label=$1 n=$2 dir=$3 mode=$4
   shift 4
-  local times=() i s e status=ok
+  local walls=() cpus=() i status=ok
   for ((i = 0; i < n; i++)); do
-    s=$(date +%s.%N)
-    if ! (cd "$dir" && env TICKPROF="$mode" "$@") >"$logs/$label.$i.log" 2>&1; then
+    if ! (cd "$dir" && /usr/bin/time -f '%e %U %S' -o "$logs/$label.$i.time" \
+      env TICKPROF="$mode" "$@") >"$logs/$label.$i.log" 2>&1; then
       status=FAILED
     fi
-    e=$(date +%s.%N)
-    times+=("$(awk -v a="$s" -v b="$e" 'BEGIN {printf "%.3f", b - a}')")
+    walls+=("$(tail -1 "$logs/$label.$i.time" | awk '{print $1}')")
+    cpus+=("$(tail -1 "$logs/$label.$i.time" | awk '{printf "%.2f", $2 + $3}')")
   done
-  local med
-  med=$(printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
-  result[$label]=$med
-  printf '%-28s %8.3f s   (runs: %s) %s\n' "$label" "$med" "${times[*]}" "$( [ $status = ok ] || echo FAILED )" >&2
+  med() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+  wall[$label]=$(med "${walls[@]}")
+  cpu[$label]=$(med "${cpus[@]}")
+  printf '%-26s wall %8s s (runs: %s)  cpu %8s s (runs: %s) %s\n' "$label" "${wall[$label]}" \
+    "${walls[*]}" "${cpu[$label]}" "${cpus[*]}" "$([ $status = ok ] || echo FAILED)" >&2
 }
 
 # TICKPROF for copies without tickprof is irrelevant; set it to on so that
@@ -371,15 +374,19 @@ echo
 echo "crate: $crate $ver   tickprof: $tp ($(git -C "$tp" rev-parse --short HEAD 2>/dev/null || echo '?'))"
 echo "marked: $(cat "$marked/.tp-marked")"
 echo "host: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cores; load at end: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "wall seconds, median of $runs (on: $on_runs); ratio to unmarked"
-printf '%-16s %10s %10s %10s %10s %9s %9s %9s\n' row unmarked disabled off on disab/un off/un on/un
+echo "seconds, median of $runs (on: $on_runs); ratio to unmarked; cpu = user + system"
+printf '%-21s %9s %9s %9s %9s %9s %9s %9s\n' row unmarked disabled off on disab/un off/un on/un
+ratio() { if [ -n "$1" ]; then awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.2fx", a / b; else print "-"}'; else echo -; fi; }
 for row in workload tests-release tests-debug doctests-debug; do
-  u=${result[$row.unmarked]:-}
-  [ -n "$u" ] || continue
-  d=${result[$row.disabled]:-}
-  o=${result[$row.off]:-}
-  n=${result[$row.on]:-}
-  ratio() { [ -n "$1" ] && awk -v a="$1" -v b="$u" 'BEGIN {printf "%.2fx", a / b}' || echo -; }
-  printf '%-16s %10s %10s %10s %10s %9s %9s %9s\n' "$row" "$u" "${d:--}" "$o" "$n" \
-    "$(ratio "$d")" "$(ratio "$o")" "$(ratio "$n")"
+  for kind in wall cpu; do
+    declare -n t=$kind
+    u=${t[$row.unmarked]:-}
+    [ -n "$u" ] || continue
+    d=${t[$row.disabled]:-}
+    o=${t[$row.off]:-}
+    n=${t[$row.on]:-}
+    printf '%-21s %9s %9s %9s %9s %9s %9s %9s\n' "$row $kind" "$u" "${d:--}" "${o:--}" "${n:--}" \
+      "$(ratio "$d" "$u")" "$(ratio "$o" "$u")" "$(ratio "$n" "$u")"
+    unset -n t
+  done
 done

@@ -24,7 +24,8 @@
 #   doctests  `cargo test --doc` (debug). This includes rustdoc compiling
 #             them, which is the same work for every copy bar the expansion;
 #             an edition-2024 crate (hashbrown) runs each doctest in its own
-#             process, so this row shows the per-process start-up cost.
+#             process, so this row shows the per-process start-up cost;
+#             the doctests-run row is libtest's own "finished in" for them.
 # and prints each with its ratio to unmarked. stdout and stderr of the timed
 # commands go to $WORK/.../logs; a failing command is reported as FAILED.
 #
@@ -367,6 +368,15 @@ if [ "$debug" = 1 ]; then
   tm doctests-debug.unmarked "$runs" "$unmarked" on cargo test -q --doc
   tm doctests-debug.off "$runs" "$marked" off cargo test -q --doc
   tm doctests-debug.on "$on_runs" "$marked" on cargo test -q --doc
+  # The doctests' own run time (libtest's "finished in", without rustdoc's
+  # compilation): wall only.
+  for m in unmarked off on; do
+    t=$(for f in "$logs"/doctests-debug.$m.*.log; do
+      grep -o 'finished in [0-9.]*s' "$f" | tail -1 | tr -dc '0-9.'
+      echo
+    done | sort -n | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]}')
+    wall[doctests-run.$m]=$t
+  done
 fi
 
 # --- 5. table -------------------------------------------------------------------
@@ -377,7 +387,7 @@ echo "host: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')
 echo "seconds, median of $runs (on: $on_runs); ratio to unmarked; cpu = user + system"
 printf '%-21s %9s %9s %9s %9s %9s %9s %9s\n' row unmarked disabled off on disab/un off/un on/un
 ratio() { if [ -n "$1" ]; then awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.2fx", a / b; else print "-"}'; else echo -; fi; }
-for row in workload tests-release tests-debug doctests-debug; do
+for row in workload tests-release tests-debug doctests-debug doctests-run; do
   for kind in wall cpu; do
     declare -n t=$kind
     u=${t[$row.unmarked]:-}

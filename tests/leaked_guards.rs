@@ -57,4 +57,11 @@ fn later_calls_are_counted_exactly_after_many_leaked_guards() {
     assert!(r.find("::leaked").is_none());
     // Past the cap, calls are folded into overflow nodes, and said so.
     assert!(r.run.folded_calls >= 3 * calls, "{}", r.run.folded_calls);
+    // The thread exited with every leaked frame still open: counted.
+    assert_eq!(r.run.leaked, leaks);
+    let text = r.text(&Default::default());
+    assert!(
+        text.contains(&format!("{leaks} guards never dropped")),
+        "{text}"
+    );
 }

@@ -160,6 +160,7 @@ pub(crate) fn build(c: &Capture, facts: &Facts) -> Report {
             out_of_order: c.events.resynced + c.events.orphaned,
             lost: c.events.lost,
             reentrant: c.events.reentrant,
+            leaked: c.events.leaked,
             folded_calls: merged.folded_calls(),
             complete: c.complete,
             compensated: shown_comp,

@@ -58,6 +58,10 @@ pub struct RunInfo {
     pub lost: u64,
     /// Calls made from inside the profiler's own bookkeeping: not recorded.
     pub reentrant: u64,
+    /// Guards never dropped (leaked with `mem::forget`, or moved into
+    /// something never dropped), counted when their thread exited; calls
+    /// made after them on that thread were recorded beneath them.
+    pub leaked: u64,
     /// Calls recorded on overflow nodes because a thread's calling-context
     /// tree reached `TICKPROF_MAX_NODES`: counted in their site's figures,
     /// their time attributed to the nearest recorded ancestor in the tree.
@@ -360,6 +364,7 @@ impl Report {
                 out_of_order: 0,
                 lost: 0,
                 reentrant: 0,
+                leaked: 0,
                 folded_calls: 0,
                 complete: true,
                 compensated: false,

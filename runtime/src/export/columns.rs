@@ -239,6 +239,11 @@ pub(crate) fn notes(report: &Report) -> Vec<String> {
             "made from inside tickprof's own bookkeeping; not recorded",
         ),
         (
+            r.leaked,
+            "guard",
+            "never dropped (leaked or forgotten) on threads that exited; their threads' later calls were recorded beneath them",
+        ),
+        (
             r.clamped,
             "call path",
             "whose compensated time came out below zero were set to 0",

@@ -102,6 +102,7 @@ fn run_info(w: &mut Writer<'_>, r: &RunInfo) {
         out_of_order,
         lost,
         reentrant,
+        leaked,
         folded_calls,
         complete,
         compensated,
@@ -132,6 +133,7 @@ fn run_info(w: &mut Writer<'_>, r: &RunInfo) {
     w.field_u64("out_of_order", *out_of_order);
     w.field_u64("lost", *lost);
     w.field_u64("reentrant", *reentrant);
+    w.field_u64("leaked", *leaked);
     w.field_u64("folded_calls", *folded_calls);
     w.field_bool("complete", *complete);
     w.field_bool("compensated", *compensated);

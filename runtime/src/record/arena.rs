@@ -30,6 +30,9 @@ pub(crate) struct Arena {
     /// Calls made from inside the profiler's own bookkeeping (e.g. a marked
     /// global allocator), not recorded.
     pub(crate) reentrant: AtomicU64,
+    /// Frames still open when the thread exited: guards never dropped
+    /// (leaked with `mem::forget`, or moved somewhere never dropped).
+    pub(crate) leaked: AtomicU64,
     /// Individual call events, when tracing is on.
     pub(crate) trace: TraceBuffer,
 }
@@ -54,6 +57,7 @@ impl Arena {
             resynced: AtomicU64::new(0),
             orphaned: AtomicU64::new(0),
             reentrant: AtomicU64::new(0),
+            leaked: AtomicU64::new(0),
             trace: TraceBuffer::default(),
         }
     }
@@ -133,7 +137,12 @@ impl Arena {
         for node in self.nodes() {
             node.c.reset();
         }
-        for a in [&self.resynced, &self.orphaned, &self.reentrant] {
+        for a in [
+            &self.resynced,
+            &self.orphaned,
+            &self.reentrant,
+            &self.leaked,
+        ] {
             a.store(0, Ordering::Relaxed);
         }
         self.trace.clear();

@@ -36,6 +36,8 @@ pub(crate) struct StackEvents {
     pub reentrant: u64,
     /// Calls that ended after their thread's state was torn down.
     pub lost: u64,
+    /// Guards never dropped: frames still open when their thread exited.
+    pub leaked: u64,
 }
 
 impl StackEvents {
@@ -45,6 +47,7 @@ impl StackEvents {
             orphaned: a.orphaned.load(Ordering::Relaxed),
             reentrant: a.reentrant.load(Ordering::Relaxed),
             lost: 0,
+            leaked: a.leaked.load(Ordering::Relaxed),
         }
     }
 
@@ -53,6 +56,7 @@ impl StackEvents {
         self.orphaned += o.orphaned;
         self.reentrant += o.reentrant;
         self.lost += o.lost;
+        self.leaked += o.leaked;
     }
 
     fn minus(self, earlier: StackEvents) -> StackEvents {
@@ -61,6 +65,7 @@ impl StackEvents {
             orphaned: self.orphaned.saturating_sub(earlier.orphaned),
             reentrant: self.reentrant.saturating_sub(earlier.reentrant),
             lost: self.lost.saturating_sub(earlier.lost),
+            leaked: self.leaked.saturating_sub(earlier.leaked),
         }
     }
 }
@@ -107,6 +112,7 @@ static REGISTRY: Mutex<Registry> = Mutex::new(Registry {
         orphaned: 0,
         reentrant: 0,
         lost: 0,
+        leaked: 0,
     },
     finished_traces: Vec::new(),
 });

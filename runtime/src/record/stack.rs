@@ -456,6 +456,10 @@ impl ThreadState {
         }
         // SAFETY: created by `Arc::into_raw` in `setup`, released once here.
         let arena = unsafe { Arc::from_raw(arena) };
+        // Frames still open now belong to guards that were never dropped.
+        arena
+            .leaked
+            .store(self.depth.get() as u64, Ordering::Relaxed);
         registry::finish_thread(&arena);
         let maps = self.maps.replace(core::ptr::null_mut());
         if !maps.is_null() {

@@ -78,6 +78,7 @@ fn full_report(name: &str, f: f64, g: f64) -> Report {
         max_delta_ns: 3_600_000_000_000,
         out_of_order: 1,
         lost: 2,
+        leaked: 8,
         reentrant: 3,
         folded_calls: 4,
         complete: false,

@@ -59,6 +59,59 @@ fn parent_loop(n: u64) -> u64 {
     s
 }
 
+macro_rules! alternating_children {
+    ($($name:ident),*) => {
+        $(
+            #[inline(never)]
+            #[profile]
+            fn $name(x: u64) -> u64 {
+                black_box(x) + 1
+            }
+        )*
+        /// Sixteen marked leaves with the same body.
+        const CHILDREN: [fn(u64) -> u64; 16] = [$($name),*];
+    };
+}
+
+alternating_children!(
+    child0, child1, child2, child3, child4, child5, child6, child7, child8, child9, child10,
+    child11, child12, child13, child14, child15
+);
+
+/// A marked parent calling `k` marked children in turn (A, B, A, B… for
+/// `k = 2`), through the same indirect call for every `k`, so that the
+/// variants differ only in how many children the parent alternates
+/// between (`k` a power of two).
+#[inline(never)]
+#[profile]
+fn alternating_parent(n: u64, k: usize) -> u64 {
+    let mut s = 0u64;
+    for i in 0..n {
+        s = s.wrapping_add(CHILDREN[(i as usize) & (k - 1)](black_box(i)));
+    }
+    s
+}
+
+/// The alternating-children summary: ns per child call with the parent
+/// alternating between 1, 2, 4 and 16 children, and the ratio to 1.
+fn alternating_summary() {
+    let ks = [1usize, 2, 4, 16];
+    let mut samples: Vec<Vec<f64>> = vec![Vec::new(); ks.len()];
+    for _ in 0..ROUNDS {
+        for (j, &k) in ks.iter().enumerate() {
+            let t = Instant::now();
+            black_box(alternating_parent(BATCH, k));
+            samples[j].push(t.elapsed().as_nanos() as f64 / BATCH as f64);
+        }
+    }
+    let med: Vec<f64> = samples.into_iter().map(median).collect();
+    println!("-- a marked parent alternating between k marked children (1 thread)");
+    println!("{:<32} {:>9} {:>12}", "children", "ns/call", "÷ 1 child");
+    for (j, k) in ks.iter().enumerate() {
+        println!("{:<32} {:>9.2} {:>11.2}x", k, med[j], med[j] / med[0]);
+    }
+}
+
 fn run_fn(f: fn(u64) -> u64, n: u64) -> u64 {
     let mut s = 0u64;
     for i in 0..n {
@@ -230,4 +283,5 @@ fn main() {
     criterion_benches(&mut c);
     c.final_summary();
     summary();
+    alternating_summary();
 }

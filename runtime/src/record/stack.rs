@@ -10,6 +10,7 @@
 //! state check.
 
 use super::arena::Arena;
+use super::fasthash::FastMap;
 use super::guard::{record_detached, DETACHED, TRACED};
 use super::node::{bump, Node};
 use super::registry;
@@ -18,7 +19,6 @@ use crate::switches::{recording, MAX_NODES, RECORDED_ANY};
 use crate::tree::{OVERFLOW_NESTED, OVERFLOW_OUTER};
 use core::sync::atomic::Ordering;
 use std::cell::Cell;
-use std::collections::HashMap;
 use std::sync::Arc;
 
 /// The name of tickprof's calibration thread, on which only internal sites
@@ -39,8 +39,8 @@ fn note_recorded(site: &'static CallSite) {
 
 /// Owner-thread-only lookup tables, off the hot path.
 struct Maps {
-    children: HashMap<(u32, usize), *const Node>,
-    overflow: HashMap<(usize, bool), *const Node>,
+    children: FastMap<(u32, usize), *const Node>,
+    overflow: FastMap<(usize, bool), *const Node>,
 }
 
 /// The calling thread's profiler state. Const-initialised; set up on the
@@ -217,8 +217,8 @@ impl ThreadState {
             return false;
         };
         let maps = Box::new(Maps {
-            children: HashMap::new(),
-            overflow: HashMap::new(),
+            children: FastMap::default(),
+            overflow: FastMap::default(),
         });
         self.maps.set(Box::into_raw(maps));
         self.arena.set(Arc::into_raw(arena));

@@ -257,6 +257,14 @@ pub(crate) mod tests {
         }
     }
 
+    /// An overflow node (`flags`) of site `s` hanging off the root.
+    pub(crate) fn overflow(flags: u32, s: usize, calls: u64, ticks: u64) -> TNode {
+        TNode {
+            flags,
+            ..node(s, 0, calls, ticks)
+        }
+    }
+
     /// root → a(100) → { b(30), c(20) → b(5) }
     pub(crate) fn sample() -> Tree {
         Tree::from_nodes(vec![
@@ -320,14 +328,8 @@ pub(crate) mod tests {
     #[test]
     fn overflow_nodes_are_nobodys_children() {
         let mut t = sample();
-        t.nodes.push(TNode {
-            flags: OVERFLOW_NESTED,
-            ..node(1, 0, 3, 9)
-        });
-        t.nodes.push(TNode {
-            flags: OVERFLOW_OUTER,
-            ..node(2, 0, 4, 9)
-        });
+        t.nodes.push(overflow(OVERFLOW_NESTED, 1, 3, 9));
+        t.nodes.push(overflow(OVERFLOW_OUTER, 2, 4, 9));
         let ch = t.children();
         assert_eq!(ch[0], vec![1]);
         assert_eq!(t.folded_calls(), 7);

@@ -4,7 +4,7 @@
 use super::*;
 use crate::counters::Acc;
 use crate::record::registry::{StackEvents, ThreadTree};
-use crate::tree::tests::{node, sample, SITES};
+use crate::tree::tests::{node, overflow, sample, SITES};
 use crate::tree::{TNode, OVERFLOW_NESTED, OVERFLOW_OUTER};
 use proptest::prelude::*;
 use std::time::Instant;
@@ -173,14 +173,8 @@ fn threads_are_broken_down_and_merged() {
 #[test]
 fn overflow_nodes_count_in_their_site_but_not_in_the_tree() {
     let mut t = sample();
-    t.nodes.push(TNode {
-        flags: OVERFLOW_OUTER,
-        ..node(3, 0, 4, 8)
-    });
-    t.nodes.push(TNode {
-        flags: OVERFLOW_NESTED,
-        ..node(0, 0, 2, 8)
-    });
+    t.nodes.push(overflow(OVERFLOW_OUTER, 3, 4, 8));
+    t.nodes.push(overflow(OVERFLOW_NESTED, 0, 2, 8));
     let r = report(t, None);
     assert_eq!(r.run.folded_calls, 6);
     let d = r.site("d").unwrap();

@@ -8,17 +8,29 @@
 use crate::config::Config;
 use core::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 
-/// [`MODE`]: marked calls cost one predictable branch and are not recorded.
-pub(crate) const OFF: u8 = 0;
-/// [`MODE`]: marked calls are recorded (the fast path).
+/// [`MODE`] bit: marked calls are recorded. `MODE == RECORD` (no other bit)
+/// is the fast path; `MODE == OFF` (no bit) makes a marked call inert.
 pub(crate) const RECORD: u8 = 1;
-/// [`MODE`]: marked calls are recorded and also traced (a cold path).
-pub(crate) const RECORD_TRACE: u8 = 2;
+/// [`MODE`]: no bit set: marked calls cost one predictable branch and do
+/// nothing.
+pub(crate) const OFF: u8 = 0;
+/// [`MODE`] bit: recorded calls are also appended to the trace buffers.
+pub(crate) const TRACE: u8 = 1 << 1;
+/// [`MODE`] bit: entry/exit hooks are installed (issue 10).
+#[allow(dead_code)] // until the hook module lands
+pub(crate) const HOOK: u8 = 1 << 2;
+/// [`MODE`] bit: the trace log utility is on (issue 10).
+#[allow(dead_code)] // until the log module lands
+pub(crate) const LOG: u8 = 1 << 3;
+/// [`MODE`] bit: failpoints are armed (issue 10).
+#[allow(dead_code)] // until the failpoint module lands
+pub(crate) const FAIL: u8 = 1 << 4;
 
-/// What a marked call does, read once at its entry: [`OFF`] (`TICKPROF=off`,
-/// or the exit report has collected its data), [`RECORD`], or
-/// [`RECORD_TRACE`]. Every mode but `RECORD` takes a cold path, so the
-/// recording fast path pays one compare for all the others.
+/// What a marked call does, read once at its entry: a set of bits. Exactly
+/// [`RECORD`] is the fast path; [`OFF`] is inert; any other value (tracing,
+/// hooks, the log, armed failpoints, each with or without `RECORD`) takes
+/// one cold path that looks at the bits, so the fast path pays one compare
+/// for all of them.
 pub(crate) static MODE: AtomicU8 = AtomicU8::new(RECORD);
 /// Deltas above this many ticks are rejected as oversized.
 pub(crate) static MAX_TICKS: AtomicU64 = AtomicU64::new(i64::MAX as u64);
@@ -36,7 +48,7 @@ pub(crate) static RECORDED_ANY: AtomicBool = AtomicBool::new(false);
 /// ticks. Tracing is switched on separately ([`set_tracing`]), after the
 /// start-up calibration, whose calls are not the program's.
 pub(crate) fn apply(config: &Config, nominal_hz: Option<f64>) {
-    MODE.store(if config.enabled { RECORD } else { OFF }, Ordering::Relaxed);
+    set_bit(RECORD, config.enabled);
     let ns = u64::try_from(config.max_delta.as_nanos()).unwrap_or(u64::MAX);
     MAX_DELTA_NS.store(ns, Ordering::Relaxed);
     if let Some(hz) = nominal_hz {
@@ -68,12 +80,18 @@ pub(crate) fn settle_max_ticks() {
     }
 }
 
+/// Sets or clears one [`MODE`] bit, leaving the others.
+pub(crate) fn set_bit(bit: u8, on: bool) {
+    if on {
+        MODE.fetch_or(bit, Ordering::Relaxed);
+    } else {
+        MODE.fetch_and(!bit, Ordering::Relaxed);
+    }
+}
+
 /// Turns the trace buffers on or off (while recording).
 pub(crate) fn set_tracing(on: bool) {
-    let to = if on { RECORD_TRACE } else { RECORD };
-    let _ = MODE.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |m| {
-        (m != OFF).then_some(to)
-    });
+    set_bit(TRACE, on);
 }
 
 /// The mode, read at every marked call's entry.
@@ -85,18 +103,19 @@ pub(crate) fn mode() -> u8 {
 /// Whether marked calls are recorded.
 #[inline(always)]
 pub(crate) fn recording() -> bool {
-    mode() != OFF
+    mode() & RECORD != 0
 }
 
-/// Whether calls are traced.
+/// Whether recorded calls are traced.
 #[inline(always)]
 pub(crate) fn tracing() -> bool {
-    mode() == RECORD_TRACE
+    mode() & (RECORD | TRACE) == RECORD | TRACE
 }
 
-/// Stops recording (the exit report has its data).
+/// Stops recording (the exit report has its data). Other bits (hooks,
+/// failpoints) stay: they are not the profile's.
 pub(crate) fn stop_recording() {
-    MODE.store(OFF, Ordering::Relaxed);
+    MODE.fetch_and(!(RECORD | TRACE), Ordering::Relaxed);
 }
 
 /// Whether any marked call other than tickprof's own was ever made.

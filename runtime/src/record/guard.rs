@@ -7,7 +7,7 @@ use super::stack::{current, ThreadState, STATE};
 use crate::clock::ticks;
 use crate::counters::Acc;
 use crate::site::CallSite;
-use crate::switches::{mode, recording, MAX_TICKS, OFF, RECORD, RECORDED_ANY};
+use crate::switches::{mode, recording, MAX_TICKS, OFF, RECORD, RECORDED_ANY, TRACE};
 use crate::tree::Tree;
 use core::marker::PhantomData;
 use core::sync::atomic::Ordering;
@@ -33,7 +33,7 @@ impl Guard {
             if mode == OFF {
                 return Guard::inert();
             }
-            return Guard::enter_traced(site);
+            return Guard::enter_slow(site, mode);
         }
         match current().push(site) {
             Some((node, depth)) => Guard {
@@ -57,12 +57,27 @@ impl Guard {
         }
     }
 
-    /// Tracing is on: the frame is pushed as usual and the guard's depth
-    /// carries [`TRACED`], which sends its drop to the slow path, where the
-    /// call is also appended to the thread's trace buffer.
+    /// Any mode but plain recording and off: the bits of `mode` say what
+    /// to do. With tracing on, the frame is pushed as usual and the
+    /// guard's depth carries [`TRACED`], which sends its drop to the slow
+    /// path, where the call is also appended to the thread's trace buffer.
     #[cold]
     #[inline(never)]
-    fn enter_traced(site: &'static CallSite) -> Guard {
+    fn enter_slow(site: &'static CallSite, mode: u8) -> Guard {
+        if mode & RECORD == 0 {
+            return Guard::inert();
+        }
+        if mode & TRACE == 0 {
+            return match STATE.with(|s| s.push(site)) {
+                Some((node, depth)) => Guard {
+                    start: ticks(),
+                    node,
+                    depth,
+                    _not_send: PhantomData,
+                },
+                None => Guard::miss(site),
+            };
+        }
         match STATE.with(|s| s.push(site)) {
             Some((node, depth)) => Guard {
                 start: ticks(),

@@ -82,6 +82,8 @@ pub use tickprof_macros::profile;
 
 pub use tickprof_runtime::export;
 
+pub use tickprof_runtime::{dump_every, dump_now, dump_on_signal, DumpMode, DumpSignal};
+
 pub use tickprof_runtime::{
     fmt_ns, report, reset, snapshot, ClockSource, Edge, Guard, Report, RunInfo, SiteKind,
     SiteStats, Snapshot, SortKey, TextOptions, ThreadSite, ThreadStats, TreeNode, CSV_HEADER,

@@ -49,6 +49,32 @@ const ALLOWED: &[(&str, &str)] = &[
         "no impls on std types; its macro implements std traits for the flag types \
          it defines (raw-cpuid's)",
     ),
+    (
+        "signal-hook",
+        "impls only on its own types (iterator, pipe, siginfo); opt-in signal reports \
+         (TICKPROF_DUMP_SIGNAL, TICKPROF_ON_TERM): installs nothing unless asked",
+    ),
+    (
+        "signal-hook-registry",
+        "impls only on its own types (locks, guards)",
+    ),
+    (
+        "libc",
+        "impls (Clone, Copy, Debug; more behind the off `extra_traits` feature) only on \
+         its own C types",
+    ),
+    (
+        "errno",
+        "Debug, Display, Error for its own `Errno`; `From<Errno> for i32` and \
+         `From<Errno> for io::Error` add a candidate where std already has several \
+         (`From<u8>`, `From<bool>`, ... for i32; `From<ErrorKind>`, `From<NulError>`, ... \
+         for io::Error), so no inference that compiled before becomes ambiguous",
+    ),
+    (
+        "windows-sys",
+        "Windows only (errno's); impls only on its own FFI types",
+    ),
+    ("windows-link", "Windows only; no trait impls"),
 ];
 
 /// With the `enabled` feature off, only tickprof and what its proc-macro

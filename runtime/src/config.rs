@@ -50,6 +50,36 @@ pub struct Config {
     /// `TICKPROF_STDERR`: print the exit report to stderr (true, the
     /// default) or not (false; the `TICKPROF_OUT` files are still written).
     pub stderr: bool,
+    /// `TICKPROF_DUMP_SIGNAL`: write the report each time this signal
+    /// arrives, without stopping the program.
+    pub dump_signal: Option<DumpSignal>,
+    /// `TICKPROF_DUMP_INTERVAL`: write the report this often.
+    pub dump_interval: Option<Duration>,
+    /// `TICKPROF_DUMP`: what each dump covers.
+    pub dump_mode: DumpMode,
+    /// `TICKPROF_ON_TERM`: on SIGTERM, SIGINT or SIGHUP write the final
+    /// report, then terminate as the signal's default action would.
+    pub on_term: bool,
+}
+
+/// A signal that asks for a report (`TICKPROF_DUMP_SIGNAL`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DumpSignal {
+    /// `SIGUSR1`.
+    Usr1,
+    /// `SIGUSR2`.
+    Usr2,
+}
+
+/// What a report written before exit covers (`TICKPROF_DUMP`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum DumpMode {
+    /// The run so far (the default).
+    #[default]
+    Total,
+    /// Only what happened since the previous dump (the first: since the
+    /// start or the last `reset()`).
+    Delta,
 }
 
 impl Default for Config {
@@ -68,6 +98,10 @@ impl Default for Config {
             trace_events: DEFAULT_TRACE_EVENTS,
             threads_kept: DEFAULT_THREADS_KEPT,
             stderr: true,
+            dump_signal: None,
+            dump_interval: None,
+            dump_mode: DumpMode::Total,
+            on_term: false,
         }
     }
 }
@@ -202,6 +236,41 @@ impl Config {
                 "1" | "on" | "true" | "yes" | "" => c.stderr = true,
                 "0" | "off" | "false" | "no" => c.stderr = false,
                 _ => warn("TICKPROF_STDERR", &v, "is not 0 or 1", "1"),
+            }
+        }
+        if let Some(v) = get("TICKPROF_DUMP_SIGNAL") {
+            let name = v.trim().to_ascii_uppercase();
+            match name.strip_prefix("SIG").unwrap_or(&name) {
+                "USR1" => c.dump_signal = Some(DumpSignal::Usr1),
+                "USR2" => c.dump_signal = Some(DumpSignal::Usr2),
+                "" => c.dump_signal = None,
+                _ => warn("TICKPROF_DUMP_SIGNAL", &v, "is not USR1 or USR2", "none"),
+            }
+        }
+        if let Some(v) = get("TICKPROF_DUMP_INTERVAL") {
+            match parse_duration(&v) {
+                Some(d) if !d.is_zero() => c.dump_interval = Some(d),
+                _ if v.trim().is_empty() => c.dump_interval = None,
+                _ => warn(
+                    "TICKPROF_DUMP_INTERVAL",
+                    &v,
+                    "is not a positive duration like 500ms, 30s, 2m or 1h",
+                    "none",
+                ),
+            }
+        }
+        if let Some(v) = get("TICKPROF_DUMP") {
+            match v.trim().to_ascii_lowercase().as_str() {
+                "total" | "" => c.dump_mode = DumpMode::Total,
+                "delta" => c.dump_mode = DumpMode::Delta,
+                _ => warn("TICKPROF_DUMP", &v, "is not total or delta", "total"),
+            }
+        }
+        if let Some(v) = get("TICKPROF_ON_TERM") {
+            match v.trim().to_ascii_lowercase().as_str() {
+                "1" | "on" | "true" | "yes" => c.on_term = true,
+                "0" | "off" | "false" | "no" | "" => c.on_term = false,
+                _ => warn("TICKPROF_ON_TERM", &v, "is not 0 or 1", "0"),
             }
         }
         if c.outputs.iter().any(|p| p.ends_with(".trace.json")) {
@@ -346,6 +415,10 @@ mod tests {
             ("TICKPROF_TRACE", "yes please"),
             ("TICKPROF_TRACE_EVENTS", "-1"),
             ("TICKPROF_THREADS_KEPT", "many"),
+            ("TICKPROF_DUMP_SIGNAL", "TERM"),
+            ("TICKPROF_DUMP_INTERVAL", "30"),
+            ("TICKPROF_DUMP", "sometimes"),
+            ("TICKPROF_ON_TERM", "please"),
         ] {
             let (c, w) = parse(&[(var, bad)]);
             assert_eq!(w.len(), 1, "{var}: {w:?}");
@@ -358,11 +431,34 @@ mod tests {
             assert_eq!(c.max_delta, d.max_delta);
             assert_eq!(c.max_nodes, d.max_nodes);
             assert_eq!(c.threads_kept, d.threads_kept);
+            assert_eq!(c.dump_signal, d.dump_signal);
+            assert_eq!(c.dump_interval, d.dump_interval);
+            assert_eq!(c.dump_mode, d.dump_mode);
+            assert_eq!(c.on_term, d.on_term);
         }
         let (c, w) = parse(&[("TICKPROF_OUT", "a.csv,b.xyz")]);
         assert_eq!(w.len(), 1);
         assert!(w[0].contains("TICKPROF_OUT") && w[0].contains("b.xyz"));
         assert_eq!(c.outputs, vec!["a.csv".to_string()]);
+    }
+
+    #[test]
+    fn dump_settings() {
+        let (c, w) = parse(&[
+            ("TICKPROF_DUMP_SIGNAL", "sigusr2"),
+            ("TICKPROF_DUMP_INTERVAL", "1.5s"),
+            ("TICKPROF_DUMP", "delta"),
+            ("TICKPROF_ON_TERM", "1"),
+        ]);
+        assert!(w.is_empty(), "{w:?}");
+        assert_eq!(c.dump_signal, Some(DumpSignal::Usr2));
+        assert_eq!(c.dump_interval, Some(Duration::from_millis(1500)));
+        assert_eq!(c.dump_mode, DumpMode::Delta);
+        assert!(c.on_term);
+        let (c, w) = parse(&[("TICKPROF_DUMP_SIGNAL", "USR1"), ("TICKPROF_ON_TERM", "0")]);
+        assert!(w.is_empty(), "{w:?}");
+        assert_eq!(c.dump_signal, Some(DumpSignal::Usr1));
+        assert!(!c.on_term);
     }
 
     #[test]

@@ -2,6 +2,8 @@
 //! the exit report: everything that ties the other modules together.
 //! Nothing imports this module but the public API in `lib.rs`.
 
+pub(crate) mod dump;
+
 use crate::build::{build, Facts};
 use crate::calibrate;
 use crate::clock::{self, Clock};
@@ -190,20 +192,35 @@ mod fork {
 /// The exit report: text to stderr (unless `TICKPROF_STDERR=0`), then the
 /// `TICKPROF_OUT` files. Skipped when no marked call was ever made, or
 /// nothing is to be written (and with it the frequency check it would
-/// wait for).
+/// wait for), or when a termination signal already wrote the final report.
 fn exit_report() {
     let rt = runtime();
-    if !rt.config.enabled || !switches::recorded_any() {
+    if !rt.config.enabled || !switches::recorded_any() || !writes_anything(rt) {
         return;
     }
-    if !rt.config.stderr && rt.config.outputs.is_empty() && !rt.config.trace {
+    // A dump in progress on tickprof's thread finishes first (bounded wait).
+    let _writing = dump::hold_for_exit();
+    if !dump::claim_final() {
         return;
     }
-    let mut report = collect();
+    let report = collect();
     switches::stop_recording();
     if report.sites.is_empty() {
         return;
     }
+    write_everywhere(rt, report, None);
+}
+
+/// Whether a report would go anywhere: stderr, a file or the trace.
+fn writes_anything(rt: &Runtime) -> bool {
+    rt.config.stderr || !rt.config.outputs.is_empty() || rt.config.trace
+}
+
+/// Writes `report` (sorted as configured) where the exit report goes: its
+/// text to stderr (after `heading`, for a dump) unless `TICKPROF_STDERR=0`,
+/// then every `TICKPROF_OUT` file (each replaced atomically), and the
+/// default trace file when `TICKPROF_TRACE=1` names none.
+fn write_everywhere(rt: &Runtime, mut report: Report, heading: Option<&str>) {
     report.sort(rt.config.sort);
     let opts = TextOptions {
         top: rt.config.top,
@@ -211,6 +228,9 @@ fn exit_report() {
         threads: rt.config.threads,
     };
     if rt.config.stderr {
+        if let Some(h) = heading {
+            write_stderr(h);
+        }
         write_stderr(&report.text(&opts));
     }
     let mut outputs = rt.config.outputs.clone();
@@ -223,7 +243,11 @@ fn exit_report() {
             Err(e) => write_stderr(&format!(
                 "tickprof: warning: cannot write TICKPROF_OUT file {path:?}: {e}\n"
             )),
-            Ok(()) if template == DEFAULT_TRACE_FILE && !rt.config.outputs.contains(template) => {
+            Ok(())
+                if heading.is_none()
+                    && template == DEFAULT_TRACE_FILE
+                    && !rt.config.outputs.contains(template) =>
+            {
                 write_stderr(&format!(
                     "tickprof: TICKPROF_TRACE=1: trace written to {DEFAULT_TRACE_FILE} (open it in ui.perfetto.dev or chrome://tracing)\n"
                 ));
@@ -278,6 +302,9 @@ fn tickprof_init() {
             fork::install();
         }
         switches::set_tracing(config.enabled && config.trace);
+        if config.enabled {
+            dump::start(config);
+        }
     });
 }
 

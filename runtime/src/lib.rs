@@ -58,7 +58,9 @@ mod switches;
 #[cfg(feature = "enabled")]
 mod tree;
 
-pub use config::{Config, Layout, SortKey, DEFAULT_THREADS_KEPT, DEFAULT_TRACE_EVENTS};
+pub use config::{
+    Config, DumpMode, DumpSignal, Layout, SortKey, DEFAULT_THREADS_KEPT, DEFAULT_TRACE_EVENTS,
+};
 pub use export::csv::CSV_HEADER;
 #[cfg(feature = "enabled")]
 pub use record::guard::Guard;
@@ -118,6 +120,81 @@ pub fn report() -> Report {
 pub fn reset() {
     #[cfg(feature = "enabled")]
     exit::reset();
+}
+
+/// Writes the report now, where the exit report goes: its text to stderr
+/// (unless `TICKPROF_STDERR=0`) and every `TICKPROF_OUT` file, each
+/// replaced atomically. The program keeps running.
+///
+/// With `TICKPROF_DUMP=delta` the report covers what happened since the
+/// previous dump (of any kind: this function, a signal, the interval); by
+/// default (`total`) the run so far. The exit report is always the whole
+/// run. Returns whether a report was written: not with profiling off, before
+/// the first marked call, when nothing is to be written
+/// (`TICKPROF_STDERR=0` and no `TICKPROF_OUT`), or after the final report.
+///
+/// # Examples
+///
+/// ```no_run
+/// // e.g. at the end of each phase of a long job:
+/// tickprof_runtime::dump_now();
+/// ```
+pub fn dump_now() -> bool {
+    #[cfg(feature = "enabled")]
+    {
+        exit::dump::dump("dump_now")
+    }
+    #[cfg(not(feature = "enabled"))]
+    {
+        false
+    }
+}
+
+/// Writes the report (as [`dump_now`] does) each time `signal` arrives,
+/// on a thread tickprof owns, never in the signal handler. The same as
+/// `TICKPROF_DUMP_SIGNAL=USR1` (or `USR2`).
+///
+/// The handler is installed through `signal-hook`, which chains with
+/// handlers already installed for the signal: a program that handles it
+/// too keeps its handler. Nothing is installed with profiling off.
+///
+/// # Errors
+/// The handler or the thread could not be set up; on non-Unix targets,
+/// `Unsupported`.
+///
+/// # Examples
+///
+/// ```no_run
+/// use tickprof_runtime::DumpSignal;
+/// tickprof_runtime::dump_on_signal(DumpSignal::Usr1).expect("handler installed");
+/// // `kill -USR1 <pid>` now writes the report.
+/// ```
+pub fn dump_on_signal(signal: DumpSignal) -> std::io::Result<()> {
+    #[cfg(feature = "enabled")]
+    {
+        exit::dump::on_signal(signal)
+    }
+    #[cfg(not(feature = "enabled"))]
+    {
+        let _ = signal;
+        Ok(())
+    }
+}
+
+/// Writes the report (as [`dump_now`] does) every `period`, on a thread
+/// tickprof owns; the same as `TICKPROF_DUMP_INTERVAL`. A later call
+/// changes the period; `Duration::ZERO` stops the periodic reports.
+///
+/// # Examples
+///
+/// ```no_run
+/// tickprof_runtime::dump_every(std::time::Duration::from_secs(30));
+/// ```
+pub fn dump_every(period: std::time::Duration) {
+    #[cfg(feature = "enabled")]
+    exit::dump::every(period);
+    #[cfg(not(feature = "enabled"))]
+    let _ = period;
 }
 
 /// Used by generated code, not public API.

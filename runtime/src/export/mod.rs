@@ -30,7 +30,7 @@
 //! ```
 
 use crate::report::{Report, TextOptions};
-use std::io;
+use std::io::{self, Write};
 
 pub(crate) mod columns;
 pub mod csv;
@@ -81,19 +81,50 @@ pub fn render(report: &Report, path: &str, opts: &TextOptions) -> io::Result<Vec
 
 /// Writes `report` to `path` in the format its extension names.
 ///
-/// Folded stacks are streamed to the file line by line; the other formats
-/// are rendered in memory first (each bounded, see their modules).
+/// The file is replaced atomically: the report is written to a temporary
+/// file in the same directory (`.name.tickprof-PID.tmp`), then renamed over
+/// `path`, so a reader sees either the previous file or the whole new one,
+/// never half a report (periodic dumps rewrite the same files). Folded
+/// stacks are streamed line by line; the other formats are rendered in
+/// memory first (each bounded, see their modules).
 ///
 /// # Errors
-/// Unknown extension, or any error creating or writing the file.
+/// Unknown extension, or any error creating, writing or renaming the file
+/// (the temporary file is then removed).
 pub fn write_to_path(report: &Report, path: &str, opts: &TextOptions) -> io::Result<()> {
     if format_of(path) == Some(".folded") {
-        let mut out = io::BufWriter::new(std::fs::File::create(path)?);
-        folded::write(report, &mut out)?;
-        return io::Write::flush(&mut out);
+        return replace_atomically(path, |out| folded::write(report, out));
     }
     let body = render(report, path, opts)?;
-    std::fs::write(path, body)
+    replace_atomically(path, |out| out.write_all(&body))
+}
+
+/// Writes a file through `write` into a temporary file beside `path`, then
+/// renames it over `path`.
+fn replace_atomically(
+    path: &str,
+    write: impl FnOnce(&mut io::BufWriter<std::fs::File>) -> io::Result<()>,
+) -> io::Result<()> {
+    let target = std::path::Path::new(path);
+    let name = target
+        .file_name()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "not a file name"))?;
+    let tmp = target.with_file_name(format!(
+        ".{}.tickprof-{}.tmp",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
+    let written = std::fs::File::create(&tmp).and_then(|f| {
+        let mut out = io::BufWriter::new(f);
+        write(&mut out)?;
+        out.flush()?;
+        drop(out.into_inner().map_err(io::IntoInnerError::into_error)?);
+        std::fs::rename(&tmp, target)
+    });
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
 }
 
 /// A site row for unit tests: 3 calls, 300 ns total, 100 ns self.
@@ -180,5 +211,26 @@ mod tests {
         }
         let e = render(&r, "x.xml", &TextOptions::default()).unwrap_err();
         assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
+    }
+
+    #[test]
+    fn files_are_replaced_through_a_temporary_file_that_does_not_stay() {
+        let dir = std::env::temp_dir().join(format!("tickprof-atomic-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let r = Report::empty();
+        for name in ["a.csv", "a.folded"] {
+            let path = dir.join(name);
+            std::fs::write(&path, "old").unwrap();
+            write_to_path(&r, path.to_str().unwrap(), &TextOptions::default()).unwrap();
+            assert_ne!(std::fs::read_to_string(&path).unwrap(), "old");
+        }
+        let missing = dir.join("no/such/dir/a.csv");
+        assert!(write_to_path(&r, missing.to_str().unwrap(), &TextOptions::default()).is_err());
+        let names: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        assert_eq!(names.len(), 2, "{names:?}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -8,9 +8,10 @@
 //! | `.html` | self-contained drill-down page | [`html::render`] | per site and edge |
 //! | `.folded` | folded stacks of self time | [`folded::render`] | at most one line per tree node, each at most [`stacks::MAX_DEPTH`]` + 1` frames |
 //! | `.svg` | interactive flamegraph of the folded stacks | [`svg::render`] | at most [`svg::MAX_FRAMES`] boxes |
+//! | `.pb`, `.pb.gz` | pprof `profile.proto` (gzipped: stored blocks) | [`pprof::render`] | one sample per path of the stack tree, as `.folded` |
 //! | `.trace.json` | Chrome trace events of individual calls | [`crate::Report::trace`] | about 90 bytes per call, at most `TICKPROF_TRACE_EVENTS` calls per thread |
 //!
-//! `.folded` and `.svg` (and any later stack format) draw the calling-context
+//! `.folded`, `.svg` and `.pb` draw the calling-context
 //! tree through one rule for deep and recursive paths, [`stacks`]: direct
 //! recursion collapsed into one frame, paths cut at [`stacks::MAX_DEPTH`]
 //! frames, self time kept exactly. No writer builds a string per path: the
@@ -37,6 +38,7 @@ pub mod csv;
 pub mod folded;
 pub mod html;
 pub mod json;
+pub mod pprof;
 pub mod stacks;
 pub mod svg;
 pub mod text;
@@ -51,6 +53,8 @@ pub const EXTENSIONS: &[&str] = &[
     ".html",
     ".folded",
     ".svg",
+    ".pb.gz",
+    ".pb",
 ];
 
 /// The extension of `path` that decides its format, if known.
@@ -72,6 +76,8 @@ pub fn render(report: &Report, path: &str, opts: &TextOptions) -> io::Result<Vec
         Some(".html") => Ok(html::render(report).into_bytes()),
         Some(".folded") => Ok(folded::render(report).into_bytes()),
         Some(".svg") => svg::render(report),
+        Some(".pb.gz") => Ok(pprof::render_gz(report)),
+        Some(".pb") => Ok(pprof::render(report)),
         _ => Err(io::Error::new(
             io::ErrorKind::InvalidInput,
             format!("unknown extension (known: {})", EXTENSIONS.join(" ")),
@@ -193,6 +199,8 @@ mod tests {
         assert_eq!(format_of("a.html"), Some(".html"));
         assert_eq!(format_of("a.folded"), Some(".folded"));
         assert_eq!(format_of("a.svg"), Some(".svg"));
+        assert_eq!(format_of("a.pb.gz"), Some(".pb.gz"));
+        assert_eq!(format_of("a.pb"), Some(".pb"));
         assert_eq!(format_of("a.xml"), None);
     }
 

@@ -58,6 +58,9 @@ pub struct Frame<'a> {
     pub cut: u64,
     /// Self time of every tree node merged into this frame, in nanoseconds.
     pub self_ns: u64,
+    /// Calls of every tree node merged into this frame (so the calls of a
+    /// collapsed recursive run are all its activations).
+    pub calls: u64,
     /// The child frames, sorted by name, a cut frame last.
     pub children: Vec<usize>,
 }
@@ -71,7 +74,7 @@ impl Frame<'_> {
     /// ```
     /// use tickprof_runtime::export::stacks::Frame;
     /// let mut f = Frame { name: "fib".into(), parent: Some(0), depth: 1, repeat: 1,
-    ///     cut: 0, self_ns: 0, children: Vec::new() };
+    ///     cut: 0, self_ns: 0, calls: 0, children: Vec::new() };
     /// assert_eq!(f.label(), "fib");
     /// f.repeat = 1000;
     /// assert_eq!(f.label(), "fib [×1000]");
@@ -109,6 +112,7 @@ pub fn build(report: &Report) -> Vec<Frame<'_>> {
         repeat: 1,
         cut: 0,
         self_ns: 0,
+        calls: 0,
         children: Vec::new(),
     }];
     // Per tree node: its frame, and its run length (calls below the cut,
@@ -130,6 +134,7 @@ pub fn build(report: &Report) -> Vec<Frame<'_>> {
         if parent.cut > 0 {
             parent.cut = parent.cut.max(run + 1);
             parent.self_ns = parent.self_ns.saturating_add(n.self_ns);
+            parent.calls = parent.calls.saturating_add(n.calls);
             at.push((dp, run + 1));
             continue;
         }
@@ -137,6 +142,7 @@ pub fn build(report: &Report) -> Vec<Frame<'_>> {
         if dp != 0 && parent.name == name {
             parent.repeat = parent.repeat.max(run + 1);
             parent.self_ns = parent.self_ns.saturating_add(n.self_ns);
+            parent.calls = parent.calls.saturating_add(n.calls);
             at.push((dp, run + 1));
             continue;
         }
@@ -154,10 +160,12 @@ pub fn build(report: &Report) -> Vec<Frame<'_>> {
                 repeat: 1,
                 cut: u64::from(cut),
                 self_ns: 0,
+                calls: 0,
                 children: Vec::new(),
             });
         }
         frames[f].self_ns = frames[f].self_ns.saturating_add(n.self_ns);
+        frames[f].calls = frames[f].calls.saturating_add(n.calls);
         at.push((f, 1));
     }
     drop(index);

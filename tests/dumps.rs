@@ -1,0 +1,302 @@
+//! Reports before exit, in child processes: on SIGUSR1 while the program
+//! runs (total and delta), the final report on SIGTERM/SIGINT/SIGHUP with
+//! `TICKPROF_ON_TERM=1` (and the signal's exit status), the behaviour
+//! without it, and programs with their own handlers for the same signals.
+//!
+//! The child prints `phase N` on stdout when it reaches a point where the
+//! parent acts, and waits for a line on stdin before going on.
+#![cfg(all(feature = "enabled", unix))]
+
+#[path = "support/quiet.rs"]
+mod quiet;
+
+#[path = "support/child.rs"]
+mod child;
+
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tickprof::profile;
+
+const CHILD: &str = "TICKPROF_DUMP_CHILD";
+
+#[profile]
+fn work() {
+    std::hint::black_box(0);
+}
+
+/// Prints `phase n` and waits for the parent's line on stdin.
+fn phase(n: u32) {
+    say(&format!("phase {n}"));
+    let mut line = String::new();
+    std::io::stdin().read_line(&mut line).unwrap();
+}
+
+/// The child's work; does nothing unless run as a child.
+#[test]
+fn child_workload() {
+    let Ok(mode) = std::env::var(CHILD) else {
+        return;
+    };
+    match mode.as_str() {
+        "phases" => {
+            (0..3).for_each(|_| work());
+            phase(1);
+            (0..5).for_each(|_| work());
+            phase(2);
+        }
+        "until-killed" => {
+            (0..3).for_each(|_| work());
+            phase(1);
+            loop {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        }
+        "own-handlers" => {
+            let term = Arc::new(AtomicBool::new(false));
+            let usr1 = Arc::new(AtomicBool::new(false));
+            signal_hook::flag::register(signal_hook::consts::SIGTERM, term.clone()).unwrap();
+            signal_hook::flag::register(signal_hook::consts::SIGUSR1, usr1.clone()).unwrap();
+            (0..3).for_each(|_| work());
+            say("ready");
+            wait_for(&usr1);
+            phase(1);
+            (0..5).for_each(|_| work());
+            say("ready again");
+            wait_for(&term);
+            say("own TERM handler ran");
+        }
+        "own-term-marker" => {
+            let marker = std::env::var("MARKER").unwrap();
+            let f = std::fs::File::create(marker).unwrap();
+            signal_hook::low_level::pipe::register(signal_hook::consts::SIGTERM, f).unwrap();
+            (0..3).for_each(|_| work());
+            phase(1);
+            loop {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        }
+        _ => {}
+    }
+}
+
+fn say(what: &str) {
+    println!("{what}");
+    std::io::stdout().flush().unwrap();
+}
+
+fn wait_for(flag: &AtomicBool) {
+    while !flag.load(Ordering::Relaxed) {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+struct Running {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+}
+
+impl Running {
+    fn start(mode: &str, env: &[(&str, &str)]) -> Running {
+        let mut cmd = child::child_command(CHILD, mode);
+        cmd.envs(env.iter().copied())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = cmd.spawn().unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        Running {
+            child,
+            stdin,
+            stdout,
+        }
+    }
+
+    /// Reads stdout up to the line `want`.
+    fn expect(&mut self, want: &str) {
+        let mut line = String::new();
+        loop {
+            line.clear();
+            let n = self.stdout.read_line(&mut line).unwrap();
+            assert!(n > 0, "child's stdout ended before {want:?}");
+            if line.trim_end().ends_with(want) {
+                return;
+            }
+        }
+    }
+
+    fn go_on(&mut self) {
+        self.stdin.write_all(b"\n").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    fn kill(&self, sig: &str) {
+        let ok = std::process::Command::new("kill")
+            .args([format!("-{sig}"), self.child.id().to_string()])
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "kill -{sig}");
+    }
+
+    /// Waits for the exit; returns the status and stderr.
+    fn finish(mut self) -> (std::process::ExitStatus, String) {
+        drop(self.stdin);
+        let mut rest = String::new();
+        let _ = std::io::Read::read_to_string(&mut self.stdout, &mut rest);
+        let out = self.child.wait_with_output().unwrap();
+        (out.status, String::from_utf8_lossy(&out.stderr).into_owned())
+    }
+}
+
+fn tmp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("tickprof-dumps-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Waits (at most 20 s) for `path` to appear, then returns the calls of
+/// `work` in it (a JSON report) and removes it.
+fn take_calls(path: &Path) -> u64 {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !path.exists() {
+        assert!(Instant::now() < deadline, "{path:?} not written");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let calls = calls_in(path);
+    std::fs::remove_file(path).unwrap();
+    calls
+}
+
+fn calls_in(path: &Path) -> u64 {
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    v["sites"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["name"].as_str().is_some_and(|n| n.ends_with("::work")))
+        .map(|s| s["calls"].as_u64().unwrap())
+        .sum()
+}
+
+/// Two SIGUSR1 dumps while the child runs, then its exit report.
+fn usr1_dumps(mode: &str) -> [u64; 3] {
+    let dir = tmp_dir(mode);
+    let out = dir.join("p.json");
+    let out_s = out.to_str().unwrap();
+    let env = [
+        ("TICKPROF_DUMP_SIGNAL", "USR1"),
+        ("TICKPROF_DUMP", mode),
+        ("TICKPROF_OUT", out_s),
+    ];
+    let mut c = Running::start("phases", &env);
+    c.expect("phase 1");
+    c.kill("USR1");
+    let first = take_calls(&out);
+    c.go_on();
+    c.expect("phase 2");
+    c.kill("USR1");
+    let second = take_calls(&out);
+    c.go_on();
+    let (status, err) = c.finish();
+    assert!(status.success(), "{err}");
+    assert_eq!(err.matches("tickprof: report 1 (SIGUSR1;").count(), 1, "{err}");
+    assert_eq!(err.matches("tickprof: report 2 (SIGUSR1;").count(), 1, "{err}");
+    let last = calls_in(&out);
+    std::fs::remove_dir_all(&dir).unwrap();
+    [first, second, last]
+}
+
+#[test]
+fn sigusr1_dumps_the_run_so_far_while_it_runs() {
+    assert_eq!(usr1_dumps("total"), [3, 8, 8]);
+}
+
+#[test]
+fn delta_dumps_sum_to_the_final_report() {
+    let [a, b, last] = usr1_dumps("delta");
+    assert_eq!([a, b], [3, 5]);
+    assert_eq!(a + b, last);
+}
+
+#[test]
+fn on_term_writes_the_final_report_then_dies_of_the_signal() {
+    for (sig, number) in [("TERM", 15), ("INT", 2), ("HUP", 1)] {
+        let dir = tmp_dir(sig);
+        let out = dir.join("p.json");
+        let env = [("TICKPROF_ON_TERM", "1"), ("TICKPROF_OUT", out.to_str().unwrap())];
+        let mut c = Running::start("until-killed", &env);
+        c.expect("phase 1");
+        c.kill(sig);
+        let (status, err) = c.finish();
+        assert_eq!(status.signal(), Some(number), "{status:?} {err}");
+        assert_eq!(calls_in(&out), 3);
+        assert_eq!(err.matches(&format!("tickprof: SIG{sig}: final report")).count(), 1);
+        assert_eq!(err.matches("tickprof: clock ").count(), 1, "one report: {err}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+#[test]
+fn without_on_term_a_signal_kills_as_before_with_no_report() {
+    let dir = tmp_dir("plain-term");
+    let out = dir.join("p.json");
+    let mut c = Running::start("until-killed", &[("TICKPROF_OUT", out.to_str().unwrap())]);
+    c.expect("phase 1");
+    c.kill("TERM");
+    let (status, err) = c.finish();
+    assert_eq!(status.signal(), Some(15));
+    assert!(!out.exists());
+    assert!(!err.contains("tickprof"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_program_with_its_own_handlers_keeps_them() {
+    let dir = tmp_dir("own");
+    let out = dir.join("p.json");
+    let env = [
+        ("TICKPROF_DUMP_SIGNAL", "USR1"),
+        ("TICKPROF_OUT", out.to_str().unwrap()),
+    ];
+    let mut c = Running::start("own-handlers", &env);
+    c.expect("ready");
+    c.kill("USR1");
+    c.expect("phase 1"); // the program's own SIGUSR1 handler ran
+    assert_eq!(take_calls(&out), 3, "tickprof's dump on the same signal");
+    c.go_on();
+    c.expect("ready again");
+    c.kill("TERM");
+    c.expect("own TERM handler ran");
+    let (status, err) = c.finish();
+    assert!(status.success(), "the program's own SIGTERM handler let it exit: {err}");
+    assert_eq!(calls_in(&out), 8, "the exit report, as without dumps");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn on_term_runs_the_programs_own_handler_too() {
+    let dir = tmp_dir("own-term");
+    let out = dir.join("p.json");
+    let marker = dir.join("marker");
+    let env = [
+        ("TICKPROF_ON_TERM", "1"),
+        ("TICKPROF_OUT", out.to_str().unwrap()),
+        ("MARKER", marker.to_str().unwrap()),
+    ];
+    let mut c = Running::start("own-term-marker", &env);
+    c.expect("phase 1");
+    c.kill("TERM");
+    let (status, err) = c.finish();
+    assert_eq!(status.signal(), Some(15), "{err}");
+    assert_eq!(std::fs::read_to_string(&marker).unwrap(), "X");
+    assert_eq!(calls_in(&out), 3);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,0 +1,204 @@
+//! The pprof export decoded as `profile.proto` (prost): string table,
+//! sample types, one function and location per site with its file and
+//! line, and sums: pprof's flat is each site's self figure and its cum
+//! (each sample counted once per function) the site's total, recursion
+//! included.
+#![cfg(feature = "enabled")]
+
+#[path = "support/quiet.rs"]
+mod quiet;
+
+use std::collections::{HashMap, HashSet};
+use tickprof::profile;
+
+#[derive(Clone, PartialEq, prost::Message)]
+struct Profile {
+    #[prost(message, repeated, tag = "1")]
+    sample_type: Vec<ValueType>,
+    #[prost(message, repeated, tag = "2")]
+    sample: Vec<Sample>,
+    #[prost(message, repeated, tag = "3")]
+    mapping: Vec<Mapping>,
+    #[prost(message, repeated, tag = "4")]
+    location: Vec<Location>,
+    #[prost(message, repeated, tag = "5")]
+    function: Vec<Function>,
+    #[prost(string, repeated, tag = "6")]
+    string_table: Vec<String>,
+    #[prost(int64, tag = "10")]
+    duration_nanos: i64,
+    #[prost(int64, tag = "14")]
+    default_sample_type: i64,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+struct ValueType {
+    #[prost(int64, tag = "1")]
+    r#type: i64,
+    #[prost(int64, tag = "2")]
+    unit: i64,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+struct Sample {
+    #[prost(uint64, repeated, tag = "1")]
+    location_id: Vec<u64>,
+    #[prost(int64, repeated, tag = "2")]
+    value: Vec<i64>,
+    #[prost(message, repeated, tag = "3")]
+    label: Vec<Label>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+struct Label {
+    #[prost(int64, tag = "1")]
+    key: i64,
+    #[prost(int64, tag = "2")]
+    str: i64,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+struct Mapping {
+    #[prost(uint64, tag = "1")]
+    id: u64,
+    #[prost(bool, tag = "7")]
+    has_functions: bool,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+struct Location {
+    #[prost(uint64, tag = "1")]
+    id: u64,
+    #[prost(uint64, tag = "2")]
+    mapping_id: u64,
+    #[prost(message, repeated, tag = "4")]
+    line: Vec<Line>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+struct Line {
+    #[prost(uint64, tag = "1")]
+    function_id: u64,
+    #[prost(int64, tag = "2")]
+    line: i64,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+struct Function {
+    #[prost(uint64, tag = "1")]
+    id: u64,
+    #[prost(int64, tag = "2")]
+    name: i64,
+    #[prost(int64, tag = "4")]
+    filename: i64,
+    #[prost(int64, tag = "5")]
+    start_line: i64,
+}
+
+#[profile]
+fn outer() {
+    for _ in 0..4 {
+        inner();
+    }
+    rec(5);
+}
+
+#[profile]
+fn inner() {
+    std::hint::black_box((0..100).sum::<u64>());
+}
+
+#[profile]
+fn rec(n: u32) -> u32 {
+    if n == 0 {
+        0
+    } else {
+        rec(n - 1) + 1
+    }
+}
+
+/// The payload of a gzip member made of stored DEFLATE blocks.
+fn unstore(gz: &[u8]) -> Vec<u8> {
+    assert_eq!(&gz[..4], &[0x1f, 0x8b, 8, 0]);
+    let mut out = Vec::new();
+    let mut at = 10;
+    loop {
+        let last = gz[at] & 1 == 1;
+        assert_eq!(gz[at] & 6, 0, "stored block");
+        let len = u16::from_le_bytes([gz[at + 1], gz[at + 2]]) as usize;
+        out.extend_from_slice(&gz[at + 5..at + 5 + len]);
+        at += 5 + len;
+        if last {
+            break;
+        }
+    }
+    assert_eq!(gz.len(), at + 8);
+    assert_eq!(&gz[at + 4..], &(out.len() as u32).to_le_bytes());
+    out
+}
+
+#[test]
+fn pprof_decodes_with_one_function_per_site_and_flat_self_cum_total() {
+    let before = tickprof::snapshot();
+    for _ in 0..3 {
+        outer();
+    }
+    let report = tickprof::snapshot().since(&before);
+    let opts = tickprof::TextOptions::default();
+    let pb = tickprof::export::render(&report, "x.pb", &opts).unwrap();
+    let gz = tickprof::export::render(&report, "x.pb.gz", &opts).unwrap();
+    assert_eq!(unstore(&gz), pb);
+    let p: Profile = prost::Message::decode(pb.as_slice()).unwrap();
+    let s = |i: i64| p.string_table[i as usize].as_str();
+    assert_eq!(p.string_table[0], "");
+    let types: Vec<(&str, &str)> = p.sample_type.iter().map(|t| (s(t.r#type), s(t.unit))).collect();
+    assert_eq!(types, [("calls", "count"), ("time", "nanoseconds")]);
+    assert_eq!(s(p.default_sample_type), "time");
+    assert_eq!(p.duration_nanos as u64, report.run.wall_ns);
+    assert_eq!(p.mapping.len(), 1);
+    assert!(p.mapping[0].has_functions);
+
+    // One function and one location per site, with its file and line.
+    assert_eq!(p.function.len(), report.sites.len());
+    assert_eq!(p.location.len(), report.sites.len());
+    let funcs: HashMap<u64, &Function> = p.function.iter().map(|f| (f.id, f)).collect();
+    let name_of_loc: HashMap<u64, &str> = p
+        .location
+        .iter()
+        .map(|l| {
+            assert_eq!(l.line.len(), 1);
+            (l.id, s(funcs[&l.line[0].function_id].name))
+        })
+        .collect();
+    for site in &report.sites {
+        let f = p.function.iter().find(|f| s(f.name) == site.name).expect("site");
+        assert_eq!(s(f.filename), site.file);
+        assert_eq!(f.start_line, i64::from(site.line));
+    }
+
+    // Flat (leaf) and cum (once per sample) per function.
+    let mut flat: HashMap<&str, [i64; 2]> = HashMap::new();
+    let mut cum: HashMap<&str, [i64; 2]> = HashMap::new();
+    for sample in &p.sample {
+        assert_eq!(sample.value.len(), 2);
+        assert_eq!(sample.label.len(), 1);
+        assert_eq!(s(sample.label[0].key), "thread");
+        let names: Vec<&str> = sample.location_id.iter().map(|l| name_of_loc[l]).collect();
+        let leaf = flat.entry(names[0]).or_default();
+        leaf[0] += sample.value[0];
+        leaf[1] += sample.value[1];
+        for n in names.iter().copied().collect::<HashSet<_>>() {
+            let c = cum.entry(n).or_default();
+            c[1] += sample.value[1];
+        }
+    }
+    assert_eq!(p.sample.len(), 3, "outer, outer;inner, outer;rec [×6]");
+    for site in &report.sites {
+        let n = site.name.as_str();
+        assert_eq!(flat[n][0] as u64, site.calls, "{n} calls");
+        assert_eq!(flat[n][1] as u64, site.self_ns, "{n} flat = self");
+        assert_eq!(cum[n][1] as u64, site.total_ns, "{n} cum = total");
+    }
+    let rec = report.sites.iter().find(|s| s.name.ends_with("::rec")).unwrap();
+    assert_eq!(rec.calls, 18);
+}

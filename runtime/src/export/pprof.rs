@@ -185,12 +185,9 @@ pub fn render(report: &Report) -> Vec<u8> {
     for s in &strings.table {
         p.bytes(6, s.as_bytes());
     }
-    let wall = report.run.wall_ns;
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos().min(u128::from(u64::MAX)) as u64);
-    p.uint(9, int64(now.saturating_sub(wall)));
-    p.uint(10, int64(wall));
+    // `duration_nanos`; no `time_nanos`: the report does not say when the
+    // run started, and the output stays a function of the report alone.
+    p.uint(10, int64(report.run.wall_ns));
     let last = SAMPLE_TYPES.len() - 1;
     let default = strings.index.get(SAMPLE_TYPES[last].kind).copied();
     p.uint(14, default.unwrap_or(0));

@@ -151,7 +151,10 @@ impl Running {
         let mut rest = String::new();
         let _ = std::io::Read::read_to_string(&mut self.stdout, &mut rest);
         let out = self.child.wait_with_output().unwrap();
-        (out.status, String::from_utf8_lossy(&out.stderr).into_owned())
+        (
+            out.status,
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
     }
 }
 
@@ -207,8 +210,16 @@ fn usr1_dumps(mode: &str) -> [u64; 3] {
     c.go_on();
     let (status, err) = c.finish();
     assert!(status.success(), "{err}");
-    assert_eq!(err.matches("tickprof: report 1 (SIGUSR1;").count(), 1, "{err}");
-    assert_eq!(err.matches("tickprof: report 2 (SIGUSR1;").count(), 1, "{err}");
+    assert_eq!(
+        err.matches("tickprof: report 1 (SIGUSR1;").count(),
+        1,
+        "{err}"
+    );
+    assert_eq!(
+        err.matches("tickprof: report 2 (SIGUSR1;").count(),
+        1,
+        "{err}"
+    );
     let last = calls_in(&out);
     std::fs::remove_dir_all(&dir).unwrap();
     [first, second, last]
@@ -231,15 +242,26 @@ fn on_term_writes_the_final_report_then_dies_of_the_signal() {
     for (sig, number) in [("TERM", 15), ("INT", 2), ("HUP", 1)] {
         let dir = tmp_dir(sig);
         let out = dir.join("p.json");
-        let env = [("TICKPROF_ON_TERM", "1"), ("TICKPROF_OUT", out.to_str().unwrap())];
+        let env = [
+            ("TICKPROF_ON_TERM", "1"),
+            ("TICKPROF_OUT", out.to_str().unwrap()),
+        ];
         let mut c = Running::start("until-killed", &env);
         c.expect("phase 1");
         c.kill(sig);
         let (status, err) = c.finish();
         assert_eq!(status.signal(), Some(number), "{status:?} {err}");
         assert_eq!(calls_in(&out), 3);
-        assert_eq!(err.matches(&format!("tickprof: SIG{sig}: final report")).count(), 1);
-        assert_eq!(err.matches("tickprof: clock ").count(), 1, "one report: {err}");
+        assert_eq!(
+            err.matches(&format!("tickprof: SIG{sig}: final report"))
+                .count(),
+            1
+        );
+        assert_eq!(
+            err.matches("tickprof: clock ").count(),
+            1,
+            "one report: {err}"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
@@ -276,7 +298,10 @@ fn a_program_with_its_own_handlers_keeps_them() {
     c.kill("TERM");
     c.expect("own TERM handler ran");
     let (status, err) = c.finish();
-    assert!(status.success(), "the program's own SIGTERM handler let it exit: {err}");
+    assert!(
+        status.success(),
+        "the program's own SIGTERM handler let it exit: {err}"
+    );
     assert_eq!(calls_in(&out), 8, "the exit report, as without dumps");
     std::fs::remove_dir_all(&dir).unwrap();
 }

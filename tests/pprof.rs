@@ -151,7 +151,11 @@ fn pprof_decodes_with_one_function_per_site_and_flat_self_cum_total() {
     let p: Profile = prost::Message::decode(pb.as_slice()).unwrap();
     let s = |i: i64| p.string_table[i as usize].as_str();
     assert_eq!(p.string_table[0], "");
-    let types: Vec<(&str, &str)> = p.sample_type.iter().map(|t| (s(t.r#type), s(t.unit))).collect();
+    let types: Vec<(&str, &str)> = p
+        .sample_type
+        .iter()
+        .map(|t| (s(t.r#type), s(t.unit)))
+        .collect();
     assert_eq!(types, [("calls", "count"), ("time", "nanoseconds")]);
     assert_eq!(s(p.default_sample_type), "time");
     assert_eq!(p.duration_nanos as u64, report.run.wall_ns);
@@ -171,7 +175,11 @@ fn pprof_decodes_with_one_function_per_site_and_flat_self_cum_total() {
         })
         .collect();
     for site in &report.sites {
-        let f = p.function.iter().find(|f| s(f.name) == site.name).expect("site");
+        let f = p
+            .function
+            .iter()
+            .find(|f| s(f.name) == site.name)
+            .expect("site");
         assert_eq!(s(f.filename), site.file);
         assert_eq!(f.start_line, i64::from(site.line));
     }
@@ -199,6 +207,10 @@ fn pprof_decodes_with_one_function_per_site_and_flat_self_cum_total() {
         assert_eq!(flat[n][1] as u64, site.self_ns, "{n} flat = self");
         assert_eq!(cum[n][1] as u64, site.total_ns, "{n} cum = total");
     }
-    let rec = report.sites.iter().find(|s| s.name.ends_with("::rec")).unwrap();
+    let rec = report
+        .sites
+        .iter()
+        .find(|s| s.name.ends_with("::rec"))
+        .unwrap();
     assert_eq!(rec.calls, 18);
 }

@@ -70,7 +70,10 @@ mod tests {
         assert_eq!(m.buf, [0x08, 0x96, 0x01]);
         let mut m = Message::default();
         m.bytes(2, b"testing");
-        assert_eq!(m.buf, [0x12, 0x07, b't', b'e', b's', b't', b'i', b'n', b'g']);
+        assert_eq!(
+            m.buf,
+            [0x12, 0x07, b't', b'e', b's', b't', b'i', b'n', b'g']
+        );
         let mut m = Message::default();
         m.packed(4, [3, 270, 86942]);
         assert_eq!(m.buf, [0x22, 0x06, 0x03, 0x8E, 0x02, 0x9E, 0xA7, 0x05]);

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# The pprof export read by the real tool, `go tool pprof` (Debian's
+# golang-go; installed with apt-get when missing).
+#
+#   scripts/ci_pprof.sh
+#
+# 1. Runs the report_gallery example (two threads, a recursive merge sort,
+#    awkward names) with TICKPROF_OUT=run.pb.gz,run.pb,run.json.
+# 2. `go tool pprof -top` (time, then calls): every site whose name pprof
+#    prints unchanged (plain `a::b::c` paths; pprof simplifies names with
+#    `<…>`, quotes or spaces) is listed with flat = the JSON report's self
+#    and cum = its total, in nanoseconds (±1 ns), and flat calls = its calls.
+# 3. `go tool pprof -traces`: no stack names one function twice in a row
+#    (recursion is collapsed, so cum does not double count it), and every
+#    sample has the `thread` label.
+# 4. The .pb and the .pb.gz decode to the same profile.
+#
+# Prints one summary line; exits non-zero when a check fails.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+if ! command -v go >/dev/null; then
+    apt-get install -y -qq golang-go >/dev/null 2>&1 ||
+        { apt-get update -qq >/dev/null && apt-get install -y -qq golang-go >/dev/null; }
+fi
+out=target/pprof-check
+rm -rf "$out"
+mkdir -p "$out"
+TICKPROF_STDERR=0 TICKPROF_OUT="$out/run.pb.gz,$out/run.pb,$out/run.json" \
+    cargo run --quiet --release --example report_gallery -- --out "$out/gallery" --large 10 >/dev/null
+
+pprof() { go tool pprof -nodefraction=0 -edgefraction=0 -nodecount=100000 "$@"; }
+pprof -top -unit=ns "$out/run.pb.gz" >"$out/top-time.txt" 2>&1
+pprof -top -sample_index=calls "$out/run.pb.gz" >"$out/top-calls.txt" 2>&1
+pprof -traces "$out/run.pb.gz" >"$out/traces.txt" 2>&1
+pprof -raw "$out/run.pb.gz" >"$out/raw-gz.txt" 2>&1
+pprof -raw "$out/run.pb" >"$out/raw-pb.txt" 2>&1
+
+python3 - "$out" <<'PY'
+import json, re, sys
+out = sys.argv[1]
+sites = json.load(open(f"{out}/run.json"))["sites"]
+plain = [s for s in sites if re.fullmatch(r"[A-Za-z0-9_:]+", s["name"])]
+
+def top(path, unit):
+    rows = {}
+    for line in open(path):
+        m = re.match(r"\s*(\d+)%s\s+\S+\s+\S+\s+(\d+)%s\s+\S+\s+(.+)$" % (unit, unit), line)
+        if m:
+            rows[m.group(3).strip()] = (int(m.group(1)), int(m.group(2)))
+    return rows
+
+time, calls = top(f"{out}/top-time.txt", "ns"), top(f"{out}/top-calls.txt", "")
+fail = []
+for s in plain:
+    n = s["name"]
+    if n not in time:
+        fail.append(f"{n}: not in pprof -top")
+        continue
+    flat, cum = time[n]
+    if abs(flat - s["self_ns"]) > 1 or abs(cum - s["total_ns"]) > 1:
+        fail.append(f"{n}: flat {flat} cum {cum}, report self {s['self_ns']} total {s['total_ns']}")
+    if calls.get(n, (None,))[0] != s["calls"]:
+        fail.append(f"{n}: flat calls {calls.get(n)}, report {s['calls']}")
+stacks, stack, labelled = [], [], 0
+for line in open(f"{out}/traces.txt"):
+    if line.startswith("-----"):
+        if stack:
+            stacks.append(stack)
+        stack = []
+    elif "thread:" in line:
+        labelled += 1
+    elif line.strip() and not line.startswith(("File:", "Type:", "Duration:")):
+        stack.append(re.sub(r"^\s*\S+\s{3}", "", line.rstrip()).strip())
+if stack:
+    stacks.append(stack)
+for st in stacks:
+    for a, b in zip(st, st[1:]):
+        if a == b:
+            fail.append(f"recursion not collapsed: {st}")
+if labelled != len(stacks) or not stacks:
+    fail.append(f"{labelled} thread labels for {len(stacks)} samples")
+raw = [open(f"{out}/raw-{k}.txt").read() for k in ("gz", "pb")]
+if raw[0] != raw[1]:
+    fail.append(".pb and .pb.gz differ")
+rank = [s for s in plain if s["name"].endswith("::rank")]
+if not rank:
+    fail.append("the recursive site rank is missing")
+if fail:
+    print("ci_pprof: FAIL:\n  " + "\n  ".join(fail))
+    sys.exit(1)
+print(f"ci_pprof: OK: {len(plain)} of {len(sites)} sites checked against go tool pprof "
+      f"(flat = self, cum = total, flat calls = calls; recursive rank cum {time[rank[0]['name']][1]} ns "
+      f"= total), {len(stacks)} samples, each with its thread label")
+PY

@@ -14,6 +14,9 @@
 #    (recursion is collapsed, so cum does not double count it), and every
 #    sample has the `thread` label.
 # 4. The .pb and the .pb.gz decode to the same profile.
+# 5. TICKPROF_HTTP: the `service` example serves its profile; `go tool pprof
+#    -seconds 1 -top http://127.0.0.1:PORT/debug/pprof/profile` lists its
+#    three sites, handle's cum covering parse and respond.
 #
 # Prints one summary line; exits non-zero when a check fails.
 set -euo pipefail
@@ -35,6 +38,19 @@ pprof -top -sample_index=calls "$out/run.pb.gz" >"$out/top-calls.txt" 2>&1
 pprof -traces "$out/run.pb.gz" >"$out/traces.txt" 2>&1
 pprof -raw "$out/run.pb.gz" >"$out/raw-gz.txt" 2>&1
 pprof -raw "$out/run.pb" >"$out/raw-pb.txt" 2>&1
+
+cargo build --quiet --release --example service
+port=$((20000 + RANDOM % 20000))
+TICKPROF_STDERR=0 TICKPROF_HTTP="127.0.0.1:$port" target/release/examples/service --seconds 6 >/dev/null &
+service=$!
+for _ in $(seq 50); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
+    sleep 0.1
+done
+(cd "$out" && HOME="$PWD" go tool pprof -seconds 1 -top -unit=ns \
+    "http://127.0.0.1:$port/debug/pprof/profile") >"$out/http-top.txt" 2>&1 || true
+kill "$service" 2>/dev/null || true
+wait "$service" 2>/dev/null || true
 
 python3 - "$out" <<'PY'
 import json, re, sys
@@ -86,10 +102,17 @@ if raw[0] != raw[1]:
 rank = [s for s in plain if s["name"].endswith("::rank")]
 if not rank:
     fail.append("the recursive site rank is missing")
+http = top(f"{out}/http-top.txt", "ns")
+names = ["service::handle", "service::parse", "service::respond"]
+if sorted(n for n in http) != names:
+    fail.append(f"TICKPROF_HTTP: sites {sorted(http)}, want {names}")
+elif http["service::handle"][1] != sum(http[n][0] for n in names):
+    fail.append(f"TICKPROF_HTTP: handle cum {http['service::handle'][1]} is not the sum of the flats")
 if fail:
     print("ci_pprof: FAIL:\n  " + "\n  ".join(fail))
     sys.exit(1)
 print(f"ci_pprof: OK: {len(plain)} of {len(sites)} sites checked against go tool pprof "
       f"(flat = self, cum = total, flat calls = calls; recursive rank cum {time[rank[0]['name']][1]} ns "
-      f"= total), {len(stacks)} samples, each with its thread label")
+      f"= total), {len(stacks)} samples, each with its thread label; TICKPROF_HTTP served "
+      f"{len(http)} sites to go tool pprof")
 PY

@@ -60,6 +60,9 @@ pub struct Config {
     /// `TICKPROF_ON_TERM`: on SIGTERM, SIGINT or SIGHUP write the final
     /// report, then terminate as the signal's default action would.
     pub on_term: bool,
+    /// `TICKPROF_HTTP`: serve pprof profiles at this address, at
+    /// `/debug/pprof/profile`.
+    pub http: Option<std::net::SocketAddr>,
 }
 
 /// A signal that asks for a report (`TICKPROF_DUMP_SIGNAL`).
@@ -102,6 +105,7 @@ impl Default for Config {
             dump_interval: None,
             dump_mode: DumpMode::Total,
             on_term: false,
+            http: None,
         }
     }
 }
@@ -273,6 +277,18 @@ impl Config {
                 _ => warn("TICKPROF_ON_TERM", &v, "is not 0 or 1", "0"),
             }
         }
+        if let Some(v) = get("TICKPROF_HTTP") {
+            match parse_http(&v) {
+                Some(a) => c.http = Some(a),
+                None if v.trim().is_empty() => c.http = None,
+                None => warn(
+                    "TICKPROF_HTTP",
+                    &v,
+                    "is not PORT or IP:PORT (e.g. 127.0.0.1:6060)",
+                    "not served",
+                ),
+            }
+        }
         if c.outputs.iter().any(|p| p.ends_with(".trace.json")) {
             c.trace = true;
         }
@@ -285,6 +301,16 @@ impl Config {
     pub fn from_env() -> (Config, Vec<String>) {
         Config::parse(|name| std::env::var_os(name).map(|v| v.to_string_lossy().into_owned()))
     }
+}
+
+/// `PORT` (on 127.0.0.1) or `IP:PORT`. An address outside loopback must be
+/// written out: a bare port never listens beyond this machine.
+fn parse_http(s: &str) -> Option<std::net::SocketAddr> {
+    let s = s.trim();
+    if let Ok(port) = s.parse::<u16>() {
+        return Some(std::net::SocketAddr::from(([127, 0, 0, 1], port)));
+    }
+    s.parse().ok()
 }
 
 /// A duration as `parse_duration` reads it: the largest unit that
@@ -419,6 +445,7 @@ mod tests {
             ("TICKPROF_DUMP_INTERVAL", "30"),
             ("TICKPROF_DUMP", "sometimes"),
             ("TICKPROF_ON_TERM", "please"),
+            ("TICKPROF_HTTP", "localhost"),
         ] {
             let (c, w) = parse(&[(var, bad)]);
             assert_eq!(w.len(), 1, "{var}: {w:?}");
@@ -459,6 +486,10 @@ mod tests {
         assert!(w.is_empty(), "{w:?}");
         assert_eq!(c.dump_signal, Some(DumpSignal::Usr1));
         assert!(!c.on_term);
+        let (c, _) = parse(&[("TICKPROF_HTTP", "6060")]);
+        assert_eq!(c.http, Some(([127, 0, 0, 1], 6060).into()));
+        let (c, _) = parse(&[("TICKPROF_HTTP", "0.0.0.0:7070")]);
+        assert_eq!(c.http, Some(([0, 0, 0, 0], 7070).into()));
     }
 
     #[test]

@@ -3,6 +3,8 @@
 //! (`TICKPROF_DUMP_INTERVAL`, `dump_every`), and the final report on a
 //! termination signal (`TICKPROF_ON_TERM`).
 //!
+//! `TICKPROF_HTTP` serves pprof profiles (`http`).
+//!
 //! Nothing here runs unless asked for: no thread is started and no signal
 //! handler installed otherwise. Reports are written on threads tickprof owns
 //! (`tickprof signals`, `tickprof timer`) or on the caller's thread
@@ -17,6 +19,7 @@ use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, TryLockError};
 use std::time::{Duration, Instant};
 
+mod http;
 #[cfg(unix)]
 mod signals;
 
@@ -51,6 +54,9 @@ pub(super) fn start(config: &Config) {
     }
     if let Some(period) = config.dump_interval {
         every(period);
+    }
+    if let Some(addr) = config.http {
+        http::serve(addr);
     }
     #[cfg(unix)]
     if config.on_term {

@@ -95,9 +95,10 @@ fn wait_for(flag: &AtomicBool) {
     }
 }
 
+/// A running child; killed when dropped (a failed test leaves none behind).
 struct Running {
     child: Child,
-    stdin: ChildStdin,
+    stdin: Option<ChildStdin>,
     stdout: BufReader<ChildStdout>,
 }
 
@@ -113,7 +114,7 @@ impl Running {
         let stdout = BufReader::new(child.stdout.take().unwrap());
         Running {
             child,
-            stdin,
+            stdin: Some(stdin),
             stdout,
         }
     }
@@ -132,8 +133,9 @@ impl Running {
     }
 
     fn go_on(&mut self) {
-        self.stdin.write_all(b"\n").unwrap();
-        self.stdin.flush().unwrap();
+        let stdin = self.stdin.as_mut().unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
     }
 
     fn kill(&self, sig: &str) {

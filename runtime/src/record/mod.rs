@@ -23,6 +23,7 @@ pub(crate) mod future;
 pub(crate) mod guard;
 pub(crate) mod node;
 pub(crate) mod registry;
+mod sigmask;
 pub(crate) mod stack;
 pub(crate) mod trace;
 

@@ -14,6 +14,7 @@ use super::fasthash::FastMap;
 use super::guard::{record_detached, DETACHED, TRACED};
 use super::node::{bump, Node};
 use super::registry;
+use super::sigmask;
 use crate::site::CallSite;
 use crate::switches::{recording, MAX_NODES, RECORDED_ANY};
 use crate::tree::{OVERFLOW_NESTED, OVERFLOW_OUTER};
@@ -57,6 +58,10 @@ pub(super) struct ThreadState {
     /// Set on tickprof's own calibration thread: only internal sites are
     /// recorded there (a marked global allocator's calls are not).
     internal_only: Cell<bool>,
+    /// Set when the first marked call could not ask std for the thread's
+    /// name (it may have run in a signal handler while std was starting
+    /// the thread): the name is found on a later cold path.
+    name_pending: Cell<bool>,
 }
 
 /// The shadow stack of a torn-down state: one null frame, only ever read
@@ -90,6 +95,7 @@ thread_local! {
             busy: Cell::new(false),
             dead: Cell::new(false),
             internal_only: Cell::new(false),
+            name_pending: Cell::new(false),
         }
     };
     static EXIT: ThreadExit = const { ThreadExit };
@@ -204,13 +210,15 @@ impl ThreadState {
             self.stack.set(DEAD_STACK.0.as_ptr().cast_mut());
             return false;
         }
-        let current = std::thread::current();
-        let name = current
-            .name()
-            .map_or_else(|| format!("{:?}", current.id()), str::to_owned);
+        // Asking std for the name while std is still starting the thread
+        // (from a signal handler) would abort the thread's start.
+        let pending = sigmask::any_blocked();
+        let name = (!pending).then(sigmask::std_thread_name);
         // tickprof's calibration thread records only tickprof's own sites
         // (a marked global allocator's calls there are not the program's).
-        self.internal_only.set(name == CALIBRATION_THREAD);
+        self.internal_only
+            .set(name.as_deref() == Some(CALIBRATION_THREAD));
+        self.name_pending.set(pending);
         crate::switches::settle_max_ticks();
         let arena = registry::new_thread(name);
         let Some(root) = arena.push(None, u32::MAX, 0) else {
@@ -271,6 +279,10 @@ impl ThreadState {
         let maps = unsafe { &mut *self.maps.get() };
         // SAFETY: as in `note_reentrant`.
         let arena = unsafe { &*self.arena.get() };
+        if self.name_pending.get() && !sigmask::any_blocked() {
+            self.name_pending.set(false);
+            arena.set_late_name(sigmask::std_thread_name());
+        }
         if self.internal_only.get() && !site.is_internal() {
             return None;
         }
@@ -456,6 +468,14 @@ impl ThreadState {
         }
         // SAFETY: created by `Arc::into_raw` in `setup`, released once here.
         let arena = unsafe { Arc::from_raw(arena) };
+        if self.name_pending.replace(false) {
+            // std's thread handle may already be gone (its teardown can run
+            // before this one when the first marked call preceded std's
+            // start): the operating system's name, at most 15 bytes.
+            if let Some(name) = sigmask::os_thread_name() {
+                arena.set_late_name(name);
+            }
+        }
         // Frames still open now belong to guards that were never dropped.
         arena
             .leaked

@@ -199,6 +199,19 @@ pub(crate) fn build(c: &Capture, facts: &Facts) -> Report {
     }
 }
 
+/// Multiple of the calibrated inner cost (ticks inside a timed call) that a
+/// site's raw mean must reach for its calls to count as resolved: the
+/// call's own time is then at least the instrumentation's.
+pub(crate) const RESOLUTION: f64 = 2.0;
+
+/// Whether a site's calls are long enough to be timed (see
+/// [`SiteStats::resolved`]).
+fn resolved(f: &Flat, accepted: u64, inner_ticks: f64) -> bool {
+    accepted == 0
+        || inner_ticks <= 0.0
+        || f.every.ticks as f64 / accepted as f64 >= RESOLUTION * inner_ticks
+}
+
 /// One site's row (edges left empty).
 fn site_stats(
     site: &CallSite,
@@ -243,6 +256,7 @@ fn site_stats(
             self_ as f64 / total as f64
         },
         mean_ns: mean,
+        resolved: resolved(f, accepted, inner),
         min_ns: lo.floor() as u64,
         max_ns: hi.ceil() as u64,
         total_ticks: f.total.ticks,

@@ -23,6 +23,13 @@ pub(crate) enum Cell<'a> {
     /// `part` as a share of `whole` (shown as a percentage; 0 when `whole`
     /// is 0).
     Share(u64, u64),
+    /// A time in whole nanoseconds below the clock's resolution: shown
+    /// `~15 ns` to people, as a plain number to machines.
+    ApproxNs(u64),
+    /// A mean below the clock's resolution (as `ApproxNs`).
+    ApproxMean(f64),
+    /// Yes or no (`true`/`false` in CSV).
+    Flag(bool),
 }
 
 impl Cell<'_> {
@@ -43,6 +50,9 @@ impl Cell<'_> {
             Cell::Mean(x) if x.is_finite() => x,
             Cell::Mean(_) => 0.0,
             Cell::Share(p, w) => Cell::fraction(p, w),
+            Cell::ApproxNs(n) => n as f64,
+            Cell::ApproxMean(x) => Cell::Mean(x).sort_key(),
+            Cell::Flag(b) => f64::from(u8::from(b)),
         }
     }
 
@@ -54,6 +64,9 @@ impl Cell<'_> {
             Cell::Ns(n) => fmt_ns(n as f64),
             Cell::Mean(x) => fmt_ns(if x.is_finite() { x } else { 0.0 }),
             Cell::Share(p, w) => format!("{:.1}%", 100.0 * Cell::fraction(p, w)),
+            Cell::ApproxNs(n) => format!("~{}", Cell::Ns(n).human()),
+            Cell::ApproxMean(x) => format!("~{}", Cell::Mean(x).human()),
+            Cell::Flag(b) => (if b { "yes" } else { "no" }).to_owned(),
         }
     }
 
@@ -64,6 +77,9 @@ impl Cell<'_> {
             Cell::Count(n) | Cell::Ns(n) => n.to_string(),
             Cell::Mean(x) => format!("{:.1}", if x.is_finite() { x } else { 0.0 }),
             Cell::Share(p, w) => format!("{:.4}", Cell::fraction(p, w)),
+            Cell::ApproxNs(n) => Cell::Ns(n).machine(),
+            Cell::ApproxMean(x) => Cell::Mean(x).machine(),
+            Cell::Flag(b) => b.to_string(),
         }
     }
 }
@@ -134,17 +150,27 @@ macro_rules! site_columns {
 
 use Show::{Always, Async, Never};
 
+/// A time of `site`: marked `~` when the site's calls are below the
+/// clock's resolution.
+fn approx(site: &SiteStats, ns: u64) -> Cell<'_> {
+    if site.resolved {
+        Cell::Ns(ns)
+    } else {
+        Cell::ApproxNs(ns)
+    }
+}
+
 site_columns! {
     csv {
         "name" => col("name", 0, 0, Always, "site name; click for callers and callees", |s, _| Cell::Text(&s.name)),
         "calls" => col("calls", 10, 10, Always, "completed calls", |s, _| Cell::Count(s.calls)),
-        "total_ns" => col("total", 20, 10, Always, "total time, recursion counted once", |s, _| Cell::Ns(s.total_ns)),
-        "mean_ns" => col("mean", 60, 10, Always, "mean time of one accepted call", |s, _| Cell::Mean(s.mean_ns)),
-        "min_ns" => col("min", 70, 10, Always, "shortest accepted call", |s, _| Cell::Ns(s.min_ns)),
-        "max_ns" => col("max", 80, 10, Always, "longest accepted call", |s, _| Cell::Ns(s.max_ns)),
+        "total_ns" => col("total", 20, 10, Always, "total time, recursion counted once", |s, _| approx(s, s.total_ns)),
+        "mean_ns" => col("mean", 60, 10, Always, "mean time of one accepted call", |s, _| if s.resolved { Cell::Mean(s.mean_ns) } else { Cell::ApproxMean(s.mean_ns) }),
+        "min_ns" => col("min", 70, 10, Always, "shortest accepted call", |s, _| approx(s, s.min_ns)),
+        "max_ns" => col("max", 80, 10, Always, "longest accepted call", |s, _| approx(s, s.max_ns)),
         "reversed" => col("reversed", 0, 0, Never, "calls whose end stamp was before their start", |s, _| Cell::Count(s.reversed)),
         "oversized" => col("oversized", 0, 0, Never, "calls longer than TICKPROF_MAX_DELTA", |s, _| Cell::Count(s.oversized)),
-        "self_ns" => col("self", 40, 10, Always, "time not spent in marked callees", |s, _| Cell::Ns(s.self_ns)),
+        "self_ns" => col("self", 40, 10, Always, "time not spent in marked callees", |s, _| approx(s, s.self_ns)),
         "unwound" => col("unwound", 0, 0, Never, "calls ended by a panic", |s, _| Cell::Count(s.unwound)),
         "wall_ns" => col("wall", 100, 10, Async, "async: first poll to completion, summed over calls", |s, _| Cell::Ns(s.wall_ns)),
         "cancelled" => col("cancelled", 110, 9, Async, "async: futures dropped before completion", |s, _| Cell::Count(s.cancelled)),
@@ -153,6 +179,7 @@ site_columns! {
         "compensated_total_ns" => col("compensated total", 0, 0, Never, "total with the calibrated cost subtracted", |s, _| Cell::Ns(s.compensated_total_ns)),
         "compensated_self_ns" => col("compensated self", 0, 0, Never, "self with the calibrated cost subtracted", |s, _| Cell::Ns(s.compensated_self_ns)),
         "p_self" => col("p_self", 55, 7, Always, "self time as a share of the site's own total", |s, _| Cell::Share(s.self_ns, s.total_ns)),
+        "resolved" => col("resolved", 0, 0, Never, "calls long enough to be timed (see the note under the table)", |s, _| Cell::Flag(s.resolved)),
     }
     table {
         col("%run", 30, 6, Always, "total time as a share of the run's wall time (threads add up, so it can pass 100%)", |s, r| Cell::Share(s.total_ns, r.run.wall_ns)),
@@ -264,6 +291,14 @@ pub(crate) fn notes(report: &Report) -> Vec<String> {
             v.push(format!("{n} {what}{} {says}", plural(n)));
         }
     }
+    let unresolved = report.sites.iter().filter(|x| !x.resolved).count() as u64;
+    if unresolved > 0 {
+        v.push(format!(
+            "~ {unresolved} site{} whose calls are shorter than the instrumentation inside a timed call ({}): below what TSC instrumentation can resolve, their times are estimates",
+            plural(unresolved),
+            fmt_ns(r.overhead_inner_ns)
+        ));
+    }
     if !r.complete {
         v.push("a finishing thread held the profiler lock; its calls may be missing".to_owned());
     }
@@ -281,7 +316,7 @@ mod tests {
         assert!(CSV_HEADER.starts_with(
             "name,calls,total_ns,mean_ns,min_ns,max_ns,reversed,oversized,self_ns,unwound,wall_ns,cancelled"
         ));
-        assert!(CSV_HEADER.ends_with(",p_self"));
+        assert!(CSV_HEADER.ends_with(",p_self,resolved"));
     }
 
     #[test]
@@ -308,6 +343,9 @@ mod tests {
         assert_eq!(Cell::Mean(f64::NAN).machine(), "0.0");
         assert_eq!(Cell::Ns(1500).human(), "1.50 µs");
         assert_eq!(Cell::Share(3, 4).sort_key(), 0.75);
+        assert_eq!(Cell::ApproxNs(15).human(), "~15 ns");
+        assert_eq!(Cell::ApproxMean(15.2).machine(), "15.2");
+        assert_eq!(Cell::Flag(false).machine(), "false");
     }
 
     #[test]

@@ -177,6 +177,7 @@ fn site_stats(w: &mut Writer<'_>, s: &SiteStats) {
         self_ns,
         p_self,
         mean_ns,
+        resolved,
         min_ns,
         max_ns,
         total_ticks,
@@ -207,6 +208,7 @@ fn site_stats(w: &mut Writer<'_>, s: &SiteStats) {
     w.field_u64("self_ns", *self_ns);
     w.field_f64("p_self", *p_self);
     w.field_f64("mean_ns", *mean_ns);
+    w.field_bool("resolved", *resolved);
     w.field_u64("min_ns", *min_ns);
     w.field_u64("max_ns", *max_ns);
     w.field_u64("total_ticks", *total_ticks);

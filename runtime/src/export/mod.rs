@@ -111,6 +111,7 @@ pub(crate) fn test_site(name: &str, kind: crate::report::SiteKind) -> crate::rep
         self_ns: 100,
         p_self: 1.0 / 3.0,
         mean_ns: 100.0,
+        resolved: true,
         min_ns: 90,
         max_ns: 110,
         total_ticks: 600,

@@ -112,6 +112,7 @@ fn full_report(name: &str, f: f64, g: f64) -> Report {
         self_ns: 11,
         p_self: 0.125,
         mean_ns: f,
+        resolved: name.len() % 2 == 0,
         min_ns: 12,
         max_ns: 13,
         total_ticks: 14,

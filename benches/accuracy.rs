@@ -38,8 +38,9 @@ fn main() {
             e.leaf_ratio, e.leaf_raw_ratio
         );
         println!(
-            "leaf resolved: {}; invariants: {}",
+            "leaf resolved: {}; parent resolved: {}; invariants: {}",
             e.leaf_resolved,
+            e.parent_resolved,
             if e.broken.is_empty() {
                 "hold".to_owned()
             } else {

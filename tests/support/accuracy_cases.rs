@@ -152,7 +152,8 @@ fn invariants(parent: &tickprof::SiteStats, leaf: &tickprof::SiteStats) -> Vec<S
 /// A leaf called `n` times from a marked parent, against the same loop
 /// calling an unmarked copy, timed with `Instant`.
 pub fn leaf_case(case: Leaf, n: u64, rounds: usize) -> LeafErrors {
-    let (marked, plain, pname, lname): (fn(u64) -> u64, fn(u64) -> u64, _, _) = match case {
+    type Loop = fn(u64) -> u64;
+    let (marked, plain, pname, lname): (Loop, Loop, _, _) = match case {
         Leaf::Chain => (acc_chain, plain_chain, "::acc_chain", "::acc_leaf"),
         Leaf::Overlap => (acc_overlap, plain_overlap, "::acc_overlap", "::acc_small"),
     };

@@ -14,7 +14,8 @@ pub(crate) struct Figures {
     pub self_: Vec<u64>,
     /// Nodes whose own figure was below zero (compensated) and set to 0.
     pub clamped: u64,
-    /// Nodes raised to the sum of their children's totals.
+    /// Nodes with completed calls raised to the sum of their children's
+    /// totals.
     pub carried: u64,
 }
 
@@ -39,7 +40,10 @@ pub(crate) fn figures(tree: &Tree, children: &[Vec<u32>], own: &[f64], scale: f6
             mine = 0.0;
         }
         let mine = (mine * scale).floor() as u64;
-        if kids > mine && i > 0 {
+        // A node with no completed call is a frame still open (a call in
+        // progress, or a guard never dropped): carrying its children's
+        // time up is not a correction of a measurement.
+        if kids > mine && i > 0 && tree.nodes[i].acc.calls > 0 {
             f.carried += 1;
         }
         f.total[i] = mine.max(kids);

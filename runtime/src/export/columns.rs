@@ -294,7 +294,7 @@ pub(crate) fn notes(report: &Report) -> Vec<String> {
     let unresolved = report.sites.iter().filter(|x| !x.resolved).count() as u64;
     if unresolved > 0 {
         v.push(format!(
-            "~ {unresolved} site{} whose calls are shorter than the instrumentation inside a timed call ({}): below what TSC instrumentation can resolve, their times are estimates",
+            "{unresolved} site{} marked ~: calls shorter than the instrumentation inside a timed call ({}), below what TSC instrumentation can resolve; their times are estimates",
             plural(unresolved),
             fmt_ns(r.overhead_inner_ns)
         ));

@@ -177,11 +177,11 @@ pub(crate) fn build(c: &Capture, facts: &Facts) -> Report {
                     )
                 },
             ),
-            overhead_share: if facts.wall_ns == 0 {
-                0.0
-            } else {
-                total_calls as f64 * call_ns / facts.wall_ns as f64
-            },
+            overhead_share: overhead_share(
+                total_calls as f64 * call_ns,
+                facts.wall_ns as f64,
+                fig.raw.total.first().copied().unwrap_or(0) as f64,
+            ),
             clamped: if shown_comp { fig.comp.clamped } else { 0 },
             carried: if shown_comp {
                 fig.comp.carried
@@ -196,6 +196,19 @@ pub(crate) fn build(c: &Capture, facts: &Facts) -> Report {
         threads,
         tree,
         trace,
+    }
+}
+
+/// The instrumentation's estimated cost (`cost_ns`) as a share of the time
+/// the program's threads spent: the wall time, or, when several threads
+/// were busy in marked calls at once, the roots' raw totals summed over
+/// threads (`busy_ns`); at most 1.
+fn overhead_share(cost_ns: f64, wall_ns: f64, busy_ns: f64) -> f64 {
+    let spent = wall_ns.max(busy_ns);
+    if spent <= 0.0 {
+        0.0
+    } else {
+        (cost_ns / spent).min(1.0)
     }
 }
 

@@ -87,8 +87,9 @@ pub struct RunInfo {
     /// How the overhead was calibrated.
     pub calibration: String,
     /// Estimated instrumentation cost of the whole run (every recorded call
-    /// times `overhead_call_ns`), as a fraction of the wall time; summed over
-    /// threads, so it can exceed 1 with several threads.
+    /// times `overhead_call_ns`), as a fraction of the time the threads
+    /// spent: the wall time, or the roots' raw totals summed over threads
+    /// when that is larger (several threads busy at once); at most 1.
     pub overhead_share: f64,
     /// Tree nodes whose compensated time would have been negative (set to 0).
     pub clamped: u64,

@@ -44,11 +44,12 @@ impl Node {
         unsafe { p.cast_const().as_ref() }
     }
 
-    /// Adds one finished call. Single writer: relaxed load + store.
+    /// Adds one finished call; deltas above `max_ticks` are rejected.
+    /// Single writer: relaxed load + store.
     #[inline(always)]
-    pub(super) fn record(&self, delta: u64) {
+    pub(super) fn record(&self, delta: u64, max_ticks: u64) {
         bump(&self.c.calls, 1);
-        match accept(delta, MAX_TICKS.load(Ordering::Relaxed)) {
+        match accept(delta, max_ticks) {
             Ok(d) => {
                 bump(&self.c.ticks, d);
                 self.min_max(d);

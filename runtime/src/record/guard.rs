@@ -3,7 +3,7 @@
 
 use super::node::{bump, Node};
 use super::registry;
-use super::stack::{current, ThreadState, STATE};
+use super::stack::{current, STATE};
 use crate::clock::ticks;
 use crate::counters::Acc;
 use crate::site::CallSite;
@@ -40,10 +40,7 @@ impl Guard {
             }
             Guard::enter_slow(site, mode)
         } else {
-            match current().push(site) {
-                Some(frame) => frame,
-                None => Guard::miss(site),
-            }
+            current().push(site)
         };
         Guard {
             start: ticks(),
@@ -74,23 +71,12 @@ impl Guard {
         if mode & RECORD == 0 {
             return (core::ptr::null(), 0);
         }
-        let traced = if mode & TRACE == 0 { 0 } else { TRACED };
-        match STATE.with(|s| s.push(site)) {
-            Some((node, depth)) => (node, depth | traced),
-            None => Guard::miss(site),
+        let (node, depth) = STATE.with(|s| s.push(site));
+        if node.is_null() || depth == DETACHED || mode & TRACE == 0 {
+            (node, depth)
+        } else {
+            (node, depth | TRACED)
         }
-    }
-
-    /// No frame was pushed: profiling off, a re-entrant call, or this
-    /// thread's state already torn down (then the call is timed detached:
-    /// `node` holds the site, and the depth is [`DETACHED`]).
-    #[cold]
-    #[inline(never)]
-    fn miss(site: &'static CallSite) -> (*const Node, usize) {
-        if recording() && STATE.with(ThreadState::is_dead) {
-            return ((site as *const CallSite).cast(), DETACHED);
-        }
-        (core::ptr::null(), 0)
     }
 }
 
@@ -149,7 +135,10 @@ pub(crate) fn poll_enter(site: &'static CallSite) -> Option<Poll> {
     if !recording() {
         return None;
     }
-    let (node, depth) = STATE.with(|s| s.push(site))?;
+    let (node, depth) = STATE.with(|s| s.push(site));
+    if node.is_null() || depth == DETACHED {
+        return None;
+    }
     Some(Poll {
         node,
         depth,
@@ -227,7 +216,8 @@ pub fn record_raw(site: &'static CallSite, delta: u64) {
         return;
     }
     STATE.with(|s| {
-        if let Some((node, depth)) = s.push(site) {
+        let (node, depth) = s.push(site);
+        if !node.is_null() && depth != DETACHED {
             s.pop(depth, node, 0, delta);
         }
     });

@@ -3,7 +3,7 @@
 
 use super::node::{bump, Node};
 use super::registry;
-use super::stack::{current, ThreadState, STATE};
+use super::stack::{current, STATE};
 use crate::clock::ticks;
 use crate::counters::Acc;
 use crate::site::CallSite;
@@ -26,23 +26,27 @@ pub struct Guard {
 
 impl Guard {
     /// Starts timing one activation of `site`.
+    ///
+    /// The cold paths return only the frame (node and depth, 16 bytes, in
+    /// registers) and the clock is read here: a cold path that returned a
+    /// whole guard would return it through memory, and the guard of every
+    /// call, fast path included, would then live on the stack.
     #[inline(always)]
     pub fn enter(site: &'static CallSite) -> Guard {
         let mode = mode();
-        if mode != RECORD {
+        let (node, depth) = if mode != RECORD {
             if mode == OFF {
                 return Guard::inert();
             }
-            return Guard::enter_slow(site, mode);
-        }
-        match current().push(site) {
-            Some((node, depth)) => Guard {
-                start: ticks(),
-                node,
-                depth,
-                _not_send: PhantomData,
-            },
-            None => Guard::miss(site),
+            Guard::enter_slow(site, mode)
+        } else {
+            current().push(site)
+        };
+        Guard {
+            start: ticks(),
+            node,
+            depth,
+            _not_send: PhantomData,
         }
     }
 
@@ -63,54 +67,15 @@ impl Guard {
     /// path, where the call is also appended to the thread's trace buffer.
     #[cold]
     #[inline(never)]
-    fn enter_slow(site: &'static CallSite, mode: u8) -> Guard {
+    fn enter_slow(site: &'static CallSite, mode: u8) -> (*const Node, usize) {
         if mode & RECORD == 0 {
-            return Guard::inert();
+            return (core::ptr::null(), 0);
         }
-        if mode & TRACE == 0 {
-            return match STATE.with(|s| s.push(site)) {
-                Some((node, depth)) => Guard {
-                    start: ticks(),
-                    node,
-                    depth,
-                    _not_send: PhantomData,
-                },
-                None => Guard::miss(site),
-            };
-        }
-        match STATE.with(|s| s.push(site)) {
-            Some((node, depth)) => Guard {
-                start: ticks(),
-                node,
-                depth: depth | TRACED,
-                _not_send: PhantomData,
-            },
-            None => Guard::miss(site),
-        }
-    }
-
-    /// No frame was pushed: profiling off, a re-entrant call, or this
-    /// thread's state already torn down (then the call is timed detached).
-    #[cold]
-    #[inline(never)]
-    fn miss(site: &'static CallSite) -> Guard {
-        if recording() && STATE.with(ThreadState::is_dead) {
-            return Guard::detached(site);
-        }
-        Guard::inert()
-    }
-
-    /// A guard for a call made after this thread's profiler state was torn
-    /// down (from another thread-local's destructor): it has no stack, and
-    /// `node` holds the site.
-    #[cold]
-    #[inline(never)]
-    fn detached(site: &'static CallSite) -> Guard {
-        Guard {
-            start: ticks(),
-            node: (site as *const CallSite).cast(),
-            depth: DETACHED,
-            _not_send: PhantomData,
+        let (node, depth) = STATE.with(|s| s.push(site));
+        if node.is_null() || depth == DETACHED || mode & TRACE == 0 {
+            (node, depth)
+        } else {
+            (node, depth | TRACED)
         }
     }
 }
@@ -170,7 +135,10 @@ pub(crate) fn poll_enter(site: &'static CallSite) -> Option<Poll> {
     if !recording() {
         return None;
     }
-    let (node, depth) = STATE.with(|s| s.push(site))?;
+    let (node, depth) = STATE.with(|s| s.push(site));
+    if node.is_null() || depth == DETACHED {
+        return None;
+    }
     Some(Poll {
         node,
         depth,
@@ -248,7 +216,8 @@ pub fn record_raw(site: &'static CallSite, delta: u64) {
         return;
     }
     STATE.with(|s| {
-        if let Some((node, depth)) = s.push(site) {
+        let (node, depth) = s.push(site);
+        if !node.is_null() && depth != DETACHED {
             s.pop(depth, node, 0, delta);
         }
     });

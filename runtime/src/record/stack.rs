@@ -16,7 +16,7 @@ use super::node::{bump, Node};
 use super::registry;
 use super::sigmask;
 use crate::site::CallSite;
-use crate::switches::{recording, MAX_NODES, RECORDED_ANY};
+use crate::switches::{recording, MAX_NODES, MAX_TICKS, RECORDED_ANY};
 use crate::tree::{OVERFLOW_NESTED, OVERFLOW_OUTER};
 use core::sync::atomic::Ordering;
 use std::cell::Cell;
@@ -37,6 +37,10 @@ fn note_recorded(site: &'static CallSite) {
         RECORDED_ANY.store(true, Ordering::Relaxed);
     }
 }
+
+/// What a push gives the guard: the node and the frame's depth (see
+/// [`ThreadState::push`]).
+pub(super) type Frame = (*const Node, usize);
 
 /// Owner-thread-only lookup tables, off the hot path.
 struct Maps {
@@ -62,6 +66,10 @@ pub(super) struct ThreadState {
     /// name (it may have run in a signal handler while std was starting
     /// the thread): the name is found on a later cold path.
     name_pending: Cell<bool>,
+    /// `MAX_TICKS`, copied at set-up (it is settled before any thread
+    /// records): the pop reads it from the thread-local it already
+    /// addresses, not through the global's address.
+    max_ticks: Cell<u64>,
 }
 
 /// The shadow stack of a torn-down state: one null frame, only ever read
@@ -96,6 +104,7 @@ thread_local! {
             dead: Cell::new(false),
             internal_only: Cell::new(false),
             name_pending: Cell::new(false),
+            max_ticks: Cell::new(i64::MAX as u64),
         }
     };
     static EXIT: ThreadExit = const { ThreadExit };
@@ -118,9 +127,13 @@ pub(super) fn current() -> &'static ThreadState {
 }
 
 impl ThreadState {
-    /// Pushes a frame for `site`; returns the node and the frame's depth.
+    /// Pushes a frame for `site`; returns the guard's frame: the node and
+    /// the frame's depth, or, when no frame could be pushed, a null node
+    /// with depth 0 or, on a torn-down state, the site with depth
+    /// [`DETACHED`] (see [`ThreadState::no_frame`]). Sixteen bytes, so that
+    /// cold paths return it in registers.
     #[inline(always)]
-    pub(super) fn push(&self, site: &'static CallSite) -> Option<(*const Node, usize)> {
+    pub(super) fn push(&self, site: &'static CallSite) -> Frame {
         let depth = self.depth.get();
         let next = depth + 1;
         if next >= self.cap.get() {
@@ -134,26 +147,58 @@ impl ThreadState {
         // which outlives the state.
         let parent_ref = unsafe { &*parent };
         let site_ptr = (site as *const CallSite).cast_mut();
-        let node = if parent_ref.mru_site.load(Ordering::Relaxed) == site_ptr {
-            parent_ref.mru_child.load(Ordering::Relaxed).cast_const()
-        } else {
-            self.lookup(parent_ref, site)?
-        };
+        if parent_ref.mru_site.load(Ordering::Relaxed) != site_ptr {
+            // The whole push in one cold call at the end: no value of the
+            // hot path lives across it, so the marked function needs no
+            // callee-saved registers for it.
+            return self.push_miss(site);
+        }
+        let node = parent_ref.mru_child.load(Ordering::Relaxed).cast_const();
         // SAFETY: `next < cap`, as above.
         unsafe { *stack.add(next) = node };
         self.depth.set(next);
-        Some((node, next))
+        (node, next)
+    }
+
+    /// A push whose parent's one-entry cache holds another site.
+    #[cold]
+    #[inline(never)]
+    fn push_miss(&self, site: &'static CallSite) -> Frame {
+        let depth = self.depth.get();
+        let next = depth + 1;
+        let stack = self.stack.get();
+        // SAFETY: as in `push`, whose checks held (`next < cap`).
+        let parent = unsafe { &**stack.add(depth) };
+        let Some(node) = self.lookup(parent, site) else {
+            return self.no_frame(site);
+        };
+        // SAFETY: as in `push`.
+        unsafe { *stack.add(next) = node };
+        self.depth.set(next);
+        (node, next)
+    }
+
+    /// The frame of a call for which no frame was pushed: profiling off, a
+    /// re-entrant call, or this thread's state already torn down (then the
+    /// call is timed detached: the site, and depth [`DETACHED`]).
+    #[cold]
+    pub(super) fn no_frame(&self, site: &'static CallSite) -> Frame {
+        if recording() && self.is_dead() {
+            ((site as *const CallSite).cast(), DETACHED)
+        } else {
+            (core::ptr::null(), 0)
+        }
     }
 
     #[cold]
     #[inline(never)]
-    fn push_cold(&self, site: &'static CallSite) -> Option<(*const Node, usize)> {
+    fn push_cold(&self, site: &'static CallSite) -> Frame {
         if self.busy.get() {
             self.note_reentrant();
-            return None;
+            return self.no_frame(site);
         }
         if self.dead.get() || !recording() {
-            return None;
+            return self.no_frame(site);
         }
         self.busy.set(true);
         let ok = if self.arena.get().is_null() {
@@ -163,7 +208,7 @@ impl ThreadState {
         };
         self.busy.set(false);
         if !ok {
-            return None;
+            return self.no_frame(site);
         }
         self.push(site)
     }
@@ -220,6 +265,7 @@ impl ThreadState {
             .set(name.as_deref() == Some(CALIBRATION_THREAD));
         self.name_pending.set(pending);
         crate::switches::settle_max_ticks();
+        self.max_ticks.set(MAX_TICKS.load(Ordering::Relaxed));
         let arena = registry::new_thread(name);
         let Some(root) = arena.push(None, u32::MAX, 0) else {
             return false;
@@ -361,7 +407,7 @@ impl ThreadState {
             self.depth.set(top - 1);
             // SAFETY: the frame on top of this thread's live stack holds a
             // node of its arena, which outlives the state.
-            unsafe { &*node }.record(end.wrapping_sub(start));
+            unsafe { &*node }.record(end.wrapping_sub(start), self.max_ticks.get());
         } else {
             self.pop_slow(depth, node, start, end);
         }
@@ -382,7 +428,7 @@ impl ThreadState {
         // SAFETY: `node` was handed out by this thread's arena, which is
         // alive: the state is not torn down (`pop_frame` said so).
         let node = unsafe { &*node };
-        node.record(end.wrapping_sub(start));
+        node.record(end.wrapping_sub(start), self.max_ticks.get());
         if depth & TRACED != 0 {
             self.trace(node, start, end);
         }

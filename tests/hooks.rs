@@ -36,12 +36,18 @@ struct Counter;
 impl Hook for Counter {
     fn on_enter(&self, call: &Enter<'_>) {
         bump(&call.site.name(), 0);
-        OPEN.with(|o| o.borrow_mut().push((call.site as *const _ as usize, call.depth)));
+        OPEN.with(|o| {
+            o.borrow_mut()
+                .push((call.site as *const _ as usize, call.depth))
+        });
         if CALL_FROM_HOOK.with(std::cell::Cell::get) {
             helper();
         }
         assert!(call.depth >= 1);
-        assert_eq!(call.poll, call.site.kind() == tickprof::SiteKind::AsyncFunction);
+        assert_eq!(
+            call.poll,
+            call.site.kind() == tickprof::SiteKind::AsyncFunction
+        );
     }
 
     fn on_exit(&self, call: &Exit<'_>) {
@@ -175,7 +181,10 @@ fn child_workload() {
         return;
     };
     tickprof::set_hook(&COUNTER).unwrap();
-    assert!(tickprof::set_hook(&COUNTER).is_err(), "one hook per process");
+    assert!(
+        tickprof::set_hook(&COUNTER).is_err(),
+        "one hook per process"
+    );
     match mode.as_str() {
         "counts" => {
             workload();
@@ -185,7 +194,10 @@ fn child_workload() {
             // `first` dropped while `second` was open, then `second`, whose
             // frame `first`'s exit had closed: both out of order.
             let ooo = short(&seen(4));
-            assert_eq!(ooo.keys().collect::<Vec<_>>(), ["first<workload", "second<workload"]);
+            assert_eq!(
+                ooo.keys().collect::<Vec<_>>(),
+                ["first<workload", "second<workload"]
+            );
             eprintln!("hook counts ok: {}", short(&exits).len());
         }
         "reentrant" => {
@@ -195,10 +207,18 @@ fn child_workload() {
             helper();
             let exits = seen(2);
             let helper_seen = exits.iter().find(|(k, _)| k.ends_with("::helper"));
-            assert_eq!(helper_seen.map(|(_, v)| *v), Some(1), "only the direct call");
+            assert_eq!(
+                helper_seen.map(|(_, v)| *v),
+                Some(1),
+                "only the direct call"
+            );
             let calls = report_calls();
             let helper_calls = calls.iter().find(|(k, _)| k.ends_with("::helper"));
-            assert_eq!(helper_calls.map(|(_, v)| *v), Some(1), "calls in hooks unrecorded");
+            assert_eq!(
+                helper_calls.map(|(_, v)| *v),
+                Some(1),
+                "calls in hooks unrecorded"
+            );
             assert_eq!(short(&exits), short(&calls));
             eprintln!("reentrant ok");
         }

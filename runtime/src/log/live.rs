@@ -5,9 +5,10 @@
 use super::render::Thread;
 use super::{LogOptions, Match};
 use crate::hook::{Enter, Exit, Hook};
+use crate::record::fasthash::FastMap;
 use crate::site::CallSite;
 use std::cell::OnceCell;
-use std::collections::HashMap;
+
 use std::io::Write;
 use std::sync::{Arc, Mutex, OnceLock, TryLockError, Weak};
 
@@ -42,7 +43,7 @@ static LOG: OnceLock<Log> = OnceLock::new();
 /// One thread's log and its per-site cache of names and filter matches.
 struct ThreadLog {
     render: Thread,
-    sites: HashMap<usize, (Box<str>, Match)>,
+    sites: FastMap<usize, (Arc<str>, Match)>,
 }
 
 /// Owned by the thread's thread-local: flushes the thread's log at its
@@ -89,7 +90,7 @@ fn with_thread(tid: u64, name: &str, f: impl FnOnce(&LogOptions, &mut ThreadLog)
             }
             let t = Arc::new(Mutex::new(ThreadLog {
                 render: Thread::new(tid, name),
-                sites: HashMap::new(),
+                sites: FastMap::default(),
             }));
             if let Ok(mut all) = log.threads.lock() {
                 all.retain(|w| w.strong_count() > 0);
@@ -124,14 +125,14 @@ fn write(log: &Log, bytes: &[u8]) {
 }
 
 impl ThreadLog {
-    fn site(&mut self, opts: &LogOptions, site: &'static CallSite) -> (Box<str>, Match) {
+    fn site(&mut self, opts: &LogOptions, site: &'static CallSite) -> (Arc<str>, Match) {
         let key = site as *const CallSite as usize;
         self.sites
             .entry(key)
             .or_insert_with(|| {
                 let name = site.name();
                 let m = opts.matches(&name);
-                (name.into_boxed_str(), m)
+                (Arc::from(name), m)
             })
             .clone()
     }

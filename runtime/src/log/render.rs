@@ -8,18 +8,68 @@
 //! calls still open are shown whatever their duration.
 
 use super::{LogOptions, Match};
-use crate::report::fmt_ns;
 use std::fmt::Write as _;
+use std::sync::Arc;
 
 /// Bytes of held-back lines per thread before they are written regardless.
 pub(crate) const HELD_MAX: usize = 1 << 20;
+
+/// A piece of a line.
+enum Part<'a> {
+    Text(&'a str),
+    Ns(f64),
+}
+
+/// Appends `ns` as [`fmt_ns`](crate::fmt_ns) writes it, with integer
+/// arithmetic.
+fn push_ns(out: &mut String, ns: f64) {
+    let ns = if ns.is_finite() && ns > 0.0 { ns } else { 0.0 };
+    let (scaled, decimals, unit) = if ns < 10.0 && ns.fract() != 0.0 {
+        (ns * 10.0, 1, " ns")
+    } else if ns < 1e3 {
+        (ns, 0, " ns")
+    } else if ns < 1e6 {
+        (ns / 10.0, 2, " µs")
+    } else if ns < 1e9 {
+        (ns / 1e4, 2, " ms")
+    } else {
+        (ns / 1e6, 3, " s")
+    };
+    let n = scaled.round_ties_even() as u64;
+    let div = 10u64.pow(decimals);
+    push_u64(out, n / div);
+    if decimals > 0 {
+        out.push('.');
+        let frac = n % div;
+        let mut d = div / 10;
+        while d > 0 {
+            out.push(char::from(b'0' + (frac / d % 10) as u8));
+            d /= 10;
+        }
+    }
+    out.push_str(unit);
+}
+
+fn push_u64(out: &mut String, mut n: u64) {
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.push_str(core::str::from_utf8(&buf[i..]).unwrap_or("?"));
+}
 
 /// A call open on this thread, as the log sees it.
 struct Open {
     /// What identifies the call at its exit (site address and depth live;
     /// stack position in a replay).
     key: (usize, usize),
-    name: Box<str>,
+    name: Arc<str>,
     shown: bool,
     /// Its subtree is in a `TICKPROF_LOG_FILTER` match.
     in_filter: bool,
@@ -66,17 +116,31 @@ impl Thread {
         }
     }
 
-    fn line(&mut self, level: usize, text: core::fmt::Arguments<'_>) {
-        self.held.push_str(&self.prefix);
+    /// Writes a line of `parts` at indentation `level`, durations formatted
+    /// as in the report, without the `fmt` machinery (the log's cost).
+    fn line(&mut self, level: usize, parts: &[Part<'_>]) {
+        let h = &mut self.held;
+        h.push_str(&self.prefix);
         for _ in 0..level {
-            self.held.push_str("  ");
+            h.push_str("  ");
         }
-        let _ = self.held.write_fmt(text);
-        self.held.push('\n');
+        for p in parts {
+            match *p {
+                Part::Text(t) => h.push_str(t),
+                Part::Ns(ns) => push_ns(h, ns),
+            }
+        }
+        h.push('\n');
     }
 
     /// A call starts.
-    pub(crate) fn enter(&mut self, opts: &LogOptions, key: (usize, usize), name: &str, m: Match) {
+    pub(crate) fn enter(
+        &mut self,
+        opts: &LogOptions,
+        key: (usize, usize),
+        name: &Arc<str>,
+        m: Match,
+    ) {
         let parent = self.stack.last();
         let in_filter = opts.filter.is_empty() || m.filter || parent.is_some_and(|p| p.in_filter);
         let level = parent.map_or(0, |p| p.level + usize::from(p.shown));
@@ -92,11 +156,11 @@ impl Thread {
                 self.commit();
             }
             offset = Some(self.held.len());
-            self.line(level, format_args!("{name}() {{"));
+            self.line(level, &[Part::Text(name), Part::Text("() {")]);
         }
         self.stack.push(Open {
             key,
-            name: name.into(),
+            name: Arc::clone(name),
             shown,
             in_filter,
             hidden,
@@ -125,10 +189,14 @@ impl Thread {
                 .last()
                 .map_or(opts.filter.is_empty(), |p| p.in_filter && !p.hidden);
             if shown {
-                self.line(
-                    level,
-                    format_args!("}} {} /* {name} */ out of order", fmt_ns(ns)),
-                );
+                let parts = [
+                    Part::Text("} "),
+                    Part::Ns(ns),
+                    Part::Text(" /* "),
+                    Part::Text(name),
+                    Part::Text(" */ out of order"),
+                ];
+                self.line(level, &parts);
                 self.settle(opts);
             }
             return;
@@ -151,12 +219,25 @@ impl Thread {
             }
             Some(at) if o.children == 0 => {
                 self.held.truncate(at);
-                self.line(o.level, format_args!("{}();  {}{tail}", o.name, fmt_ns(ns)));
+                let parts = [
+                    Part::Text(&o.name),
+                    Part::Text("();  "),
+                    Part::Ns(ns),
+                    Part::Text(tail),
+                ];
+                self.line(o.level, &parts);
             }
-            _ => self.line(
-                o.level,
-                format_args!("}} {} /* {} */{tail}", fmt_ns(ns), o.name),
-            ),
+            _ => {
+                let parts = [
+                    Part::Text("} "),
+                    Part::Ns(ns),
+                    Part::Text(" /* "),
+                    Part::Text(&o.name),
+                    Part::Text(" */"),
+                    Part::Text(tail),
+                ];
+                self.line(o.level, &parts);
+            }
         }
         self.settle(opts);
     }
@@ -195,7 +276,7 @@ mod tests {
             match ns {
                 None => {
                     keys.push((keys.len() + 1, name));
-                    t.enter(opts, (keys.len(), 0), name, opts.matches(name));
+                    t.enter(opts, (keys.len(), 0), &Arc::from(name), opts.matches(name));
                 }
                 Some(ns) => {
                     let (k, n) = keys.pop().unwrap();
@@ -220,6 +301,26 @@ mod tests {
         ("boom", Some(7_000.0)),
         ("main", Some(20_000.0)),
     ];
+
+    #[test]
+    fn durations_as_the_report_writes_them() {
+        for ns in [
+            0.0,
+            3.25,
+            7.0,
+            850.0,
+            999.4,
+            1_000.0,
+            12_300.0,
+            4_560_000.0,
+            2.5e9,
+            123_456.0,
+        ] {
+            let mut s = String::new();
+            push_ns(&mut s, ns);
+            assert_eq!(s, crate::fmt_ns(ns), "{ns}");
+        }
+    }
 
     #[test]
     fn shape_leaves_and_unwound() {

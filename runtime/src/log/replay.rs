@@ -5,6 +5,7 @@ use super::render::Thread;
 use super::LogOptions;
 use std::collections::BTreeMap;
 use std::io::Write;
+use std::sync::Arc;
 
 /// Renders a `.trace.json` written by tickprof as the trace log
 /// (`TICKPROF_LOG`'s format), one section per thread in thread-number
@@ -88,6 +89,7 @@ pub fn replay_trace_json(
         let name = names.get(&tid).map_or("?", String::as_str);
         let mut t = Thread::new(tid, name);
         let mut open: Vec<(i64, i64, &str)> = Vec::new();
+        let mut shared: BTreeMap<&str, Arc<str>> = BTreeMap::new();
         let close = |t: &mut Thread, open: &mut Vec<(i64, i64, &str)>| {
             if let Some((s, e, n)) = open.pop() {
                 t.exit(opts, (open.len() + 1, 0), n, (e - s) as f64, false);
@@ -98,7 +100,8 @@ pub fn replay_trace_json(
                 close(&mut t, &mut open);
             }
             open.push(call);
-            t.enter(opts, (open.len(), 0), call.2, opts.matches(call.2));
+            let name = shared.entry(call.2).or_insert_with(|| Arc::from(call.2));
+            t.enter(opts, (open.len(), 0), name, opts.matches(call.2));
         }
         while !open.is_empty() {
             close(&mut t, &mut open);

@@ -18,7 +18,7 @@
 //! threads' data, so nothing it recorded is lost.
 
 pub(crate) mod arena;
-mod fasthash;
+pub(crate) mod fasthash;
 pub(crate) mod fork;
 pub(crate) mod future;
 pub(crate) mod guard;

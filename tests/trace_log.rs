@@ -58,8 +58,11 @@ fn slow() {
 /// The child's program; does nothing unless run as a child.
 #[test]
 fn child_workload() {
-    if std::env::var_os(CHILD).is_none() {
+    let Ok(mode) = std::env::var(CHILD) else {
         return;
+    };
+    if mode == "fork" {
+        return fork_scenario();
     }
     outer();
     std::panic::set_hook(Box::new(|_| {}));
@@ -73,6 +76,33 @@ fn child_workload() {
     slow();
 }
 
+#[cfg(target_os = "linux")]
+extern "C" {
+    fn fork() -> i32;
+    fn waitpid(pid: i32, status: *mut i32, options: i32) -> i32;
+}
+
+/// `outer()`, then a fork: the child calls `leaf()` and exits, the parent
+/// waits for it. The child's log must not repeat the parent's lines.
+fn fork_scenario() {
+    outer();
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: the child makes one marked call and exits (running the
+        // exit handlers, which write its log); no lock it needs is held.
+        let pid = unsafe { fork() };
+        assert!(pid >= 0);
+        if pid == 0 {
+            leaf();
+            std::process::exit(0);
+        }
+        let mut status = 0;
+        // SAFETY: waits for the child just forked.
+        unsafe { waitpid(pid, &mut status, 0) };
+        assert_eq!(status, 0);
+    }
+}
+
 fn tmp(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("tickprof-log-{}", std::process::id()));
     std::fs::create_dir_all(&d).unwrap();
@@ -82,8 +112,12 @@ fn tmp(name: &str) -> PathBuf {
 /// Runs the child with `env`, its log going to a file; returns the log
 /// (durations masked) and the child's stderr.
 fn run(name: &str, env: &[(&str, &str)]) -> (String, String) {
+    run_mode("1", name, env)
+}
+
+fn run_mode(mode: &str, name: &str, env: &[(&str, &str)]) -> (String, String) {
     let path = tmp(&format!("{name}.log"));
-    let mut cmd = child::child_command(CHILD, "1");
+    let mut cmd = child::child_command(CHILD, mode);
     cmd.env("TICKPROF_STDERR", "0");
     cmd.env("TICKPROF_LOG", &path);
     for (k, v) in env {
@@ -217,4 +251,16 @@ fn a_recorded_trace_replays_as_the_same_log() {
          [2] } <t> /* middle */\n"
     );
     assert!(tickprof::log::replay_trace_json("{", &mut Vec::new(), &opts).is_err());
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_forked_child_logs_only_its_own_calls() {
+    let (log, _) = run_mode("fork", "fork", &[]);
+    assert_eq!(
+        log,
+        "[1] leaf();  <t>\n# thread 1: child_workload\n[1] outer() {\n[1]   leaf();  <t>\n\
+         [1]   middle() {\n[1]     leaf();  <t>\n[1]     leaf();  <t>\n[1]   } <t> /* middle */\n\
+         [1]   outer::block();  <t>\n[1] } <t> /* outer */\n"
+    );
 }

@@ -163,16 +163,23 @@ mod fork {
     }
 
     unsafe extern "C" fn prepare() {
-        let _ = std::panic::catch_unwind(fork::prepare);
+        let _ = std::panic::catch_unwind(|| {
+            crate::log::live::fork_prepare();
+            fork::prepare();
+        });
     }
 
     unsafe extern "C" fn parent() {
-        let _ = std::panic::catch_unwind(fork::parent);
+        let _ = std::panic::catch_unwind(|| {
+            fork::parent();
+            crate::log::live::fork_parent();
+        });
     }
 
     unsafe extern "C" fn child() {
         let _ = std::panic::catch_unwind(|| {
             fork::child();
+            crate::log::live::fork_child();
             if let Some(rt) = super::RUNTIME.get() {
                 rt.restart_epoch();
             }
@@ -274,7 +281,7 @@ fn tickprof_init() {
     let _ = std::panic::catch_unwind(|| {
         let config = &runtime().config;
         #[cfg(unix)]
-        if config.enabled {
+        if config.enabled || config.log.is_some() {
             fork::install();
         }
         switches::set_tracing(config.enabled && config.trace);

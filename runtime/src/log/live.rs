@@ -7,10 +7,11 @@ use super::{LogOptions, Match};
 use crate::hook::{Enter, Exit, Hook};
 use crate::record::fasthash::FastMap;
 use crate::site::CallSite;
-use std::cell::OnceCell;
+use std::cell::{Cell, OnceCell};
+use std::mem::ManuallyDrop;
 
 use std::io::Write;
-use std::sync::{Arc, Mutex, OnceLock, TryLockError, Weak};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, TryLockError, Weak};
 
 /// Bytes of finished lines a thread keeps before writing them in one batch.
 const BATCH: usize = 64 * 1024;
@@ -124,6 +125,18 @@ fn write(log: &Log, bytes: &[u8]) {
     sink.write(bytes);
 }
 
+/// As [`write`], waiting for the sink only briefly (thread and process
+/// exit: whatever another thread is doing, the exit never blocks).
+fn write_bounded(log: &Log, bytes: &[u8]) {
+    for _ in 0..1000 {
+        match log.sink.try_lock() {
+            Ok(mut sink) => return sink.write(bytes),
+            Err(TryLockError::Poisoned(e)) => return e.into_inner().write(bytes),
+            Err(TryLockError::WouldBlock) => std::thread::yield_now(),
+        }
+    }
+}
+
 impl ThreadLog {
     fn site(&mut self, opts: &LogOptions, site: &'static CallSite) -> (Arc<str>, Match) {
         let key = site as *const CallSite as usize;
@@ -184,7 +197,7 @@ fn flush_one(t: &Mutex<ThreadLog>, finish: bool) {
     let batch = core::mem::take(&mut g.render.out);
     drop(g);
     if !batch.is_empty() {
-        write(log, batch.as_bytes());
+        write_bounded(log, batch.as_bytes());
     }
 }
 
@@ -204,6 +217,48 @@ pub(crate) fn flush_all() {
     if let Ok(mut sink) = log.sink.try_lock() {
         if let Sink::File(f) = &mut *sink {
             let _ = f.flush();
+        }
+    }
+}
+
+thread_local! {
+    /// The sink's lock, held by the forking thread across a `fork`.
+    static HELD_FOR_FORK: Cell<Option<ManuallyDrop<MutexGuard<'static, Sink>>>> =
+        const { Cell::new(None) };
+}
+
+/// Before `fork`: takes the sink's lock, so that the child does not inherit
+/// it held by a thread it does not have.
+pub(crate) fn fork_prepare() {
+    if let Some(log) = LOG.get() {
+        let g = log
+            .sink
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        HELD_FOR_FORK.with(|h| h.set(Some(ManuallyDrop::new(g))));
+    }
+}
+
+/// After `fork`, in the parent: releases the sink.
+pub(crate) fn fork_parent() {
+    if let Some(g) = HELD_FOR_FORK.with(Cell::take) {
+        drop(ManuallyDrop::into_inner(g));
+    }
+}
+
+/// After `fork`, in the child: releases the sink and forgets the lines the
+/// parent will write itself, so that the child's log has only its own
+/// calls (the forking thread's open calls stay open).
+pub(crate) fn fork_child() {
+    fork_parent();
+    let Some(log) = LOG.get() else {
+        return;
+    };
+    if let Ok(all) = log.threads.try_lock() {
+        for t in all.iter().filter_map(Weak::upgrade) {
+            if let Ok(mut g) = t.try_lock() {
+                g.render.forget_output();
+            }
         }
     }
 }

@@ -257,6 +257,16 @@ impl Thread {
         }
     }
 
+    /// Forgets every line not yet written (in a `fork` child: the parent
+    /// writes them); open calls stay open, shown as not leaves.
+    pub(crate) fn forget_output(&mut self) {
+        self.held.clear();
+        self.out.clear();
+        for o in &mut self.stack {
+            o.offset = None;
+        }
+    }
+
     /// The thread's log ends: open calls' entries and held lines are
     /// committed as they are.
     pub(crate) fn finish(&mut self) {

@@ -277,13 +277,7 @@ fn child_workload() {
 }
 
 fn run(mode: &str, env: &[(&str, &str)]) -> String {
-    let mut cmd = child::child_command(CHILD, mode);
-    cmd.env("TICKPROF_STDERR", "0");
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let out = cmd.output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let (out, stderr) = child::run_quiet(CHILD, mode, env);
     assert!(out.status.success(), "{mode}: {:?}\n{stderr}", out.status);
     stderr
 }

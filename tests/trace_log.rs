@@ -117,14 +117,12 @@ fn run(name: &str, env: &[(&str, &str)]) -> (String, String) {
 
 fn run_mode(mode: &str, name: &str, env: &[(&str, &str)]) -> (String, String) {
     let path = tmp(&format!("{name}.log"));
-    let mut cmd = child::child_command(CHILD, mode);
-    cmd.env("TICKPROF_STDERR", "0");
-    cmd.env("TICKPROF_LOG", &path);
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let out = cmd.output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let path_str = path.to_str().unwrap();
+    let env: Vec<(&str, &str)> = [("TICKPROF_LOG", path_str)]
+        .into_iter()
+        .chain(env.iter().copied())
+        .collect();
+    let (out, stderr) = child::run_quiet(CHILD, mode, &env);
     assert!(out.status.success(), "{stderr}");
     let log = std::fs::read_to_string(&path).unwrap();
     (mask(&log), stderr)

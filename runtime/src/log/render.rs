@@ -259,6 +259,7 @@ impl Thread {
 
     /// Forgets every line not yet written (in a `fork` child: the parent
     /// writes them); open calls stay open, shown as not leaves.
+    #[cfg(feature = "enabled")]
     pub(crate) fn forget_output(&mut self) {
         self.held.clear();
         self.out.clear();

@@ -199,6 +199,26 @@ pub(super) struct Ended {
     pub completed: bool,
 }
 
+impl Ended {
+    /// A call (not a poll) that ended.
+    pub(super) fn call(
+        site: &'static CallSite,
+        depth: usize,
+        (start, end): (u64, u64),
+        out_of_order: bool,
+    ) -> Ended {
+        Ended {
+            site,
+            depth,
+            start,
+            end,
+            out_of_order,
+            poll: false,
+            completed: true,
+        }
+    }
+}
+
 /// Calls the hooks' `on_exit`.
 #[cold]
 #[inline(never)]

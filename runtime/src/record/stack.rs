@@ -372,15 +372,7 @@ impl ThreadState {
             // SAFETY: an unrecorded guard's `node` holds its `&'static CallSite`.
             let site = unsafe { &*node.cast::<CallSite>() };
             let out_of_order = hook::unrecorded_exit(depth);
-            hook::exit(&Ended {
-                site,
-                depth,
-                start,
-                end,
-                out_of_order,
-                poll: false,
-                completed: true,
-            });
+            hook::exit(&Ended::call(site, depth, (start, end), out_of_order));
             return;
         }
         let out_of_order = self.depth.get() != depth;
@@ -395,15 +387,7 @@ impl ThreadState {
             self.trace(node, start, end);
         }
         if let (true, Some(site)) = (bits & HOOKED != 0, node.site()) {
-            hook::exit(&Ended {
-                site,
-                depth,
-                start,
-                end,
-                out_of_order,
-                poll: false,
-                completed: true,
-            });
+            hook::exit(&Ended::call(site, depth, (start, end), out_of_order));
         }
     }
 

@@ -74,6 +74,7 @@ pub(crate) fn set_user(hook: &'static dyn Hook) -> Result<(), SetHookError> {
 /// Installs the trace log's hook and turns the [`LOG`] bit on (once).
 pub(crate) fn set_log(hook: &'static dyn Hook) {
     if LOG_SLOT.hook.set(hook).is_ok() {
+        hz();
         set_bit(LOG, true);
     }
 }

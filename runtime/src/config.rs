@@ -2,8 +2,11 @@
 //!
 //! A bad value gives one warning line naming the variable, and the default.
 
+pub use crate::log::LogOptions;
 pub use crate::report::{Layout, SortKey};
 use std::time::Duration;
+
+mod log;
 
 /// Default `TICKPROF_MAX_DELTA`: one hour.
 pub const DEFAULT_MAX_DELTA: Duration = Duration::from_secs(3600);
@@ -50,6 +53,11 @@ pub struct Config {
     /// `TICKPROF_STDERR`: print the exit report to stderr (true, the
     /// default) or not (false; the `TICKPROF_OUT` files are still written).
     pub stderr: bool,
+    /// `TICKPROF_LOG`: the trace log's destination, `stderr` or a path
+    /// (`None`: no log).
+    pub log: Option<String>,
+    /// `TICKPROF_LOG_FILTER`, `_NOTRACE`, `_DEPTH`, `_THRESHOLD`, `_TID`.
+    pub log_options: LogOptions,
 }
 
 impl Default for Config {
@@ -68,6 +76,8 @@ impl Default for Config {
             trace_events: DEFAULT_TRACE_EVENTS,
             threads_kept: DEFAULT_THREADS_KEPT,
             stderr: true,
+            log: None,
+            log_options: LogOptions::default(),
         }
     }
 }
@@ -204,6 +214,10 @@ impl Config {
                 _ => warn("TICKPROF_STDERR", &v, "is not 0 or 1", "1"),
             }
         }
+        c.log = log::target(&get);
+        let (log_options, log_warnings) = log::parse(&get);
+        c.log_options = log_options;
+        warnings.extend(log_warnings);
         if c.outputs.iter().any(|p| p.ends_with(".trace.json")) {
             c.trace = true;
         }

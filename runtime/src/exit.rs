@@ -163,16 +163,23 @@ mod fork {
     }
 
     unsafe extern "C" fn prepare() {
-        let _ = std::panic::catch_unwind(fork::prepare);
+        let _ = std::panic::catch_unwind(|| {
+            crate::log::live::fork_prepare();
+            fork::prepare();
+        });
     }
 
     unsafe extern "C" fn parent() {
-        let _ = std::panic::catch_unwind(fork::parent);
+        let _ = std::panic::catch_unwind(|| {
+            fork::parent();
+            crate::log::live::fork_parent();
+        });
     }
 
     unsafe extern "C" fn child() {
         let _ = std::panic::catch_unwind(|| {
             fork::child();
+            crate::log::live::fork_child();
             if let Some(rt) = super::RUNTIME.get() {
                 rt.restart_epoch();
             }
@@ -274,16 +281,45 @@ fn tickprof_init() {
     let _ = std::panic::catch_unwind(|| {
         let config = &runtime().config;
         #[cfg(unix)]
-        if config.enabled {
+        if config.enabled || config.log.is_some() {
             fork::install();
         }
         switches::set_tracing(config.enabled && config.trace);
+        if let Some(target) = &config.log {
+            start_log(target, &config.log_options);
+        }
     });
+}
+
+/// `TICKPROF_LOG`: opens the sink and installs the log's hook. An
+/// unwritable path gives one warning and no log.
+fn start_log(target: &str, opts: &crate::log::LogOptions) {
+    use crate::log::live::{install, Sink};
+    let sink = if target == "stderr" {
+        Sink::Stderr
+    } else {
+        let path = expand_path(target);
+        match std::fs::File::create(&path) {
+            Ok(f) => Sink::File(f),
+            Err(e) => {
+                write_stderr(&format!(
+                    "tickprof: warning: cannot write TICKPROF_LOG file {path:?}: {e}; no trace log\n"
+                ));
+                return;
+            }
+        }
+    };
+    install(sink, opts.clone());
 }
 
 #[dtor::dtor(unsafe)]
 fn tickprof_exit_report() {
-    let _ = std::panic::catch_unwind(|| record::quietly(exit_report));
+    let _ = std::panic::catch_unwind(|| {
+        record::quietly(|| {
+            crate::log::live::flush_all();
+            exit_report();
+        });
+    });
 }
 
 #[cfg(test)]

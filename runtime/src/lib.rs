@@ -18,10 +18,12 @@
 //! | `report` | the `Report` types, `SortKey`, `Layout`, `fmt_ns` | `site` |
 //! | `counters` | the counter set of a tree node, once; the reject rule | — |
 //! | `tree` | plain trees: merge, minus, recursion nesting | `counters`, `site` |
-//! | `config` | environment → typed `Config`; defaults from the constants | `report`, `export` |
+//! | `config` | environment → typed `Config`; defaults from the constants | `report`, `export`, `log` (its options) |
+//! | `hook` | the `Hook` trait, `Enter`/`Exit`, `SetHookError` | `site` |
+//! | `log` | the trace log (`TICKPROF_LOG`): options, rendering, the live hook, replay of a `.trace.json` | `hook`, `report`, `site`, `record` (thread exit), `export` (JSON strings) |
 //! | `switches` | the atomics the hot path reads; `apply(&Config)` | `config` |
 //! | `clock` | `ticks()`, the TSC frequency and where it came from | `report` |
-//! | `record` | the hot path: `node`, `arena`, `stack`, `guard`, `future`, `trace` buffers, `registry` | `clock`, `counters`, `site`, `switches`, `tree`, `config` (a default) |
+//! | `record` | the hot path: `node`, `arena`, `stack`, `guard`, `future`, `trace` buffers, `registry`; `hook` (the hooks' cold path) | `clock`, `counters`, `site`, `switches`, `tree`, `config` (a default), `hook` (the trait) |
 //! | `calibrate` | overhead calibration and its cached result | `clock`, `record`, `site` |
 //! | `build` | trees → `Report`: figures, compensation, flattening, edges, threads | `calibrate`, `counters`, `record` (the capture), `report`, `site`, `tree` |
 //! | `export` | every writer: `text`, `csv`, `json`, `html`, `folded`, `svg`, `trace`, and `columns` (the one column table and list of notes) | `report`, `naming` |
@@ -47,6 +49,8 @@ mod counters;
 #[cfg(feature = "enabled")]
 mod exit;
 pub mod export;
+mod hook;
+pub mod log;
 mod naming;
 #[cfg(feature = "enabled")]
 mod record;
@@ -60,12 +64,14 @@ mod tree;
 
 pub use config::{Config, Layout, SortKey, DEFAULT_THREADS_KEPT, DEFAULT_TRACE_EVENTS};
 pub use export::csv::CSV_HEADER;
+pub use hook::{Enter, Exit, Hook, SetHookError};
 #[cfg(feature = "enabled")]
 pub use record::guard::Guard;
 pub use report::{
     fmt_ns, ClockSource, Edge, Report, RunInfo, SiteKind, SiteStats, TextOptions, ThreadSite,
     ThreadStats, Trace, TraceEvent, TraceThread, TreeNode,
 };
+pub use site::CallSite;
 pub use snapshot::{snapshot, Snapshot};
 
 /// Times one activation of a call site until dropped (profiling is off:
@@ -118,6 +124,40 @@ pub fn report() -> Report {
 pub fn reset() {
     #[cfg(feature = "enabled")]
     exit::reset();
+}
+
+/// Installs `hook` for the rest of the process: it is called at every marked
+/// call's entry and exit, on every thread, from now on (see [`Hook`] for
+/// what it sees, re-entrancy and panics).
+///
+/// One hook per process (as with `log::set_logger`); compose several as a
+/// tuple, `(A, B)` up to four, which calls them in order. The built-in trace
+/// log (`TICKPROF_LOG`) is separate and does not take this place. With the
+/// `enabled` feature off this does nothing and returns `Ok`.
+///
+/// # Errors
+///
+/// [`SetHookError`] if a hook was installed already (it stays installed).
+///
+/// # Examples
+///
+/// ```
+/// struct Quiet;
+/// impl tickprof_runtime::Hook for Quiet {}
+/// static Q: Quiet = Quiet;
+/// tickprof_runtime::set_hook(&Q).unwrap();
+/// assert!(tickprof_runtime::set_hook(&Q).is_err());
+/// ```
+pub fn set_hook(hook: &'static dyn Hook) -> Result<(), SetHookError> {
+    #[cfg(feature = "enabled")]
+    {
+        record::hook::set_user(hook)
+    }
+    #[cfg(not(feature = "enabled"))]
+    {
+        let _ = hook;
+        Ok(())
+    }
 }
 
 /// Used by generated code, not public API.

@@ -5,6 +5,7 @@
 //! - [`stack`]: the thread's shadow stack (owns its `unsafe`);
 //! - [`guard`]: `Guard`, detached guards, async polls;
 //! - [`future`]: the future wrapper of `#[profile] async fn`;
+//! - [`hook`]: the hooks' cold path (dispatch, re-entrancy, panics);
 //! - [`trace`]: per-thread trace buffers;
 //! - [`registry`]: live and finished threads, and the capture a report
 //!   starts from;
@@ -17,10 +18,11 @@
 //! threads' data, so nothing it recorded is lost.
 
 pub(crate) mod arena;
-mod fasthash;
+pub(crate) mod fasthash;
 pub(crate) mod fork;
 pub(crate) mod future;
 pub(crate) mod guard;
+pub(crate) mod hook;
 pub(crate) mod node;
 pub(crate) mod registry;
 mod sigmask;

@@ -147,6 +147,12 @@ fn try_lock(wait: Duration) -> Option<MutexGuard<'static, Registry>> {
     }
 }
 
+/// A thread number from the arenas' counter, for a thread that has no
+/// arena (hooks running while the profile is off).
+pub(super) fn next_thread_id() -> u64 {
+    NEXT_THREAD_ID.fetch_add(1, Ordering::Relaxed)
+}
+
 /// A new arena for the calling thread, listed as live; `name` is `None`
 /// when not known yet (a placeholder with the thread's number is used).
 pub(super) fn new_thread(name: Option<String>) -> Arc<Arena> {

@@ -11,7 +11,8 @@
 
 use super::arena::Arena;
 use super::fasthash::FastMap;
-use super::guard::{record_detached, DETACHED, TRACED};
+use super::guard::{record_detached, DETACHED, FLAGS, HOOKED, TRACED, UNRECORDED};
+use super::hook::{self, Ended};
 use super::node::{bump, Node};
 use super::registry;
 use super::sigmask;
@@ -413,7 +414,8 @@ impl ThreadState {
         }
     }
 
-    /// A guard that is detached, traced, or not on top of the stack.
+    /// A guard that is detached, traced, hooked, or not on top of the
+    /// stack.
     #[cold]
     #[inline(never)]
     fn pop_slow(&self, depth: usize, node: *const Node, start: u64, end: u64) {
@@ -422,15 +424,42 @@ impl ThreadState {
             record_detached(unsafe { &*node.cast::<CallSite>() }, start, end);
             return;
         }
-        if !self.pop_frame(depth & !TRACED, node) {
+        let bits = depth & FLAGS;
+        let depth = depth & !FLAGS;
+        if bits & UNRECORDED != 0 {
+            // SAFETY: an unrecorded guard's `node` holds its `&'static CallSite`.
+            let site = unsafe { &*node.cast::<CallSite>() };
+            let out_of_order = hook::unrecorded_exit(depth);
+            hook::exit(&Ended::call(site, depth, (start, end), out_of_order));
+            return;
+        }
+        let out_of_order = self.depth.get() != depth;
+        if !self.pop_frame(depth, node) {
             return;
         }
         // SAFETY: `node` was handed out by this thread's arena, which is
         // alive: the state is not torn down (`pop_frame` said so).
         let node = unsafe { &*node };
         node.record(end.wrapping_sub(start), self.max_ticks.get());
-        if depth & TRACED != 0 {
+        if bits & TRACED != 0 {
             self.trace(node, start, end);
+        }
+        if let (true, Some(site)) = (bits & HOOKED != 0, node.site()) {
+            hook::exit(&Ended::call(site, depth, (start, end), out_of_order));
+        }
+    }
+
+    /// The depth of the frame on top of the stack (0: none).
+    pub(super) fn top_depth(&self) -> usize {
+        self.depth.get()
+    }
+
+    /// Points a state that was never set up at the (read-only) dead stack,
+    /// so that a guard's drop can read its top frame (hooks with the
+    /// profile off, where no frame is ever pushed).
+    pub(super) fn ensure_stack(&self) {
+        if self.stack.get().is_null() {
+            self.stack.set(DEAD_STACK.0.as_ptr().cast_mut());
         }
     }
 

@@ -37,7 +37,7 @@ use crate::tree::{site_key, Tree};
 use std::collections::HashMap;
 
 mod figures;
-pub(crate) use figures::{flatten, tree_figures, Flat, TreeFigures, Trio};
+pub(crate) use figures::{flatten, own_alloc, tree_figures, Flat, TreeFigures, Trio};
 
 /// What a report needs besides the captured trees.
 #[derive(Clone, Debug)]
@@ -191,6 +191,12 @@ pub(crate) fn build(c: &Capture, facts: &Facts) -> Report {
             tracing: facts.tracing,
             pid: facts.pid,
             trace_dropped: trace.as_ref().map_or(0, Trace::dropped),
+            alloc_installed: crate::record::alloc::installed(),
+            outside: merged
+                .nodes
+                .first()
+                .map(|n| own_alloc(&n.acc))
+                .unwrap_or_default(),
         },
         sites,
         threads,
@@ -258,6 +264,8 @@ fn site_stats(
         unwound: a.unwound,
         wall_ns: ns.of(a.wall),
         cancelled: a.cancelled,
+        alloc: f.alloc,
+        self_alloc: f.self_alloc,
         callers: Vec::new(),
         callees: Vec::new(),
     }
@@ -350,6 +358,8 @@ fn tree_nodes(
             self_ns: self_[i],
             raw_total_ns: fig.raw.total[i],
             raw_self_ns: fig.raw.self_[i],
+            alloc: fig.alloc[i],
+            self_alloc: own_alloc(&n.acc),
         });
     }
     out

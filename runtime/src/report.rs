@@ -106,6 +106,38 @@ pub struct RunInfo {
     /// The id of the process that made the report (a forked child's report
     /// covers only the child's calls).
     pub pid: u32,
+    /// Whether `tickprof::Alloc` is the global allocator (it counted
+    /// something): the reports then show allocation columns.
+    pub alloc_installed: bool,
+    /// Allocations made outside any marked call, on threads that made a
+    /// marked call (the `<outside marked calls>` row).
+    pub outside: AllocStats,
+}
+
+/// Allocation counts (from `tickprof::Alloc`): allocations, bytes, frees,
+/// freed bytes. A reallocation is one allocation of the new size and one
+/// free of the old size.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(test, derive(serde::Serialize))]
+pub struct AllocStats {
+    /// Allocations (reallocations included).
+    pub allocs: u64,
+    /// Bytes allocated.
+    pub bytes: u64,
+    /// Frees (reallocations included).
+    pub frees: u64,
+    /// Bytes freed.
+    pub freed_bytes: u64,
+}
+
+impl AllocStats {
+    /// Adds `o` into `self`.
+    pub fn add(&mut self, o: &AllocStats) {
+        self.allocs += o.allocs;
+        self.bytes += o.bytes;
+        self.frees += o.frees;
+        self.freed_bytes += o.freed_bytes;
+    }
 }
 
 /// A caller or callee of a site.
@@ -182,6 +214,11 @@ pub struct SiteStats {
     pub wall_ns: u64,
     /// async sites: futures dropped before completion.
     pub cancelled: u64,
+    /// Allocations during the site's calls, marked callees included
+    /// (counted once per outermost activation, like `total_ns`).
+    pub alloc: AllocStats,
+    /// Allocations during the site's calls not made in marked callees.
+    pub self_alloc: AllocStats,
     /// Who called this site, most time first.
     pub callers: Vec<Edge>,
     /// What this site called, most time first.
@@ -268,6 +305,11 @@ pub struct TreeNode {
     pub raw_total_ns: u64,
     /// `self_ns` with the instrumentation cost left in.
     pub raw_self_ns: u64,
+    /// Allocations on this path, marked children included.
+    pub alloc: AllocStats,
+    /// Allocations on this path not made in marked children (for the root,
+    /// those made outside marked calls).
+    pub self_alloc: AllocStats,
 }
 
 /// A profile: the run header and one row per call site that ran.
@@ -379,6 +421,8 @@ impl Report {
                 tracing: false,
                 trace_dropped: 0,
                 pid: std::process::id(),
+                alloc_installed: false,
+                outside: AllocStats::default(),
             },
             sites: Vec::new(),
             threads: Vec::new(),

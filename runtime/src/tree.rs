@@ -122,6 +122,8 @@ impl Tree {
         if self.nodes.is_empty() {
             self.nodes.push(TNode::ROOT);
         }
+        // The root holds the counts made outside marked calls (allocations).
+        self.nodes[0].acc.add(&other.nodes[0].acc);
         let mut map: Vec<u32> = Vec::with_capacity(other.nodes.len());
         map.push(0);
         for n in other.nodes.iter().skip(1) {
@@ -149,6 +151,7 @@ impl Tree {
         if before.nodes.is_empty() || out.nodes.is_empty() {
             return out;
         }
+        out.nodes[0].acc = out.nodes[0].acc.minus(&before.nodes[0].acc);
         let mut map: Vec<u32> = vec![0; before.nodes.len()];
         for (i, n) in before.nodes.iter().enumerate().skip(1) {
             let parent = map.get(n.parent as usize).copied().unwrap_or(u32::MAX);

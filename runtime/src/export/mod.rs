@@ -126,6 +126,8 @@ pub(crate) fn test_site(name: &str, kind: crate::report::SiteKind) -> crate::rep
         unwound: 0,
         wall_ns: 0,
         cancelled: 0,
+        alloc: crate::report::AllocStats::default(),
+        self_alloc: crate::report::AllocStats::default(),
         callers: Vec::new(),
         callees: Vec::new(),
     }
@@ -148,6 +150,8 @@ pub(crate) fn test_node(
         self_ns,
         raw_total_ns: self_ns,
         raw_self_ns: self_ns,
+        alloc: crate::report::AllocStats::default(),
+        self_alloc: crate::report::AllocStats::default(),
     }
 }
 

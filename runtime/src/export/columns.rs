@@ -7,7 +7,10 @@
 //! ever appended: the CSV header is the table's order; `order` places a
 //! column in the text and HTML tables.
 
-use crate::report::{fmt_ns, Report, SiteKind, SiteStats};
+use crate::report::{fmt_ns, AllocStats, Report, SiteKind, SiteStats};
+
+/// The name of the row of allocations made outside any marked call.
+pub(crate) const OUTSIDE: &str = "<outside marked calls>";
 
 /// One cell of a site row.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -23,6 +26,8 @@ pub(crate) enum Cell<'a> {
     /// `part` as a share of `whole` (shown as a percentage; 0 when `whole`
     /// is 0).
     Share(u64, u64),
+    /// A number of bytes.
+    Bytes(u64),
 }
 
 impl Cell<'_> {
@@ -39,7 +44,7 @@ impl Cell<'_> {
     pub fn sort_key(&self) -> f64 {
         match *self {
             Cell::Text(_) => 0.0,
-            Cell::Count(n) | Cell::Ns(n) => n as f64,
+            Cell::Count(n) | Cell::Ns(n) | Cell::Bytes(n) => n as f64,
             Cell::Mean(x) if x.is_finite() => x,
             Cell::Mean(_) => 0.0,
             Cell::Share(p, w) => Cell::fraction(p, w),
@@ -54,6 +59,7 @@ impl Cell<'_> {
             Cell::Ns(n) => fmt_ns(n as f64),
             Cell::Mean(x) => fmt_ns(if x.is_finite() { x } else { 0.0 }),
             Cell::Share(p, w) => format!("{:.1}%", 100.0 * Cell::fraction(p, w)),
+            Cell::Bytes(n) => fmt_bytes(n),
         }
     }
 
@@ -61,7 +67,7 @@ impl Cell<'_> {
     pub fn machine(&self) -> String {
         match *self {
             Cell::Text(s) => s.to_owned(),
-            Cell::Count(n) | Cell::Ns(n) => n.to_string(),
+            Cell::Count(n) | Cell::Ns(n) | Cell::Bytes(n) => n.to_string(),
             Cell::Mean(x) => format!("{:.1}", if x.is_finite() { x } else { 0.0 }),
             Cell::Share(p, w) => format!("{:.4}", Cell::fraction(p, w)),
         }
@@ -77,6 +83,8 @@ pub(crate) enum Show {
     Always,
     /// When the report has an async site; `-` in the other rows.
     Async,
+    /// When `tickprof::Alloc` is installed (allocation counts).
+    Alloc,
 }
 
 /// One column of the site table.
@@ -132,7 +140,7 @@ macro_rules! site_columns {
     };
 }
 
-use Show::{Always, Async, Never};
+use Show::{Alloc, Always, Async, Never};
 
 site_columns! {
     csv {
@@ -153,6 +161,12 @@ site_columns! {
         "compensated_total_ns" => col("compensated total", 0, 0, Never, "total with the calibrated cost subtracted", |s, _| Cell::Ns(s.compensated_total_ns)),
         "compensated_self_ns" => col("compensated self", 0, 0, Never, "self with the calibrated cost subtracted", |s, _| Cell::Ns(s.compensated_self_ns)),
         "p_self" => col("p_self", 55, 7, Always, "self time as a share of the site's own total", |s, _| Cell::Share(s.self_ns, s.total_ns)),
+        "allocs" => col("allocs", 120, 9, Alloc, "allocations (tickprof::Alloc), marked callees included", |s, _| Cell::Count(s.alloc.allocs)),
+        "alloc_bytes" => col("bytes", 130, 10, Alloc, "bytes allocated, marked callees included", |s, _| Cell::Bytes(s.alloc.bytes)),
+        "frees" => col("frees", 0, 0, Never, "frees, marked callees included", |s, _| Cell::Count(s.alloc.frees)),
+        "freed_bytes" => col("freed bytes", 0, 0, Never, "bytes freed, marked callees included", |s, _| Cell::Bytes(s.alloc.freed_bytes)),
+        "self_allocs" => col("self allocs", 0, 0, Never, "allocations not made in marked callees", |s, _| Cell::Count(s.self_alloc.allocs)),
+        "self_alloc_bytes" => col("self bytes", 0, 0, Never, "bytes allocated not in marked callees", |s, _| Cell::Bytes(s.self_alloc.bytes)),
     }
     table {
         col("%run", 30, 6, Always, "total time as a share of the run's wall time (threads add up, so it can pass 100%)", |s, r| Cell::Share(s.total_ns, r.run.wall_ns)),
@@ -169,7 +183,11 @@ pub(crate) fn shown(report: &Report) -> Vec<&'static Column> {
         .any(|x| x.kind == SiteKind::AsyncFunction);
     let mut v: Vec<&Column> = COLUMNS
         .iter()
-        .filter(|c| c.show == Always || (c.show == Async && any_async))
+        .filter(|c| {
+            c.show == Always
+                || (c.show == Async && any_async)
+                || (c.show == Alloc && report.run.alloc_installed)
+        })
         .collect();
     v.sort_by_key(|c| c.order);
     v
@@ -182,6 +200,35 @@ pub(crate) fn table_cell<'a>(column: &Column, site: &'a SiteStats, r: &Report) -
         None
     } else {
         Some((column.value)(site, r))
+    }
+}
+
+/// Human bytes: `512 B`, `12.3 KiB`, `4.56 MiB`, `1.23 GiB`.
+pub(crate) fn fmt_bytes(n: u64) -> String {
+    const K: f64 = 1024.0;
+    let x = n as f64;
+    if x < K {
+        format!("{n} B")
+    } else if x < K * K {
+        format!("{:.1} KiB", x / K)
+    } else if x < K * K * K {
+        format!("{:.2} MiB", x / (K * K))
+    } else {
+        format!("{:.2} GiB", x / (K * K * K))
+    }
+}
+
+/// The cell of `column` in the `<outside marked calls>` row: the
+/// allocation columns only (`None`: shown as `-`).
+pub(crate) fn outside_cell(column: &Column, a: &AllocStats) -> Option<Cell<'static>> {
+    match column.csv? {
+        "allocs" => Some(Cell::Count(a.allocs)),
+        "alloc_bytes" => Some(Cell::Bytes(a.bytes)),
+        "frees" => Some(Cell::Count(a.frees)),
+        "freed_bytes" => Some(Cell::Bytes(a.freed_bytes)),
+        "self_allocs" => Some(Cell::Count(a.allocs)),
+        "self_alloc_bytes" => Some(Cell::Bytes(a.bytes)),
+        _ => None,
     }
 }
 
@@ -281,7 +328,9 @@ mod tests {
         assert!(CSV_HEADER.starts_with(
             "name,calls,total_ns,mean_ns,min_ns,max_ns,reversed,oversized,self_ns,unwound,wall_ns,cancelled"
         ));
-        assert!(CSV_HEADER.ends_with(",p_self"));
+        assert!(CSV_HEADER.ends_with(
+            ",p_self,allocs,alloc_bytes,frees,freed_bytes,self_allocs,self_alloc_bytes"
+        ));
     }
 
     #[test]
@@ -298,6 +347,8 @@ mod tests {
         r.sites
             .push(crate::export::test_site("f", SiteKind::AsyncFunction));
         assert_eq!(labels(&r).last(), Some(&"cancelled"));
+        r.run.alloc_installed = true;
+        assert_eq!(labels(&r)[labels(&r).len() - 2..], ["allocs", "bytes"]);
     }
 
     #[test]
@@ -308,6 +359,10 @@ mod tests {
         assert_eq!(Cell::Mean(f64::NAN).machine(), "0.0");
         assert_eq!(Cell::Ns(1500).human(), "1.50 µs");
         assert_eq!(Cell::Share(3, 4).sort_key(), 0.75);
+        assert_eq!(Cell::Bytes(512).human(), "512 B");
+        assert_eq!(Cell::Bytes(1536).human(), "1.5 KiB");
+        assert_eq!(Cell::Bytes(3 << 20).human(), "3.00 MiB");
+        assert_eq!(Cell::Bytes(1536).machine(), "1536");
     }
 
     #[test]

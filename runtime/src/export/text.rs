@@ -2,7 +2,7 @@
 //! table rendered from the one table of site columns, the notes, and, on
 //! request, a caller/callee section per site and a per-thread breakdown.
 
-use super::columns::{self, Cell};
+use super::columns::{self, fmt_bytes, Cell};
 use crate::naming::{abbreviate, terminal_safe};
 use crate::report::{fmt_ns, ClockSource, Report, SiteStats, TextOptions};
 use std::fmt::Write as _;
@@ -146,6 +146,9 @@ fn table(r: &Report, s: &mut String, opts: &TextOptions) {
         s.push_str(line.trim_end());
         s.push('\n');
     }
+    if r.run.alloc_installed {
+        outside_row(r, s, &cols, name_w);
+    }
     if shown < r.sites.len() {
         let _ = writeln!(
             s,
@@ -155,6 +158,21 @@ fn table(r: &Report, s: &mut String, opts: &TextOptions) {
             shown
         );
     }
+}
+
+/// The `<outside marked calls>` row: allocations made outside any marked
+/// call, `-` in the time columns.
+fn outside_row(r: &Report, s: &mut String, cols: &[&columns::Column], name_w: usize) {
+    let mut line = String::new();
+    let name = fit(columns::OUTSIDE, name_w.max(columns::OUTSIDE.len()));
+    let _ = write!(line, "{name:<name_w$}");
+    for c in cols.iter().skip(1) {
+        let v = columns::outside_cell(c, &r.run.outside)
+            .map_or_else(|| "-".to_owned(), |v: Cell<'_>| v.human());
+        let _ = write!(line, "  {:>w$}", v, w = c.width);
+    }
+    s.push_str(line.trim_end());
+    s.push('\n');
 }
 
 /// A name for one cell of the text table: on one line, terminal-safe, at
@@ -185,6 +203,21 @@ fn sections(r: &Report, s: &mut String, rows: &[SiteStats]) {
             100.0 * x.self_ns as f64 / wall,
             fmt_ns(per(x.self_ns))
         );
+        if r.run.alloc_installed {
+            let (t, o) = (&x.alloc, &x.self_alloc);
+            let _ = writeln!(
+                s,
+                "   allocs {} (self {})   bytes {} (self {})   frees {} (self {})   freed {} (self {})",
+                t.allocs,
+                o.allocs,
+                fmt_bytes(t.bytes),
+                fmt_bytes(o.bytes),
+                t.frees,
+                o.frees,
+                fmt_bytes(t.freed_bytes),
+                fmt_bytes(o.freed_bytes)
+            );
+        }
         for (label, edges) in [("called by", &x.callers), ("calls    ", &x.callees)] {
             for e in edges {
                 let _ = writeln!(

@@ -72,7 +72,10 @@ fn record(v: Value) -> Value {
             }
         }
     }
-    let label = format!("record {}", out.get("id").and_then(Value::as_u64).unwrap_or(0));
+    let label = format!(
+        "record {}",
+        out.get("id").and_then(Value::as_u64).unwrap_or(0)
+    );
     out.insert("label".to_owned(), Value::String(label));
     Value::Object(out)
 }

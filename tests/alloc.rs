@@ -229,6 +229,23 @@ fn child_workload() {
 }
 
 #[test]
+fn with_tickprof_off_the_wrapper_passes_through() {
+    let dir = std::env::temp_dir().join(format!("tickprof-alloc-off-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let json = dir.join("r.json");
+    let out = child::child_command(CHILD, "1")
+        .env("TICKPROF", "off")
+        .env("TICKPROF_OUT", &json)
+        .output()
+        .expect("child ran");
+    assert!(out.status.success(), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("<outside marked calls>"), "{stderr}");
+    assert!(!json.exists(), "no report with TICKPROF=off");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn exit_report_with_the_wrapper_shows_allocations_and_the_outside_row() {
     let dir = std::env::temp_dir().join(format!("tickprof-alloc-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");

@@ -29,8 +29,8 @@ use crate::calibrate::Calibration;
 use crate::record::trace::ThreadEvents;
 use crate::record::Capture;
 use crate::report::{
-    ClockSource, Edge, Report, RunInfo, SiteStats, ThreadSite, ThreadStats, Trace, TraceEvent,
-    TraceThread, TreeNode,
+    AllocStats, ClockSource, Edge, Report, RunInfo, SiteStats, ThreadSite, ThreadStats, Trace,
+    TraceEvent, TraceThread, TreeNode,
 };
 use crate::site::CallSite;
 use crate::tree::{site_key, Tree};
@@ -126,9 +126,13 @@ pub(crate) fn build(c: &Capture, facts: &Facts) -> Report {
     };
     let (inner, call) = cal.map_or((0.0, 0.0), |c| (c.inner_ticks, c.call_ticks));
     let mut total_calls = 0u64;
+    // A site whose calls are all still running is shown if it allocated:
+    // its allocations are counted already.
     let mut sites: Vec<SiteStats> = flat
         .iter()
-        .filter(|(_, (_, f))| f.acc.calls > 0 || f.acc.cancelled > 0)
+        .filter(|(_, (_, f))| {
+            f.acc.calls > 0 || f.acc.cancelled > 0 || f.self_alloc != AllocStats::default()
+        })
         .map(|(&k, (site, f))| {
             total_calls += f.acc.calls;
             let mut s = site_stats(site, f, names[&k].clone(), ns, shown_comp, (inner, call));

@@ -300,6 +300,16 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn the_roots_counts_merge_and_subtract() {
+        let mut a = sample();
+        a.nodes[0].acc.allocs = 3;
+        let mut t = a.clone();
+        t.merge(&a);
+        assert_eq!(t.nodes[0].acc.allocs, 6);
+        assert_eq!(t.minus(&a).nodes[0].acc.allocs, 3);
+    }
+
+    #[test]
     fn minus_subtracts_by_path_and_keeps_new_nodes() {
         let mut later = sample();
         later.merge(&sample());

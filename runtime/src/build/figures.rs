@@ -91,7 +91,8 @@ pub(crate) fn own_alloc(a: &Acc) -> AllocStats {
 
 /// Each node's allocation total: its own counts plus its regular
 /// children's totals (counts are made on the innermost node, so, unlike
-/// time, a total is a sum, never a maximum).
+/// time, a total is a sum, never a maximum). Overflow nodes' counts are in
+/// their site's figures and the root's total only.
 pub(crate) fn alloc_totals(tree: &Tree, children: &[Vec<u32>]) -> Vec<AllocStats> {
     let n = tree.nodes.len();
     let mut total = vec![AllocStats::default(); n];
@@ -99,6 +100,15 @@ pub(crate) fn alloc_totals(tree: &Tree, children: &[Vec<u32>]) -> Vec<AllocStats
         let mut t = own_alloc(&tree.nodes[i].acc);
         for &c in &children[i] {
             t.add(&total[c as usize]);
+        }
+        if i == 0 {
+            // Overflow nodes are nobody's child, but their counts are in
+            // the thread's: the root's total is every count of the tree.
+            for (o, n) in total.iter().zip(&tree.nodes).skip(1) {
+                if !n.is_regular() {
+                    t.add(o);
+                }
+            }
         }
         total[i] = t;
     }
@@ -218,9 +228,13 @@ pub(crate) fn flatten(tree: &Tree, f: &TreeFigures) -> HashMap<usize, (&'static 
         let mut a = n.acc;
         let outer = !f.nested[i];
         e.self_alloc.add(&own_alloc(&n.acc));
+        // An overflow node is inside no other node's allocation total (it
+        // is nobody's child), so it counts in its site's, nested or not.
+        if outer || !n.is_regular() {
+            e.alloc.add(&f.alloc[i]);
+        }
         if outer {
             e.total.add(f, i, true);
-            e.alloc.add(&f.alloc[i]);
         } else {
             a.ticks = 0;
             a.wall = 0;

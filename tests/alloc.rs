@@ -218,10 +218,19 @@ fn child_workload() {
         .join()
         .expect("no panic");
     std::thread::spawn(|| {
-        thread_local! {
-            static LATE: std::cell::RefCell<Vec<Box<u8>>> = const { std::cell::RefCell::new(Vec::new()) };
+        /// Allocates, frees and makes a marked call from its destructor,
+        /// which may run after tickprof's state of the thread is torn down.
+        struct Late;
+        impl Drop for Late {
+            fn drop(&mut self) {
+                black_box(vec![0u8; 32]);
+                boxes(1);
+            }
         }
-        LATE.with(|l| l.borrow_mut().push(Box::new(1)));
+        thread_local! {
+            static LATE: Late = const { Late };
+        }
+        LATE.with(|_| {});
         boxes(2)
     })
     .join()

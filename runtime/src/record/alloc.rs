@@ -71,30 +71,37 @@ pub(crate) fn on_alloc(bytes: usize) {
     if !INSTALLED.load(Ordering::Relaxed) {
         INSTALLED.store(true, Ordering::Relaxed);
     }
-    match current().alloc_target() {
-        AllocTarget::Node(n) => {
-            bump(&n.c.allocs, 1);
-            bump(&n.c.alloc_bytes, bytes as u64);
-        }
-        AllocTarget::Pending => PENDING.with(|p| {
-            add(&p.allocs, 1);
-            add(&p.alloc_bytes, bytes as u64);
-        }),
-        AllocTarget::Skip => {}
-    }
+    count(true, bytes as u64);
 }
 
 /// Counts one free of `bytes` bytes on the calling thread.
 #[inline]
 pub(crate) fn on_free(bytes: usize) {
+    count(false, bytes as u64);
+}
+
+/// Adds one allocation (`alloc`) or one free of `bytes` bytes where the
+/// calling thread counts now.
+#[inline(always)]
+fn count(alloc: bool, bytes: u64) {
     match current().alloc_target() {
         AllocTarget::Node(n) => {
-            bump(&n.c.frees, 1);
-            bump(&n.c.freed_bytes, bytes as u64);
+            let (c, b) = if alloc {
+                (&n.c.allocs, &n.c.alloc_bytes)
+            } else {
+                (&n.c.frees, &n.c.freed_bytes)
+            };
+            bump(c, 1);
+            bump(b, bytes);
         }
         AllocTarget::Pending => PENDING.with(|p| {
-            add(&p.frees, 1);
-            add(&p.freed_bytes, bytes as u64);
+            let (c, b) = if alloc {
+                (&p.allocs, &p.alloc_bytes)
+            } else {
+                (&p.frees, &p.freed_bytes)
+            };
+            add(c, 1);
+            add(b, bytes);
         }),
         AllocTarget::Skip => {}
     }

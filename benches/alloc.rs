@@ -18,7 +18,8 @@ use std::time::Instant;
 
 /// Iterations per timed batch.
 const BATCH: u32 = 200;
-/// Interleaved rounds; the median is kept.
+/// Interleaved rounds; the median is kept (`ALLOC_BENCH_ROUNDS` overrides,
+/// e.g. 1 under callgrind).
 const ROUNDS: usize = 41;
 
 static COUNTING: AtomicBool = AtomicBool::new(false);
@@ -89,16 +90,40 @@ fn marked_build_and_drop() -> usize {
 fn batch(counting: bool, marked: bool) -> f64 {
     COUNTING.store(counting, Ordering::Relaxed);
     let t = Instant::now();
-    for _ in 0..BATCH {
-        black_box(if marked {
-            marked_build_and_drop()
-        } else {
-            build_and_drop()
-        });
+    match (counting, marked) {
+        (false, _) => batch_system(),
+        (true, false) => batch_outside(),
+        (true, true) => batch_inside(),
     }
     let ns = t.elapsed().as_nanos() as f64 / f64::from(BATCH);
     COUNTING.store(false, Ordering::Relaxed);
     ns
+}
+
+// One function per variant, so that an instruction count per variant can
+// be read from `valgrind --tool=callgrind` (inclusive cost of each).
+
+#[inline(never)]
+fn batch_system() {
+    for _ in 0..BATCH {
+        black_box(build_and_drop());
+    }
+}
+
+#[inline(never)]
+fn batch_outside() {
+    // Not the same code as `batch_system`, so the two are not merged.
+    black_box(1u8);
+    for _ in 0..BATCH {
+        black_box(build_and_drop());
+    }
+}
+
+#[inline(never)]
+fn batch_inside() {
+    for _ in 0..BATCH {
+        black_box(marked_build_and_drop());
+    }
 }
 
 fn main() {
@@ -113,13 +138,17 @@ fn main() {
         ("tickprof::Alloc, outside marked calls", true, false),
         ("tickprof::Alloc, inside a marked call", true, true),
     ];
+    let rounds = std::env::var("ALLOC_BENCH_ROUNDS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(ROUNDS);
     let mut times: Vec<Vec<f64>> = vec![Vec::new(); variants.len()];
-    for _ in 0..3 {
+    for _ in 0..3.min(rounds) {
         for &(_, c, m) in &variants {
             batch(c, m);
         }
     }
-    for _ in 0..ROUNDS {
+    for _ in 0..rounds {
         for (i, &(_, c, m)) in variants.iter().enumerate() {
             times[i].push(batch(c, m));
         }
@@ -130,7 +159,7 @@ fn main() {
     let median = |t: &[f64]| t[t.len() / 2];
     let base = median(&times[0]);
     println!(
-        "Vec<String> of 1,000 short strings, built and dropped: {ROUNDS} interleaved rounds of {BATCH}"
+        "Vec<String> of 1,000 short strings, built and dropped: {rounds} interleaved rounds of {BATCH}"
     );
     println!(
         "{:<40} {:>12} {:>24} {:>8}",

@@ -116,11 +116,17 @@ fn table(r: &Report, s: &mut String, opts: &TextOptions) {
     let shown = opts.top.map_or(r.sites.len(), |t| t.min(r.sites.len()));
     let rows = &r.sites[..shown];
     let cols = columns::shown(r);
+    let outside_w = if r.run.alloc_installed {
+        columns::OUTSIDE.len()
+    } else {
+        4
+    };
     let name_w = rows
         .iter()
         .map(|x| x.name.chars().count())
         .max()
         .unwrap_or(4)
+        .max(outside_w)
         .clamp(4, NAME_WIDTH);
     let mut line = String::new();
     for (i, c) in cols.iter().enumerate() {
@@ -164,8 +170,7 @@ fn table(r: &Report, s: &mut String, opts: &TextOptions) {
 /// call, `-` in the time columns.
 fn outside_row(r: &Report, s: &mut String, cols: &[&columns::Column], name_w: usize) {
     let mut line = String::new();
-    let name = fit(columns::OUTSIDE, name_w.max(columns::OUTSIDE.len()));
-    let _ = write!(line, "{name:<name_w$}");
+    let _ = write!(line, "{:<name_w$}", columns::OUTSIDE);
     for c in cols.iter().skip(1) {
         let v = columns::outside_cell(c, &r.run.outside)
             .map_or_else(|| "-".to_owned(), |v: Cell<'_>| v.human());
@@ -299,5 +304,23 @@ mod tests {
             lines[0].starts_with("name") && lines[0].contains("p_self"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn the_outside_row_lines_up_with_the_allocation_columns() {
+        let mut r = Report::empty();
+        r.run.alloc_installed = true;
+        r.run.outside.allocs = 12;
+        r.run.outside.bytes = 2048;
+        let mut site = crate::export::test_site("f", crate::SiteKind::Function);
+        site.alloc.allocs = 3;
+        r.sites.push(site);
+        let text = r.to_text();
+        let lines: Vec<&str> = text.lines().skip(1).take(3).collect();
+        assert!(lines[0].ends_with("allocs       bytes"), "{text}");
+        assert!(lines[2].starts_with("<outside marked calls>  "), "{text}");
+        assert!(lines[2].ends_with("12     2.0 KiB"), "{text}");
+        let width = |l: &str| l.chars().count();
+        assert_eq!(width(lines[0]), width(lines[2]), "{text}");
     }
 }

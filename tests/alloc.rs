@@ -260,11 +260,13 @@ fn exit_report_with_the_wrapper_shows_allocations_and_the_outside_row() {
     std::fs::create_dir_all(&dir).expect("temp dir");
     let json = dir.join("r.json");
     let folded = dir.join("r.alloc.folded");
+    let csv = dir.join("r.csv");
     let out = child::child_command(CHILD, "1")
         .env(
             "TICKPROF_OUT",
-            format!("{},{}", json.display(), folded.display()),
+            format!("{},{},{}", json.display(), folded.display(), csv.display()),
         )
+        .env("TICKPROF_SORT", "bytes")
         .output()
         .expect("child ran");
     assert!(out.status.success(), "{out:?}");
@@ -274,6 +276,34 @@ fn exit_report_with_the_wrapper_shows_allocations_and_the_outside_row() {
         "{stderr}"
     );
     assert!(stderr.contains("<outside marked calls>"), "{stderr}");
+    // Sorted by bytes: `caller` (1,600 bytes) comes first.
+    let first_row = stderr
+        .lines()
+        .skip_while(|l| !l.starts_with("name "))
+        .nth(1)
+        .unwrap_or_default();
+    assert!(first_row.starts_with("caller "), "{stderr}");
+    let csv = std::fs::read_to_string(&csv).expect("csv written");
+    let header: Vec<&str> = csv.lines().next().unwrap_or_default().split(',').collect();
+    let row: Vec<&str> = csv
+        .lines()
+        .find(|l| l.starts_with("caller,"))
+        .expect("caller row")
+        .split(',')
+        .collect();
+    let field = |name: &str| row[header.iter().position(|h| *h == name).expect(name)];
+    assert_eq!(
+        [
+            "allocs",
+            "alloc_bytes",
+            "frees",
+            "freed_bytes",
+            "self_allocs",
+            "self_alloc_bytes"
+        ]
+        .map(field),
+        ["16", "1600", "16", "1600", "1", "1000"]
+    );
     let v: serde_json::Value =
         serde_json::from_slice(&std::fs::read(&json).expect("json written")).expect("json");
     assert_eq!(v["run"]["alloc_installed"], true);

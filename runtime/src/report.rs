@@ -369,6 +369,11 @@ pub enum SortKey {
     Mean,
     /// Name, ascending.
     Name,
+    /// Bytes allocated (`tickprof::Alloc`), marked callees included,
+    /// descending.
+    Bytes,
+    /// Allocations, marked callees included, descending.
+    Allocs,
 }
 
 /// Text report layouts (`TICKPROF_REPORT`).
@@ -442,8 +447,8 @@ impl Report {
         self.sites.iter().find(|s| s.name.ends_with(suffix))
     }
 
-    /// Sorts the sites: totals, self, calls and mean descending, names
-    /// ascending; ties by name.
+    /// Sorts the sites: totals, self, calls, mean, bytes and allocations
+    /// descending, names ascending; ties by name.
     pub fn sort(&mut self, key: SortKey) {
         self.sites.sort_by(|a, b| {
             let o = match key {
@@ -452,6 +457,8 @@ impl Report {
                 SortKey::Calls => b.calls.cmp(&a.calls),
                 SortKey::Mean => b.mean_ns.total_cmp(&a.mean_ns),
                 SortKey::Name => a.name.cmp(&b.name),
+                SortKey::Bytes => b.alloc.bytes.cmp(&a.alloc.bytes),
+                SortKey::Allocs => b.alloc.allocs.cmp(&a.alloc.allocs),
             };
             o.then_with(|| a.name.cmp(&b.name))
         });

@@ -137,6 +137,15 @@ fn eight_threads_totals_are_exact() {
     let (total, self_) = alloc_of(&r, "threaded");
     assert_eq!(total, stats(8000, 8000 * 32, 8000, 8000 * 32));
     assert_eq!(self_, total);
+    // The per-thread breakdown adds up to the same.
+    let per_thread: u64 = r
+        .threads
+        .iter()
+        .flat_map(|t| &t.sites)
+        .filter(|x| x.name == "threaded")
+        .map(|x| x.alloc.bytes)
+        .sum();
+    assert_eq!(per_thread, 8000 * 32);
 }
 
 /// Allocates a block of 100 bytes and hands it on.

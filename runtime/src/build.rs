@@ -295,6 +295,7 @@ fn thread_stats(
                     calls: f.acc.calls,
                     total_ns: f.total.ns(comp),
                     self_ns: f.self_.ns(comp),
+                    alloc: f.alloc,
                 })
                 .collect();
             if sites.is_empty() {

@@ -254,6 +254,8 @@ pub struct ThreadSite {
     pub total_ns: u64,
     /// Self time on this thread, in nanoseconds.
     pub self_ns: u64,
+    /// Allocations on this thread, marked callees included.
+    pub alloc: AllocStats,
 }
 
 /// One live thread's figures, or those of the finished threads of one

@@ -261,12 +261,15 @@ fn thread_site(w: &mut Writer<'_>, s: &ThreadSite) {
         calls,
         total_ns,
         self_ns,
+        alloc,
     } = s;
     w.begin_object();
     w.field_str("name", name);
     w.field_u64("calls", *calls);
     w.field_u64("total_ns", *total_ns);
     w.field_u64("self_ns", *self_ns);
+    w.key("alloc");
+    alloc_stats(w, alloc);
     w.end_object();
 }
 

@@ -255,7 +255,7 @@ fn threads(r: &Report, s: &mut String) {
             ),
         };
         for x in &t.sites {
-            let _ = writeln!(
+            let _ = write!(
                 s,
                 "   {:<56} {:>10} calls  total {:>10}  self {:>10}",
                 fit(&x.name, 56),
@@ -263,6 +263,15 @@ fn threads(r: &Report, s: &mut String) {
                 fmt_ns(x.total_ns as f64),
                 fmt_ns(x.self_ns as f64)
             );
+            if r.run.alloc_installed {
+                let _ = write!(
+                    s,
+                    "  allocs {:>9}  bytes {:>10}",
+                    x.alloc.allocs,
+                    fmt_bytes(x.alloc.bytes)
+                );
+            }
+            s.push('\n');
         }
     }
 }

@@ -168,6 +168,12 @@ fn full_report(name: &str, f: f64, g: f64) -> Report {
             calls: 27,
             total_ns: 28,
             self_ns: 29,
+            alloc: AllocStats {
+                allocs: 5,
+                bytes: 6,
+                frees: 7,
+                freed_bytes: 8,
+            },
         }],
     });
     r.threads.push(ThreadStats {

@@ -3,10 +3,15 @@
 //!
 //! Run: `cargo bench --bench companion`. The pattern: take a snapshot before
 //! `bench_function`, another after, and print the difference — the profile
-//! of just that benchmark's iterations (warm-up included).
+//! of just that benchmark's iterations (warm-up included). With
+//! `tickprof::Alloc` installed as the global allocator (two lines, below),
+//! the difference also counts each function's allocations and bytes.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use tickprof::{profile, TextOptions};
+
+#[global_allocator]
+static A: tickprof::Alloc = tickprof::Alloc::system();
 
 #[profile]
 fn tokenize(line: &str) -> Vec<&str> {
@@ -55,6 +60,14 @@ fn bench(c: &mut Criterion) {
             ..TextOptions::default()
         })
     );
+    if let Some(p) = profile.find("pipeline") {
+        let calls = p.calls.max(1);
+        eprintln!(
+            "-- per `pipeline` call: {} allocations, {} bytes",
+            p.alloc.allocs / calls,
+            p.alloc.bytes / calls
+        );
+    }
 }
 
 criterion_group! {

@@ -84,9 +84,9 @@ pub use tickprof_runtime::export;
 pub use tickprof_runtime::log;
 
 pub use tickprof_runtime::{
-    fmt_ns, report, reset, set_hook, snapshot, CallSite, ClockSource, Edge, Enter, Exit, Guard,
-    Hook, Report, RunInfo, SetHookError, SiteKind, SiteStats, Snapshot, SortKey, TextOptions,
-    ThreadSite, ThreadStats, TreeNode, CSV_HEADER,
+    fmt_ns, report, reset, set_hook, snapshot, Alloc, AllocStats, CallSite, ClockSource, Edge,
+    Enter, Exit, Guard, Hook, Report, RunInfo, SetHookError, SiteKind, SiteStats, Snapshot,
+    SortKey, TextOptions, ThreadSite, ThreadStats, TreeNode, CSV_HEADER,
 };
 
 #[doc(hidden)]

@@ -4,6 +4,10 @@
 
 use tickprof::{prof_scope, profile};
 
+/// With the feature off the wrapper is a plain pass-through, same API.
+#[global_allocator]
+static A: tickprof::Alloc = tickprof::Alloc::system();
+
 #[profile]
 fn add(a: u32, b: u32) -> u32 {
     a + b
@@ -37,6 +41,7 @@ fn marks_keep_behaviour_and_record_nothing() {
     assert!(r.sites.is_empty());
     assert!(r.tree.is_empty());
     assert_eq!(r.run.clock, tickprof::ClockSource::Off);
+    assert!(!r.run.alloc_installed);
 }
 
 #[test]

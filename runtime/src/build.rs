@@ -29,15 +29,15 @@ use crate::calibrate::Calibration;
 use crate::record::trace::ThreadEvents;
 use crate::record::Capture;
 use crate::report::{
-    ClockSource, Edge, Report, RunInfo, SiteStats, ThreadSite, ThreadStats, Trace, TraceEvent,
-    TraceThread, TreeNode,
+    AllocStats, ClockSource, Edge, Report, RunInfo, SiteStats, ThreadSite, ThreadStats, Trace,
+    TraceEvent, TraceThread, TreeNode,
 };
 use crate::site::CallSite;
 use crate::tree::{site_key, Tree};
 use std::collections::HashMap;
 
 mod figures;
-pub(crate) use figures::{flatten, tree_figures, Flat, TreeFigures, Trio};
+pub(crate) use figures::{flatten, own_alloc, tree_figures, Flat, TreeFigures, Trio};
 
 /// What a report needs besides the captured trees.
 #[derive(Clone, Debug)]
@@ -126,9 +126,13 @@ pub(crate) fn build(c: &Capture, facts: &Facts) -> Report {
     };
     let (inner, call) = cal.map_or((0.0, 0.0), |c| (c.inner_ticks, c.call_ticks));
     let mut total_calls = 0u64;
+    // A site whose calls are all still running is shown if it allocated:
+    // its allocations are counted already.
     let mut sites: Vec<SiteStats> = flat
         .iter()
-        .filter(|(_, (_, f))| f.acc.calls > 0 || f.acc.cancelled > 0)
+        .filter(|(_, (_, f))| {
+            f.acc.calls > 0 || f.acc.cancelled > 0 || f.self_alloc != AllocStats::default()
+        })
         .map(|(&k, (site, f))| {
             total_calls += f.acc.calls;
             let mut s = site_stats(site, f, names[&k].clone(), ns, shown_comp, (inner, call));
@@ -191,6 +195,12 @@ pub(crate) fn build(c: &Capture, facts: &Facts) -> Report {
             tracing: facts.tracing,
             pid: facts.pid,
             trace_dropped: trace.as_ref().map_or(0, Trace::dropped),
+            alloc_installed: crate::record::alloc::installed(),
+            outside: merged
+                .nodes
+                .first()
+                .map(|n| own_alloc(&n.acc))
+                .unwrap_or_default(),
         },
         sites,
         threads,
@@ -285,6 +295,8 @@ fn site_stats(
         unwound: a.unwound,
         wall_ns: ns.of(a.wall),
         cancelled: a.cancelled,
+        alloc: f.alloc,
+        self_alloc: f.self_alloc,
         callers: Vec::new(),
         callees: Vec::new(),
     }
@@ -310,6 +322,7 @@ fn thread_stats(
                     calls: f.acc.calls,
                     total_ns: f.total.ns(comp),
                     self_ns: f.self_.ns(comp),
+                    alloc: f.alloc,
                 })
                 .collect();
             if sites.is_empty() {
@@ -377,6 +390,8 @@ fn tree_nodes(
             self_ns: self_[i],
             raw_total_ns: fig.raw.total[i],
             raw_self_ns: fig.raw.self_[i],
+            alloc: fig.alloc[i],
+            self_alloc: own_alloc(&n.acc),
         });
     }
     out

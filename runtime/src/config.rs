@@ -127,10 +127,12 @@ impl Config {
                 "calls" => c.sort = SortKey::Calls,
                 "mean" => c.sort = SortKey::Mean,
                 "name" => c.sort = SortKey::Name,
+                "bytes" => c.sort = SortKey::Bytes,
+                "allocs" => c.sort = SortKey::Allocs,
                 _ => warn(
                     "TICKPROF_SORT",
                     &v,
-                    "is not one of total, self, calls, mean, name",
+                    "is not one of total, self, calls, mean, name, bytes, allocs",
                     "total",
                 ),
             }
@@ -334,6 +336,11 @@ mod tests {
         assert_eq!(c.outputs, vec!["a.csv".to_string(), "b.txt".to_string()]);
         assert_eq!(c.layout, Layout::Tree);
         assert!(!c.trace);
+        assert_eq!(parse(&[("TICKPROF_SORT", "bytes")]).0.sort, SortKey::Bytes);
+        assert_eq!(
+            parse(&[("TICKPROF_SORT", "Allocs")]).0.sort,
+            SortKey::Allocs
+        );
         let (c, w) = parse(&[
             ("TICKPROF_OUT", "run.trace.json"),
             ("TICKPROF_TRACE_EVENTS", "10"),

@@ -47,25 +47,29 @@ static RUNTIME: OnceLock<Runtime> = OnceLock::new();
 /// Sets everything up once: before `main` through the constructor, or on the
 /// first report if constructors do not run on this platform.
 fn runtime() -> &'static Runtime {
-    RUNTIME.get_or_init(|| {
-        let (config, warnings) = Config::from_env();
-        for w in &warnings {
-            write_stderr(&format!("{w}\n"));
-        }
-        let clock = Clock::start();
-        switches::apply(&config, clock.nominal_hz());
-        if clock::SOURCE == ClockSource::Monotonic {
-            write_stderr(
-                "tickprof: no time-stamp counter on this target; using the OS monotonic clock\n",
-            );
-        }
-        Runtime {
-            config,
-            clock,
-            start: Instant::now(),
-            epoch_ns: AtomicU64::new(0),
-        }
-    })
+    // tickprof's own allocations (a `tickprof::Alloc` global allocator)
+    // are not counted.
+    RUNTIME.get_or_init(|| record::quietly(init_runtime))
+}
+
+fn init_runtime() -> Runtime {
+    let (config, warnings) = Config::from_env();
+    for w in &warnings {
+        write_stderr(&format!("{w}\n"));
+    }
+    let clock = Clock::start();
+    switches::apply(&config, clock.nominal_hz());
+    if clock::SOURCE == ClockSource::Monotonic {
+        write_stderr(
+            "tickprof: no time-stamp counter on this target; using the OS monotonic clock\n",
+        );
+    }
+    Runtime {
+        config,
+        clock,
+        start: Instant::now(),
+        epoch_ns: AtomicU64::new(0),
+    }
 }
 
 /// Unbuffered, lock-free, fallible write to file descriptor 2. Safe after
@@ -279,15 +283,17 @@ fn expand_with(template: &str, pid: u32, exe: &str) -> String {
 #[ctor::ctor(unsafe)]
 fn tickprof_init() {
     let _ = std::panic::catch_unwind(|| {
-        let config = &runtime().config;
-        #[cfg(unix)]
-        if config.enabled || config.log.is_some() {
-            fork::install();
-        }
-        switches::set_tracing(config.enabled && config.trace);
-        if let Some(target) = &config.log {
-            start_log(target, &config.log_options);
-        }
+        record::quietly(|| {
+            let config = &runtime().config;
+            #[cfg(unix)]
+            if config.enabled || config.log.is_some() {
+                fork::install();
+            }
+            switches::set_tracing(config.enabled && config.trace);
+            if let Some(target) = &config.log {
+                start_log(target, &config.log_options);
+            }
+        });
     });
 }
 

@@ -25,6 +25,7 @@
 //! | `clock` | `ticks()`, the TSC frequency and where it came from | `report` |
 //! | `record` | the hot path: `node`, `arena`, `stack`, `guard`, `future`, `trace` buffers, `registry`; `hook` (the hooks' cold path) | `clock`, `counters`, `site`, `switches`, `tree`, `config` (a default), `hook` (the trait) |
 //! | `calibrate` | overhead calibration and its cached result | `clock`, `record`, `site` |
+//! | `alloc` | `Alloc`, the global-allocator wrapper | `switches`, `record` (the counting) |
 //! | `build` | trees → `Report`: figures, compensation, flattening, edges, threads | `calibrate`, `counters`, `record` (the capture), `report`, `site`, `tree` |
 //! | `export` | every writer: `text`, `csv`, `json`, `html`, `folded`, `svg`, `trace`, and `columns` (the one column table and list of notes) | `report`, `naming` |
 //! | `snapshot` | `Snapshot` and differences | `exit`, `record`, `report` |
@@ -37,6 +38,7 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(clippy::undocumented_unsafe_blocks)]
 
+mod alloc;
 #[cfg(feature = "enabled")]
 mod build;
 #[cfg(feature = "enabled")]
@@ -62,14 +64,15 @@ mod switches;
 #[cfg(feature = "enabled")]
 mod tree;
 
+pub use alloc::Alloc;
 pub use config::{Config, Layout, SortKey, DEFAULT_THREADS_KEPT, DEFAULT_TRACE_EVENTS};
 pub use export::csv::CSV_HEADER;
 pub use hook::{Enter, Exit, Hook, SetHookError};
 #[cfg(feature = "enabled")]
 pub use record::guard::Guard;
 pub use report::{
-    fmt_ns, ClockSource, Edge, Report, RunInfo, SiteKind, SiteStats, TextOptions, ThreadSite,
-    ThreadStats, Trace, TraceEvent, TraceThread, TreeNode,
+    fmt_ns, AllocStats, ClockSource, Edge, Report, RunInfo, SiteKind, SiteStats, TextOptions,
+    ThreadSite, ThreadStats, Trace, TraceEvent, TraceThread, TreeNode,
 };
 pub use site::CallSite;
 pub use snapshot::{snapshot, Snapshot};

@@ -107,6 +107,38 @@ pub struct RunInfo {
     /// The id of the process that made the report (a forked child's report
     /// covers only the child's calls).
     pub pid: u32,
+    /// Whether `tickprof::Alloc` is the global allocator (it counted
+    /// something): the reports then show allocation columns.
+    pub alloc_installed: bool,
+    /// Allocations made outside any marked call, on threads that made a
+    /// marked call (the `<outside marked calls>` row).
+    pub outside: AllocStats,
+}
+
+/// Allocation counts (from `tickprof::Alloc`): allocations, bytes, frees,
+/// freed bytes. A reallocation is one allocation of the new size and one
+/// free of the old size.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(test, derive(serde::Serialize))]
+pub struct AllocStats {
+    /// Allocations (reallocations included).
+    pub allocs: u64,
+    /// Bytes allocated.
+    pub bytes: u64,
+    /// Frees (reallocations included).
+    pub frees: u64,
+    /// Bytes freed.
+    pub freed_bytes: u64,
+}
+
+impl AllocStats {
+    /// Adds `o` into `self`.
+    pub fn add(&mut self, o: &AllocStats) {
+        self.allocs += o.allocs;
+        self.bytes += o.bytes;
+        self.frees += o.frees;
+        self.freed_bytes += o.freed_bytes;
+    }
 }
 
 /// A caller or callee of a site.
@@ -190,6 +222,11 @@ pub struct SiteStats {
     pub wall_ns: u64,
     /// async sites: futures dropped before completion.
     pub cancelled: u64,
+    /// Allocations during the site's calls, marked callees included
+    /// (counted once per outermost activation, like `total_ns`).
+    pub alloc: AllocStats,
+    /// Allocations during the site's calls not made in marked callees.
+    pub self_alloc: AllocStats,
     /// Who called this site, most time first.
     pub callers: Vec<Edge>,
     /// What this site called, most time first.
@@ -225,6 +262,8 @@ pub struct ThreadSite {
     pub total_ns: u64,
     /// Self time on this thread, in nanoseconds.
     pub self_ns: u64,
+    /// Allocations on this thread, marked callees included.
+    pub alloc: AllocStats,
 }
 
 /// One live thread's figures, or those of the finished threads of one
@@ -276,6 +315,11 @@ pub struct TreeNode {
     pub raw_total_ns: u64,
     /// `self_ns` with the instrumentation cost left in.
     pub raw_self_ns: u64,
+    /// Allocations on this path, marked children included.
+    pub alloc: AllocStats,
+    /// Allocations on this path not made in marked children (for the root,
+    /// those made outside marked calls).
+    pub self_alloc: AllocStats,
 }
 
 /// A profile: the run header and one row per call site that ran.
@@ -335,6 +379,11 @@ pub enum SortKey {
     Mean,
     /// Name, ascending.
     Name,
+    /// Bytes allocated (`tickprof::Alloc`), marked callees included,
+    /// descending.
+    Bytes,
+    /// Allocations, marked callees included, descending.
+    Allocs,
 }
 
 /// Text report layouts (`TICKPROF_REPORT`).
@@ -387,6 +436,8 @@ impl Report {
                 tracing: false,
                 trace_dropped: 0,
                 pid: std::process::id(),
+                alloc_installed: false,
+                outside: AllocStats::default(),
             },
             sites: Vec::new(),
             threads: Vec::new(),
@@ -406,8 +457,8 @@ impl Report {
         self.sites.iter().find(|s| s.name.ends_with(suffix))
     }
 
-    /// Sorts the sites: totals, self, calls and mean descending, names
-    /// ascending; ties by name.
+    /// Sorts the sites: totals, self, calls, mean, bytes and allocations
+    /// descending, names ascending; ties by name.
     pub fn sort(&mut self, key: SortKey) {
         self.sites.sort_by(|a, b| {
             let o = match key {
@@ -416,6 +467,8 @@ impl Report {
                 SortKey::Calls => b.calls.cmp(&a.calls),
                 SortKey::Mean => b.mean_ns.total_cmp(&a.mean_ns),
                 SortKey::Name => a.name.cmp(&b.name),
+                SortKey::Bytes => b.alloc.bytes.cmp(&a.alloc.bytes),
+                SortKey::Allocs => b.alloc.allocs.cmp(&a.alloc.allocs),
             };
             o.then_with(|| a.name.cmp(&b.name))
         });

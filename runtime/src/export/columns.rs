@@ -7,7 +7,10 @@
 //! ever appended: the CSV header is the table's order; `order` places a
 //! column in the text and HTML tables.
 
-use crate::report::{fmt_ns, Report, SiteKind, SiteStats};
+use crate::report::{fmt_ns, AllocStats, Report, SiteKind, SiteStats};
+
+/// The name of the row of allocations made outside any marked call.
+pub(crate) const OUTSIDE: &str = "<outside marked calls>";
 
 /// One cell of a site row.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -30,6 +33,8 @@ pub(crate) enum Cell<'a> {
     ApproxMean(f64),
     /// Yes or no (`true`/`false` in CSV).
     Flag(bool),
+    /// A number of bytes.
+    Bytes(u64),
 }
 
 impl Cell<'_> {
@@ -46,7 +51,7 @@ impl Cell<'_> {
     pub fn sort_key(&self) -> f64 {
         match *self {
             Cell::Text(_) => 0.0,
-            Cell::Count(n) | Cell::Ns(n) => n as f64,
+            Cell::Count(n) | Cell::Ns(n) | Cell::Bytes(n) => n as f64,
             Cell::Mean(x) if x.is_finite() => x,
             Cell::Mean(_) => 0.0,
             Cell::Share(p, w) => Cell::fraction(p, w),
@@ -67,6 +72,7 @@ impl Cell<'_> {
             Cell::ApproxNs(n) => format!("~{}", Cell::Ns(n).human()),
             Cell::ApproxMean(x) => format!("~{}", Cell::Mean(x).human()),
             Cell::Flag(b) => (if b { "yes" } else { "no" }).to_owned(),
+            Cell::Bytes(n) => fmt_bytes(n),
         }
     }
 
@@ -74,7 +80,7 @@ impl Cell<'_> {
     pub fn machine(&self) -> String {
         match *self {
             Cell::Text(s) => s.to_owned(),
-            Cell::Count(n) | Cell::Ns(n) => n.to_string(),
+            Cell::Count(n) | Cell::Ns(n) | Cell::Bytes(n) => n.to_string(),
             Cell::Mean(x) => format!("{:.1}", if x.is_finite() { x } else { 0.0 }),
             Cell::Share(p, w) => format!("{:.4}", Cell::fraction(p, w)),
             Cell::ApproxNs(n) => Cell::Ns(n).machine(),
@@ -93,6 +99,8 @@ pub(crate) enum Show {
     Always,
     /// When the report has an async site; `-` in the other rows.
     Async,
+    /// When `tickprof::Alloc` is installed (allocation counts).
+    Alloc,
 }
 
 /// One column of the site table.
@@ -148,7 +156,7 @@ macro_rules! site_columns {
     };
 }
 
-use Show::{Always, Async, Never};
+use Show::{Alloc, Always, Async, Never};
 
 /// A time of `site`: marked `~` when the site's calls are below the
 /// clock's resolution.
@@ -180,6 +188,12 @@ site_columns! {
         "compensated_self_ns" => col("compensated self", 0, 0, Never, "self with the calibrated cost subtracted", |s, _| Cell::Ns(s.compensated_self_ns)),
         "p_self" => col("p_self", 55, 7, Always, "self time as a share of the site's own total", |s, _| Cell::Share(s.self_ns, s.total_ns)),
         "resolved" => col("resolved", 0, 0, Never, "calls long enough to be timed (see the note under the table)", |s, _| Cell::Flag(s.resolved)),
+        "allocs" => col("allocs", 120, 9, Alloc, "allocations (tickprof::Alloc), marked callees included", |s, _| Cell::Count(s.alloc.allocs)),
+        "alloc_bytes" => col("bytes", 130, 10, Alloc, "bytes allocated, marked callees included", |s, _| Cell::Bytes(s.alloc.bytes)),
+        "frees" => col("frees", 0, 0, Never, "frees, marked callees included", |s, _| Cell::Count(s.alloc.frees)),
+        "freed_bytes" => col("freed bytes", 0, 0, Never, "bytes freed, marked callees included", |s, _| Cell::Bytes(s.alloc.freed_bytes)),
+        "self_allocs" => col("self allocs", 0, 0, Never, "allocations not made in marked callees", |s, _| Cell::Count(s.self_alloc.allocs)),
+        "self_alloc_bytes" => col("self bytes", 0, 0, Never, "bytes allocated not in marked callees", |s, _| Cell::Bytes(s.self_alloc.bytes)),
     }
     table {
         col("%run", 30, 6, Always, "total time as a share of the run's wall time (threads add up, so it can pass 100%)", |s, r| Cell::Share(s.total_ns, r.run.wall_ns)),
@@ -196,7 +210,11 @@ pub(crate) fn shown(report: &Report) -> Vec<&'static Column> {
         .any(|x| x.kind == SiteKind::AsyncFunction);
     let mut v: Vec<&Column> = COLUMNS
         .iter()
-        .filter(|c| c.show == Always || (c.show == Async && any_async))
+        .filter(|c| {
+            c.show == Always
+                || (c.show == Async && any_async)
+                || (c.show == Alloc && report.run.alloc_installed)
+        })
         .collect();
     v.sort_by_key(|c| c.order);
     v
@@ -209,6 +227,35 @@ pub(crate) fn table_cell<'a>(column: &Column, site: &'a SiteStats, r: &Report) -
         None
     } else {
         Some((column.value)(site, r))
+    }
+}
+
+/// Human bytes: `512 B`, `12.3 KiB`, `4.56 MiB`, `1.23 GiB`.
+pub(crate) fn fmt_bytes(n: u64) -> String {
+    const K: f64 = 1024.0;
+    let x = n as f64;
+    if x < K {
+        format!("{n} B")
+    } else if x < K * K {
+        format!("{:.1} KiB", x / K)
+    } else if x < K * K * K {
+        format!("{:.2} MiB", x / (K * K))
+    } else {
+        format!("{:.2} GiB", x / (K * K * K))
+    }
+}
+
+/// The cell of `column` in the `<outside marked calls>` row: the
+/// allocation columns only (`None`: shown as `-`).
+pub(crate) fn outside_cell(column: &Column, a: &AllocStats) -> Option<Cell<'static>> {
+    match column.csv? {
+        "allocs" => Some(Cell::Count(a.allocs)),
+        "alloc_bytes" => Some(Cell::Bytes(a.bytes)),
+        "frees" => Some(Cell::Count(a.frees)),
+        "freed_bytes" => Some(Cell::Bytes(a.freed_bytes)),
+        "self_allocs" => Some(Cell::Count(a.allocs)),
+        "self_alloc_bytes" => Some(Cell::Bytes(a.bytes)),
+        _ => None,
     }
 }
 
@@ -316,7 +363,9 @@ mod tests {
         assert!(CSV_HEADER.starts_with(
             "name,calls,total_ns,mean_ns,min_ns,max_ns,reversed,oversized,self_ns,unwound,wall_ns,cancelled"
         ));
-        assert!(CSV_HEADER.ends_with(",p_self,resolved"));
+        assert!(CSV_HEADER.ends_with(
+            ",p_self,resolved,allocs,alloc_bytes,frees,freed_bytes,self_allocs,self_alloc_bytes"
+        ));
     }
 
     #[test]
@@ -333,6 +382,8 @@ mod tests {
         r.sites
             .push(crate::export::test_site("f", SiteKind::AsyncFunction));
         assert_eq!(labels(&r).last(), Some(&"cancelled"));
+        r.run.alloc_installed = true;
+        assert_eq!(labels(&r)[labels(&r).len() - 2..], ["allocs", "bytes"]);
     }
 
     #[test]
@@ -346,6 +397,10 @@ mod tests {
         assert_eq!(Cell::ApproxNs(15).human(), "~15 ns");
         assert_eq!(Cell::ApproxMean(15.2).machine(), "15.2");
         assert_eq!(Cell::Flag(false).machine(), "false");
+        assert_eq!(Cell::Bytes(512).human(), "512 B");
+        assert_eq!(Cell::Bytes(1536).human(), "1.5 KiB");
+        assert_eq!(Cell::Bytes(3 << 20).human(), "3.00 MiB");
+        assert_eq!(Cell::Bytes(1536).machine(), "1536");
     }
 
     #[test]

@@ -14,7 +14,7 @@
 //! in rare ties the last digit may differ from serde_json's choice.
 
 use crate::report::{
-    ClockSource, Edge, Report, RunInfo, SiteStats, ThreadSite, ThreadStats, TreeNode,
+    AllocStats, ClockSource, Edge, Report, RunInfo, SiteStats, ThreadSite, ThreadStats, TreeNode,
 };
 
 use std::io;
@@ -117,6 +117,8 @@ fn run_info(w: &mut Writer<'_>, r: &RunInfo) {
         tracing,
         trace_dropped,
         pid,
+        alloc_installed,
+        outside,
     } = r;
     w.begin_object();
     w.field_str("clock", clock_source(*clock));
@@ -148,6 +150,24 @@ fn run_info(w: &mut Writer<'_>, r: &RunInfo) {
     w.field_bool("tracing", *tracing);
     w.field_u64("trace_dropped", *trace_dropped);
     w.field_u64("pid", u64::from(*pid));
+    w.field_bool("alloc_installed", *alloc_installed);
+    w.key("outside");
+    alloc_stats(w, outside);
+    w.end_object();
+}
+
+fn alloc_stats(w: &mut Writer<'_>, a: &AllocStats) {
+    let AllocStats {
+        allocs,
+        bytes,
+        frees,
+        freed_bytes,
+    } = a;
+    w.begin_object();
+    w.field_u64("allocs", *allocs);
+    w.field_u64("bytes", *bytes);
+    w.field_u64("frees", *frees);
+    w.field_u64("freed_bytes", *freed_bytes);
     w.end_object();
 }
 
@@ -193,6 +213,8 @@ fn site_stats(w: &mut Writer<'_>, s: &SiteStats) {
         unwound,
         wall_ns,
         cancelled,
+        alloc,
+        self_alloc,
         callers,
         callees,
     } = s;
@@ -224,6 +246,10 @@ fn site_stats(w: &mut Writer<'_>, s: &SiteStats) {
     w.field_u64("unwound", *unwound);
     w.field_u64("wall_ns", *wall_ns);
     w.field_u64("cancelled", *cancelled);
+    w.key("alloc");
+    alloc_stats(w, alloc);
+    w.key("self_alloc");
+    alloc_stats(w, self_alloc);
     w.key("callers");
     w.array(callers, edge);
     w.key("callees");
@@ -237,12 +263,15 @@ fn thread_site(w: &mut Writer<'_>, s: &ThreadSite) {
         calls,
         total_ns,
         self_ns,
+        alloc,
     } = s;
     w.begin_object();
     w.field_str("name", name);
     w.field_u64("calls", *calls);
     w.field_u64("total_ns", *total_ns);
     w.field_u64("self_ns", *self_ns);
+    w.key("alloc");
+    alloc_stats(w, alloc);
     w.end_object();
 }
 
@@ -274,6 +303,8 @@ fn tree_node(w: &mut Writer<'_>, n: &TreeNode) {
         self_ns,
         raw_total_ns,
         raw_self_ns,
+        alloc,
+        self_alloc,
     } = n;
     w.begin_object();
     w.field_str("name", name);
@@ -288,6 +319,10 @@ fn tree_node(w: &mut Writer<'_>, n: &TreeNode) {
     w.field_u64("self_ns", *self_ns);
     w.field_u64("raw_total_ns", *raw_total_ns);
     w.field_u64("raw_self_ns", *raw_self_ns);
+    w.key("alloc");
+    alloc_stats(w, alloc);
+    w.key("self_alloc");
+    alloc_stats(w, self_alloc);
     w.end_object();
 }
 

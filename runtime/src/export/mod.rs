@@ -6,6 +6,7 @@
 //! | `.csv` | the flat table, RFC 4180 | [`Report::to_csv`] | one line per site |
 //! | `.json` | the whole report, `"version": 1` | [`json::render`] | per site and edge, plus about 220 bytes per tree node (at most `TICKPROF_MAX_NODES` per thread) |
 //! | `.html` | self-contained drill-down page | [`html::render`] | per site and edge |
+//! | `.alloc.folded` | folded stacks of self bytes allocated (`tickprof::Alloc`), plus an `<outside marked calls>` line | [`folded::render_bytes`] | as `.folded`, plus one line |
 //! | `.folded` | folded stacks of self time | [`folded::render`] | at most one line per tree node, each at most [`stacks::MAX_DEPTH`]` + 1` frames |
 //! | `.svg` | interactive flamegraph of the folded stacks | [`svg::render`] | at most [`svg::MAX_FRAMES`] boxes |
 //! | `.trace.json` | Chrome trace events of individual calls | [`crate::Report::trace`] | about 90 bytes per call, at most `TICKPROF_TRACE_EVENTS` calls per thread |
@@ -49,6 +50,7 @@ pub const EXTENSIONS: &[&str] = &[
     ".csv",
     ".txt",
     ".html",
+    ".alloc.folded",
     ".folded",
     ".svg",
 ];
@@ -70,6 +72,7 @@ pub fn render(report: &Report, path: &str, opts: &TextOptions) -> io::Result<Vec
         Some(".csv") => Ok(report.to_csv().into_bytes()),
         Some(".txt") => Ok(report.text(opts).into_bytes()),
         Some(".html") => Ok(html::render(report).into_bytes()),
+        Some(".alloc.folded") => Ok(folded::render_bytes(report).into_bytes()),
         Some(".folded") => Ok(folded::render(report).into_bytes()),
         Some(".svg") => svg::render(report),
         _ => Err(io::Error::new(
@@ -87,9 +90,14 @@ pub fn render(report: &Report, path: &str, opts: &TextOptions) -> io::Result<Vec
 /// # Errors
 /// Unknown extension, or any error creating or writing the file.
 pub fn write_to_path(report: &Report, path: &str, opts: &TextOptions) -> io::Result<()> {
-    if format_of(path) == Some(".folded") {
+    let format = format_of(path);
+    if format == Some(".folded") || format == Some(".alloc.folded") {
         let mut out = io::BufWriter::new(std::fs::File::create(path)?);
-        folded::write(report, &mut out)?;
+        if format == Some(".folded") {
+            folded::write(report, &mut out)?;
+        } else {
+            folded::write_bytes(report, &mut out)?;
+        }
         return io::Write::flush(&mut out);
     }
     let body = render(report, path, opts)?;
@@ -127,6 +135,8 @@ pub(crate) fn test_site(name: &str, kind: crate::report::SiteKind) -> crate::rep
         unwound: 0,
         wall_ns: 0,
         cancelled: 0,
+        alloc: crate::report::AllocStats::default(),
+        self_alloc: crate::report::AllocStats::default(),
         callers: Vec::new(),
         callees: Vec::new(),
     }
@@ -149,6 +159,8 @@ pub(crate) fn test_node(
         self_ns,
         raw_total_ns: self_ns,
         raw_self_ns: self_ns,
+        alloc: crate::report::AllocStats::default(),
+        self_alloc: crate::report::AllocStats::default(),
     }
 }
 
@@ -162,6 +174,7 @@ mod tests {
         assert_eq!(format_of("out/run.json"), Some(".json"));
         assert_eq!(format_of("a.html"), Some(".html"));
         assert_eq!(format_of("a.folded"), Some(".folded"));
+        assert_eq!(format_of("a.alloc.folded"), Some(".alloc.folded"));
         assert_eq!(format_of("a.svg"), Some(".svg"));
         assert_eq!(format_of("a.xml"), None);
     }

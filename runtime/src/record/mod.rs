@@ -1,5 +1,6 @@
 //! The hot path: per-thread calling-context trees, written by guards.
 //!
+//! - [`alloc`]: allocation counts of `tickprof::Alloc`, on the current node;
 //! - [`node`]: one tree node, its counters and its child cache;
 //! - [`arena`]: a thread's nodes, in segments that never move;
 //! - [`stack`]: the thread's shadow stack (owns its `unsafe`);
@@ -17,6 +18,7 @@
 //! loads. When a thread exits, its tree is merged into the finished
 //! threads' data, so nothing it recorded is lost.
 
+pub(crate) mod alloc;
 pub(crate) mod arena;
 pub(crate) mod fasthash;
 pub(crate) mod fork;

@@ -127,7 +127,41 @@ pub(super) fn current() -> &'static ThreadState {
     STATE.with(|s| unsafe { &*(s as *const ThreadState) })
 }
 
+/// Where an allocation made now on this thread is counted.
+pub(super) enum AllocTarget {
+    /// The node on top of the thread's stack (its root outside marked calls).
+    Node(&'static Node),
+    /// The thread has no tree yet: its pending counters.
+    Pending,
+    /// Not counted: tickprof's own work, its calibration thread, or a
+    /// thread whose state was torn down.
+    Skip,
+}
+
 impl ThreadState {
+    /// Where an allocation made now is counted (see [`super::alloc`]).
+    #[inline(always)]
+    pub(super) fn alloc_target(&self) -> AllocTarget {
+        if self.busy.get() || self.internal_only.get() {
+            return AllocTarget::Skip;
+        }
+        let stack = self.stack.get();
+        if stack.is_null() {
+            return AllocTarget::Pending;
+        }
+        // SAFETY: not busy, so the stack is not being set up, grown or torn
+        // down: `depth < cap` while set up; torn down, `stack` is
+        // `DEAD_STACK` and `depth` is 0.
+        let node = unsafe { *stack.add(self.depth.get()) };
+        // SAFETY: a stacked pointer is null (torn down) or a node of this
+        // thread's arena, which outlives the state; the reference is used
+        // only for the current allocation.
+        match unsafe { node.as_ref() } {
+            Some(n) => AllocTarget::Node(n),
+            None => AllocTarget::Skip,
+        }
+    }
+
     /// Pushes a frame for `site`; returns the guard's frame: the node and
     /// the frame's depth, or, when no frame could be pushed, a null node
     /// with depth 0 or, on a torn-down state, the site with depth
@@ -271,6 +305,8 @@ impl ThreadState {
         let Some(root) = arena.push(None, u32::MAX, 0) else {
             return false;
         };
+        // SAFETY: `root` is a node of `arena`, alive here.
+        super::alloc::fold_pending(unsafe { &*root }, !self.internal_only.get());
         let maps = Box::new(Maps {
             children: FastMap::default(),
             overflow: FastMap::default(),

@@ -5,6 +5,7 @@
 //! - [`stack`]: the thread's shadow stack (owns its `unsafe`);
 //! - [`guard`]: `Guard`, detached guards, async polls;
 //! - [`future`]: the future wrapper of `#[profile] async fn`;
+//! - `span`: frames of spans entered from outside (the `tracing` bridge);
 //! - [`trace`]: per-thread trace buffers;
 //! - [`registry`]: live and finished threads, and the capture a report
 //!   starts from;
@@ -23,6 +24,8 @@ pub(crate) mod future;
 pub(crate) mod guard;
 pub(crate) mod node;
 pub(crate) mod registry;
+#[cfg(feature = "tracing")]
+pub(crate) mod span;
 pub(crate) mod stack;
 pub(crate) mod trace;
 

@@ -4,6 +4,12 @@
 //! Run: `cargo bench --bench companion`. The pattern: take a snapshot before
 //! `bench_function`, another after, and print the difference — the profile
 //! of just that benchmark's iterations (warm-up included).
+//!
+//! With `cargo bench --bench companion -- --profile-time 1`, criterion
+//! profiles each benchmark instead of measuring it, through
+//! `tickprof::criterion::Profiler`: `tickprof.{txt,folded,svg,json}` in
+//! `target/criterion/<benchmark>/profile/` (scripts/ci_criterion.sh checks
+//! them).
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use tickprof::{profile, TextOptions};
@@ -55,13 +61,17 @@ fn bench(c: &mut Criterion) {
             ..TextOptions::default()
         })
     );
+
+    let line = &lines[7];
+    c.bench_function("tokenize", |b| b.iter(|| tokenize(black_box(line))));
 }
 
 criterion_group! {
     name = benches;
     config = Criterion::default()
         .warm_up_time(std::time::Duration::from_millis(300))
-        .measurement_time(std::time::Duration::from_secs(1));
+        .measurement_time(std::time::Duration::from_secs(1))
+        .with_profiler(tickprof::criterion::Profiler::new());
     targets = bench
 }
 criterion_main!(benches);

@@ -98,8 +98,9 @@ impl Profiler {
         }
         if !self.quiet && !written.is_empty() {
             eprintln!(
-                "tickprof: profile of {benchmark_id}: {} sites, {}/{STEM}{{{}}}",
+                "tickprof: profile of {benchmark_id}: {} site{}, {}/{STEM}{{{}}}",
                 profile.sites.len(),
+                if profile.sites.len() == 1 { "" } else { "s" },
                 benchmark_dir.display(),
                 written.join(",")
             );

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# criterion's profiler hook (tickprof::criterion::Profiler, feature
+# criterion05): `cargo bench --bench companion -- --profile-time 1` writes
+# a profile per benchmark in criterion's directory; check that each file is
+# there and parses, and that the JSON holds the benchmark's sites.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=target/criterion
+for b in pipeline tokenize; do rm -rf "$out/$b/profile"; done
+cargo bench --bench companion -- --profile-time 1
+for b in pipeline tokenize; do
+  dir=$out/$b/profile
+  for f in tickprof.txt tickprof.folded tickprof.svg tickprof.json; do
+    test -s "$dir/$f" || { echo "missing or empty: $dir/$f"; exit 1; }
+  done
+  python3 - "$dir" "$b" <<'PY'
+import json, sys, xml.dom.minidom
+d, bench = sys.argv[1], sys.argv[2]
+doc = json.load(open(f"{d}/tickprof.json"))
+assert doc["version"] == 1, doc["version"]
+names = {s["name"] for s in doc["sites"]}
+want = "companion::tokenize"
+assert want in names, (want, names)
+if bench == "pipeline":
+    assert "companion::pipeline" in names, names
+else:
+    assert "companion::pipeline" not in names, ("tokenize's profile has only its own calls", names)
+xml.dom.minidom.parse(f"{d}/tickprof.svg")
+for line in open(f"{d}/tickprof.folded"):
+    stack, n = line.rstrip("\n").rsplit(" ", 1)
+    assert stack and int(n) >= 0, line
+assert "companion::tokenize" in open(f"{d}/tickprof.txt").read()
+print(f"{bench}: {len(names)} sites, files parse")
+PY
+done

@@ -15,10 +15,19 @@
 //! to one: `criterion05`, `criterion06`, `criterion07`, `criterion08`
 //! (0.8 needs Rust 1.86). The trait is the same in all four.
 //!
+//! Enable the feature where criterion is, in `[dev-dependencies]`: the
+//! profiler is only used by benchmarks, and criterion's own dependencies
+//! then stay out of the program's normal build.
+//!
 //! # Examples
 //!
+//! ```toml
+//! [dev-dependencies]
+//! criterion = "0.5"
+//! tickprof = { version = "0.1", features = ["criterion05"] }
+//! ```
+//!
 //! ```ignore
-//! // Cargo.toml: tickprof = { version = "0.1", features = ["criterion05"] }
 //! criterion::criterion_group! {
 //!     name = benches;
 //!     config = criterion::Criterion::default()
@@ -26,6 +35,8 @@
 //!     targets = my_bench
 //! }
 //! ```
+//!
+//! then `cargo bench -- --profile-time 5`.
 
 use crate::export;
 use crate::report::TextOptions;

@@ -5,8 +5,9 @@
 //! `bench_function`, another after, and print the difference — the profile
 //! of just that benchmark's iterations (warm-up included).
 //!
-//! With `cargo bench --bench companion -- --profile-time 1`, criterion
-//! profiles each benchmark instead of measuring it, through
+//! With `cargo bench --bench companion --features
+//! tickprof-testsuite/criterion -- --profile-time 1`, criterion profiles
+//! each benchmark instead of measuring it, through
 //! `tickprof::criterion::Profiler`: `tickprof.{txt,folded,svg,json}` in
 //! `target/criterion/<benchmark>/profile/` (scripts/ci_criterion.sh checks
 //! them).
@@ -66,12 +67,20 @@ fn bench(c: &mut Criterion) {
     c.bench_function("tokenize", |b| b.iter(|| tokenize(black_box(line))));
 }
 
+/// criterion's settings, with tickprof's profiler when the testsuite's
+/// `criterion` feature is on.
+fn config() -> Criterion {
+    let c = Criterion::default();
+    #[cfg(feature = "criterion")]
+    let c = c.with_profiler(tickprof::criterion::Profiler::new());
+    c
+}
+
 criterion_group! {
     name = benches;
-    config = Criterion::default()
+    config = config()
         .warm_up_time(std::time::Duration::from_millis(300))
-        .measurement_time(std::time::Duration::from_secs(1))
-        .with_profiler(tickprof::criterion::Profiler::new());
+        .measurement_time(std::time::Duration::from_secs(1));
     targets = bench
 }
 criterion_main!(benches);

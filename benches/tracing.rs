@@ -43,6 +43,9 @@ fn instrumented(x: u64) -> u64 {
     black_box(x) + 1
 }
 
+/// A variant's label, function and the subscriber it runs under.
+type Variant<'a> = (&'static str, fn(u64) -> u64, Option<&'a Dispatch>);
+
 fn batch(f: fn(u64) -> u64, dispatch: Option<&Dispatch>) -> f64 {
     let run = || {
         let t = Instant::now();
@@ -75,7 +78,7 @@ fn main() {
                 .with_span_events(FmtSpan::CLOSE),
         ),
     );
-    let variants: [(&str, fn(u64) -> u64, Option<&Dispatch>); 5] = [
+    let variants: [Variant<'_>; 5] = [
         ("unmarked", unmarked, None),
         ("#[profile]", marked, None),
         ("instrument, registry only", instrumented, Some(&registry)),

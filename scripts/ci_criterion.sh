@@ -5,8 +5,10 @@
 # there and parses, and that the JSON holds the benchmark's sites. Then
 # check that the other criterion versions' features compile.
 #
-# `cargo bench --bench companion -- --profile-time 1` is the user's command;
-# here the same binary and criterion flags run under the test profile
+# `cargo bench --bench companion --features tickprof-testsuite/criterion --
+# --profile-time 1` is the user's command (the feature stays off in workspace
+# builds: criterion's graph holds serde_json, whose impls would break
+# compat/inference); here the same binary and criterion flags run under the test profile
 # (`--bench` is what `cargo bench` passes), which reuses the build of
 # `cargo test --workspace` (the testsuite is optimised in that profile too)
 # instead of compiling every dependency again for the bench profile.
@@ -14,7 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out=target/criterion
 for b in pipeline tokenize; do rm -rf "$out/$b/profile"; done
-cargo test --bench companion -- --bench --profile-time 1
+cargo test -p tickprof-testsuite --features criterion --bench companion -- --bench --profile-time 1
 for b in pipeline tokenize; do
   dir=$out/$b/profile
   for f in tickprof.txt tickprof.folded tickprof.svg tickprof.json; do

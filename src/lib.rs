@@ -82,18 +82,10 @@ pub use tickprof_macros::profile;
 
 pub use tickprof_runtime::export;
 
-/// criterion's profiler hook (features `criterion05` … `criterion08`).
-#[cfg(any(
-    feature = "criterion05",
-    feature = "criterion06",
-    feature = "criterion07",
-    feature = "criterion08"
-))]
-pub use tickprof_runtime::integrations::criterion;
-
-/// The `tracing` bridge (feature `tracing`).
-#[cfg(feature = "tracing")]
-pub use tickprof_runtime::integrations::tracing;
+/// The opt-in integrations present in this build: `criterion` (features
+/// `criterion05` … `criterion08`: criterion's profiler hook) and `tracing`
+/// (feature `tracing`: a `tracing_subscriber` layer).
+pub use tickprof_runtime::integrations::*;
 
 pub use tickprof_runtime::{
     fmt_ns, report, reset, snapshot, ClockSource, Edge, Guard, Report, RunInfo, SiteKind,

@@ -8,7 +8,7 @@
 //! only — as `tickprof.txt`, `tickprof.folded`, `tickprof.svg` and
 //! `tickprof.json` in the benchmark's directory
 //! (`target/criterion/<group>/<benchmark>/profile/`), plus every other
-//! format this build's [`export`](crate::export) writes from the list in
+//! format this build's [`export`] writes from the list in
 //! [`FILES`] (the pprof `tickprof.pb.gz` where that writer is present).
 //!
 //! One feature per criterion major version, so that a project is not tied

@@ -43,5 +43,8 @@ print(f"{bench}: {len(names)} sites, files parse")
 PY
 done
 
-# The same trait in criterion 0.6, 0.7 and 0.8: the features compile.
+# The profiler's unit test (a profile holds only the calls between start
+# and stop), then the same trait in criterion 0.6, 0.7 and 0.8: the
+# features compile.
+cargo test -p tickprof-runtime --lib --features criterion05 integrations::criterion
 cargo check -p tickprof-runtime --features criterion06,criterion07,criterion08

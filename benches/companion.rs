@@ -6,6 +6,13 @@
 //! of just that benchmark's iterations (warm-up included). With
 //! `tickprof::Alloc` installed as the global allocator (two lines, below),
 //! the difference also counts each function's allocations and bytes.
+//!
+//! With `cargo bench --bench companion --features
+//! tickprof-testsuite/criterion -- --profile-time 1`, criterion profiles
+//! each benchmark instead of measuring it, through
+//! `tickprof::criterion::Profiler`: `tickprof.{txt,folded,svg,json}` in
+//! `target/criterion/<benchmark>/profile/` (scripts/ci_criterion.sh checks
+//! them).
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use tickprof::{profile, TextOptions};
@@ -68,11 +75,23 @@ fn bench(c: &mut Criterion) {
             p.alloc.bytes / calls
         );
     }
+
+    let line = &lines[7];
+    c.bench_function("tokenize", |b| b.iter(|| tokenize(black_box(line))));
+}
+
+/// criterion's settings, with tickprof's profiler when the testsuite's
+/// `criterion` feature is on.
+fn config() -> Criterion {
+    let c = Criterion::default();
+    #[cfg(feature = "criterion")]
+    let c = c.with_profiler(tickprof::criterion::Profiler::new());
+    c
 }
 
 criterion_group! {
     name = benches;
-    config = Criterion::default()
+    config = config()
         .warm_up_time(std::time::Duration::from_millis(300))
         .measurement_time(std::time::Duration::from_secs(1));
     targets = bench

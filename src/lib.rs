@@ -83,6 +83,11 @@ pub use tickprof_macros::profile;
 pub use tickprof_runtime::export;
 pub use tickprof_runtime::log;
 
+/// The opt-in integrations present in this build: `criterion` (features
+/// `criterion05` … `criterion08`: criterion's profiler hook) and `tracing`
+/// (feature `tracing`: a `tracing_subscriber` layer).
+pub use tickprof_runtime::integrations::*;
+
 pub use tickprof_runtime::{
     fmt_ns, report, reset, set_hook, snapshot, Alloc, AllocStats, CallSite, ClockSource, Edge,
     Enter, Exit, Guard, Hook, Report, RunInfo, SetHookError, SiteKind, SiteStats, Snapshot,

@@ -29,6 +29,7 @@
 //! | `build` | trees → `Report`: figures, compensation, flattening, edges, threads | `calibrate`, `counters`, `record` (the capture), `report`, `site`, `tree` |
 //! | `export` | every writer: `text`, `csv`, `json`, `html`, `folded`, `svg`, `trace`, and `columns` (the one column table and list of notes) | `report`, `naming` |
 //! | `snapshot` | `Snapshot` and differences | `exit`, `record`, `report` |
+//! | `integrations` | opt-in: criterion's `Profiler`, the `tracing` `Layer` | `export`, `report`, `snapshot`, `record` (span frames), `site` |
 //! | `exit` | start-up, stderr writes, reports, the exit report, ctor/dtor | anything |
 //!
 //! (`snapshot` and the public functions in this file are the API over
@@ -52,6 +53,7 @@ mod counters;
 mod exit;
 pub mod export;
 mod hook;
+pub mod integrations;
 pub mod log;
 mod naming;
 #[cfg(feature = "enabled")]

@@ -7,7 +7,7 @@
 //! ever appended: the CSV header is the table's order; `order` places a
 //! column in the text and HTML tables.
 
-use crate::report::{fmt_ns, AllocStats, Report, SiteKind, SiteStats};
+use crate::report::{fmt_ns, AllocStats, Report, SiteStats};
 
 /// The name of the row of allocations made outside any marked call.
 pub(crate) const OUTSIDE: &str = "<outside marked calls>";
@@ -204,10 +204,7 @@ site_columns! {
 
 /// The columns the text and HTML tables show for `report`, in order.
 pub(crate) fn shown(report: &Report) -> Vec<&'static Column> {
-    let any_async = report
-        .sites
-        .iter()
-        .any(|x| x.kind == SiteKind::AsyncFunction);
+    let any_async = report.sites.iter().any(|x| x.kind.is_async());
     let mut v: Vec<&Column> = COLUMNS
         .iter()
         .filter(|c| {
@@ -223,7 +220,7 @@ pub(crate) fn shown(report: &Report) -> Vec<&'static Column> {
 /// The cell of `column` for `site`, or `None` where the table shows `-`
 /// (an async-only column on a site that is not async).
 pub(crate) fn table_cell<'a>(column: &Column, site: &'a SiteStats, r: &Report) -> Option<Cell<'a>> {
-    if column.show == Async && site.kind != SiteKind::AsyncFunction {
+    if column.show == Async && !site.kind.is_async() {
         None
     } else {
         Some((column.value)(site, r))
@@ -379,8 +376,10 @@ mod tests {
                 "rejected"
             ]
         );
-        r.sites
-            .push(crate::export::test_site("f", SiteKind::AsyncFunction));
+        r.sites.push(crate::export::test_site(
+            "f",
+            crate::SiteKind::AsyncFunction,
+        ));
         assert_eq!(labels(&r).last(), Some(&"cancelled"));
         r.run.alloc_installed = true;
         assert_eq!(labels(&r)[labels(&r).len() - 2..], ["allocs", "bytes"]);

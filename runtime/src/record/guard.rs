@@ -278,6 +278,24 @@ pub(crate) fn cancel(site: &'static CallSite) {
     });
 }
 
+/// Counts one call of `site` whose `busy` ticks were added poll by poll
+/// (its first poll at tick `first`), on this thread's current path: a
+/// tracing span closing.
+#[cfg(feature = "tracing")]
+pub(crate) fn complete(site: &'static CallSite, busy: u64, first: u64) {
+    if let Some(p) = poll_enter(site) {
+        STATE.with(|s| {
+            if s.pop_frame(p.depth, p.node) {
+                // SAFETY: as in `poll_exit`.
+                let node = unsafe { &*p.node };
+                bump(&node.c.calls, 1);
+                node.min_max(busy);
+                bump(&node.c.wall, ticks().wrapping_sub(first));
+            }
+        });
+    }
+}
+
 /// Calls and ticks of `site` summed over this thread's tree nodes.
 pub(crate) fn site_totals_on_this_thread(site: &'static CallSite) -> (u64, u64) {
     let want = (site as *const CallSite).cast_mut();

@@ -7,6 +7,7 @@
 //! - [`guard`]: `Guard`, detached guards, async polls;
 //! - [`future`]: the future wrapper of `#[profile] async fn`;
 //! - [`hook`]: the hooks' cold path (dispatch, re-entrancy, panics);
+//! - `span`: frames of spans entered from outside (the `tracing` bridge);
 //! - [`trace`]: per-thread trace buffers;
 //! - [`registry`]: live and finished threads, and the capture a report
 //!   starts from;
@@ -28,6 +29,8 @@ pub(crate) mod hook;
 pub(crate) mod node;
 pub(crate) mod registry;
 mod sigmask;
+#[cfg(feature = "tracing")]
+pub(crate) mod span;
 pub(crate) mod stack;
 pub(crate) mod trace;
 

@@ -73,6 +73,49 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         out: Vec<String>,
     },
+    /// Render a recorded trace (`TICKPROF_OUT=run.trace.json`) as the trace
+    /// log (`TICKPROF_LOG`), with the same filters.
+    Replay {
+        /// The recorded trace.
+        trace: String,
+        /// Only calls matching these glob patterns, and their subtrees
+        /// (comma-separated, as `TICKPROF_LOG_FILTER`).
+        #[arg(long, value_name = "PATTERNS", value_delimiter = ',')]
+        filter: Vec<String>,
+        /// Hide calls matching these glob patterns, with their subtrees.
+        #[arg(long, value_name = "PATTERNS", value_delimiter = ',')]
+        notrace: Vec<String>,
+        /// At most this many levels of shown calls (0: no limit).
+        #[arg(long, value_name = "N", default_value_t = 0)]
+        depth: usize,
+        /// Hide calls shorter than this (`5us`, `2ms`), with their subtrees.
+        #[arg(long, value_name = "DURATION", value_parser = duration_ns, default_value = "0")]
+        threshold: u64,
+        /// Only these threads (tickprof's thread numbers; comma-separated).
+        #[arg(long, value_name = "IDS", value_delimiter = ',')]
+        tid: Vec<u64>,
+    },
+}
+
+/// `5us`, `2ms`, `1s`, `100ns` or `0`: nanoseconds.
+fn duration_ns(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let scale = match unit.trim() {
+        "" if num == "0" => 0.0,
+        "ns" => 1.0,
+        "us" | "µs" => 1e3,
+        "ms" => 1e6,
+        "s" => 1e9,
+        _ => return Err(format!("{s:?} is not a duration (e.g. 5us, 2ms)")),
+    };
+    match num.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok((v * scale).round() as u64),
+        _ => Err(format!("{s:?} is not a duration (e.g. 5us, 2ms)")),
+    }
 }
 
 /// `5%`, `5` or `0.5%`: a fraction.
@@ -157,6 +200,28 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 tickprof_runtime::export::write_to_path(&r, f, &opts)
                     .map_err(|e| format!("{f}: {e}"))?;
             }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Replay {
+            trace,
+            filter,
+            notrace,
+            depth,
+            threshold,
+            tid,
+        } => {
+            let text = std::fs::read_to_string(&trace).map_err(|e| format!("{trace}: {e}"))?;
+            let opts = tickprof_runtime::log::LogOptions {
+                filter,
+                notrace,
+                depth,
+                threshold_ns: threshold,
+                tids: tid,
+            };
+            let mut out = Vec::new();
+            tickprof_runtime::log::replay_trace_json(&text, &mut out, &opts)
+                .map_err(|e| format!("{trace}: {e}"))?;
+            let _ = std::io::stdout().lock().write_all(&out);
             Ok(ExitCode::SUCCESS)
         }
     }

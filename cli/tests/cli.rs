@@ -243,3 +243,69 @@ fn show_prints_what_the_program_wrote() {
     assert!(text.len() > txt.len());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn replay_renders_a_recorded_trace_as_the_trace_log() {
+    let out = tickprof(&["replay", &data("small.trace.json")]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        stdout(&out),
+        "# thread 1: main\n\
+         [1] app::main() {\n\
+         [1]   app::parse();  500 ns\n\
+         [1]   app::eval() {\n\
+         [1]     app::lookup();  250 ns\n\
+         [1]   } 1.00 µs /* app::eval */\n\
+         [1] } 4.00 µs /* app::main */\n\
+         # thread 2: worker\n\
+         [2] app::work();  2.00 µs\n"
+    );
+    let filtered = tickprof(&[
+        "replay",
+        &data("small.trace.json"),
+        "--filter",
+        "app::eval",
+        "--tid",
+        "1",
+    ]);
+    assert_eq!(
+        stdout(&filtered),
+        "# thread 1: main\n\
+         [1] app::eval() {\n\
+         [1]   app::lookup();  250 ns\n\
+         [1] } 1.00 µs /* app::eval */\n"
+    );
+    let fast_hidden = tickprof(&["replay", &data("small.trace.json"), "--threshold", "600ns"]);
+    assert!(!stdout(&fast_hidden).contains("parse"));
+    assert!(stdout(&fast_hidden).contains("app::eval();  1.00 µs"));
+}
+
+#[test]
+fn replay_of_something_else_is_exit_code_2() {
+    for (args, says) in [
+        (
+            vec!["replay", "/nonexistent.trace.json"],
+            "/nonexistent.trace.json: ",
+        ),
+        (vec!["replay", "BEFORE"], "not a Chrome trace"),
+        (
+            vec!["replay", "TRACE", "--threshold", "soon"],
+            "not a duration",
+        ),
+    ] {
+        let b = data("before.json");
+        let t = data("small.trace.json");
+        let args: Vec<&str> = args
+            .iter()
+            .map(|a| match *a {
+                "BEFORE" => b.as_str(),
+                "TRACE" => t.as_str(),
+                x => x,
+            })
+            .collect();
+        let out = tickprof(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+}

@@ -232,6 +232,9 @@ macro_rules! __prof_guard_impl {
             $crate::__private::line!(),
             $crate::__private::column!(),
         );
+        #[$crate::__private::linkme::distributed_slice($crate::__private::SITES)]
+        #[linkme(crate = $crate::__private::linkme)]
+        static __TICKPROF_MARK: &$crate::__private::CallSite = &__TICKPROF_SITE;
         $crate::__private::Guard::enter(&__TICKPROF_SITE)
     }};
 }

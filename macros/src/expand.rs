@@ -79,6 +79,9 @@ pub(crate) fn instrument(args: &Args, marked: Marked) -> TokenStream2 {
                 #private::file!(),
                 #private::line!(),
             );
+            #[#private::linkme::distributed_slice(#private::SITES)]
+            #[linkme(crate = #private::linkme)]
+            static __TICKPROF_MARK: &#private::CallSite = &__TICKPROF_SITE;
             #run
         }
     }

@@ -50,7 +50,19 @@ pub struct Config {
     /// `TICKPROF_STDERR`: print the exit report to stderr (true, the
     /// default) or not (false; the `TICKPROF_OUT` files are still written).
     pub stderr: bool,
+    /// `TICKPROF_REPORT=coverage`: list the marks that never ran.
+    pub coverage: bool,
+    /// `TICKPROF_FAIL`: the failpoint table, in the `fail` crate's syntax
+    /// (checked when it is armed: a bad entry warns there).
+    pub fail: Option<String>,
+    /// `TICKPROF_FAIL_SEED`: the seed of the failpoints' probabilities
+    /// (default [`DEFAULT_FAIL_SEED`]).
+    pub fail_seed: u64,
 }
+
+/// The seed of the failpoints' probabilities when `TICKPROF_FAIL_SEED` is
+/// not set: runs are reproducible by default.
+pub const DEFAULT_FAIL_SEED: u64 = 0x7469_636b_7072_6f66;
 
 impl Default for Config {
     fn default() -> Self {
@@ -68,11 +80,29 @@ impl Default for Config {
             trace_events: DEFAULT_TRACE_EVENTS,
             threads_kept: DEFAULT_THREADS_KEPT,
             stderr: true,
+            coverage: false,
+            fail: None,
+            fail_seed: DEFAULT_FAIL_SEED,
         }
     }
 }
 
 impl Config {
+    /// `TICKPROF_REPORT`: `flat`, `tree`, `coverage`, or a comma list such as
+    /// `tree,coverage` (at most one of flat and tree).
+    fn report_values(v: &str) -> Option<(Layout, bool)> {
+        let (mut layout, mut coverage) = (None, false);
+        for word in v.split(',').map(|w| w.trim().to_ascii_lowercase()) {
+            match word.as_str() {
+                "flat" if layout.is_none() => layout = Some(Layout::Flat),
+                "tree" if layout.is_none() => layout = Some(Layout::Tree),
+                "coverage" if !coverage => coverage = true,
+                _ => return None,
+            }
+        }
+        Some((layout.unwrap_or(Layout::Flat), coverage))
+    }
+
     /// Parses settings through `get` (the environment in production).
     /// Returns the settings and one warning line per bad value.
     pub fn parse(get: impl Fn(&str) -> Option<String>) -> (Config, Vec<String>) {
@@ -148,10 +178,14 @@ impl Config {
             }
         }
         if let Some(v) = get("TICKPROF_REPORT") {
-            match v.trim().to_ascii_lowercase().as_str() {
-                "flat" => c.layout = Layout::Flat,
-                "tree" => c.layout = Layout::Tree,
-                _ => warn("TICKPROF_REPORT", &v, "is not flat or tree", "flat"),
+            match Self::report_values(&v) {
+                Some((layout, coverage)) => (c.layout, c.coverage) = (layout, coverage),
+                None => warn(
+                    "TICKPROF_REPORT",
+                    &v,
+                    "is not flat, tree, coverage or a comma list of them",
+                    "flat",
+                ),
             }
         }
         if let Some(v) = get("TICKPROF_THREADS") {
@@ -202,6 +236,18 @@ impl Config {
                 "1" | "on" | "true" | "yes" | "" => c.stderr = true,
                 "0" | "off" | "false" | "no" => c.stderr = false,
                 _ => warn("TICKPROF_STDERR", &v, "is not 0 or 1", "1"),
+            }
+        }
+        c.fail = get("TICKPROF_FAIL").filter(|v| !v.trim().is_empty());
+        if let Some(v) = get("TICKPROF_FAIL_SEED") {
+            match v.trim().parse::<u64>() {
+                Ok(n) => c.fail_seed = n,
+                _ => warn(
+                    "TICKPROF_FAIL_SEED",
+                    &v,
+                    "is not a whole number",
+                    &DEFAULT_FAIL_SEED.to_string(),
+                ),
             }
         }
         if c.outputs.iter().any(|p| p.ends_with(".trace.json")) {

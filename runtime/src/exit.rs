@@ -116,7 +116,13 @@ pub(crate) fn collect() -> Report {
         return Report::empty();
     }
     let wall_ns = rt.epoch().elapsed().as_nanos() as u64;
-    record::quietly(|| build(&capture(), &facts(rt, wall_ns)))
+    record::quietly(|| whole_run(build(&capture(), &facts(rt, wall_ns))))
+}
+
+/// Adds what only a report of the whole run has: coverage and faults.
+fn whole_run(mut r: Report) -> Report {
+    r.coverage = Some(crate::coverage::coverage(&r.sites));
+    r
 }
 
 /// The report of one capture, or of the difference `c - earlier`.
@@ -132,7 +138,7 @@ fn report_of_inner(c: &Capture, earlier: Option<&Capture>) -> Report {
     match earlier {
         None => {
             let wall = c.at.saturating_duration_since(rt.epoch()).as_nanos() as u64;
-            build(c, &facts(rt, wall))
+            whole_run(build(c, &facts(rt, wall)))
         }
         Some(e) => {
             let wall = c.at.saturating_duration_since(e.at).as_nanos() as u64;
@@ -209,6 +215,7 @@ fn exit_report() {
         top: rt.config.top,
         tree: rt.config.layout == Layout::Tree,
         threads: rt.config.threads,
+        coverage: rt.config.coverage,
     };
     if rt.config.stderr {
         write_stderr(&report.text(&opts));

@@ -45,6 +45,8 @@ mod config;
 #[cfg(feature = "enabled")]
 mod counters;
 #[cfg(feature = "enabled")]
+mod coverage;
+#[cfg(feature = "enabled")]
 mod exit;
 pub mod export;
 mod naming;
@@ -58,13 +60,15 @@ mod switches;
 #[cfg(feature = "enabled")]
 mod tree;
 
-pub use config::{Config, Layout, SortKey, DEFAULT_THREADS_KEPT, DEFAULT_TRACE_EVENTS};
+pub use config::{
+    Config, Layout, SortKey, DEFAULT_FAIL_SEED, DEFAULT_THREADS_KEPT, DEFAULT_TRACE_EVENTS,
+};
 pub use export::csv::CSV_HEADER;
 #[cfg(feature = "enabled")]
 pub use record::guard::Guard;
 pub use report::{
-    fmt_ns, ClockSource, Edge, Report, RunInfo, SiteKind, SiteStats, TextOptions, ThreadSite,
-    ThreadStats, Trace, TraceEvent, TraceThread, TreeNode,
+    fmt_ns, ClockSource, Coverage, Edge, Faults, Mark, Report, RunInfo, SiteKind, SiteStats,
+    TextOptions, ThreadSite, ThreadStats, Trace, TraceEvent, TraceThread, TreeNode,
 };
 pub use snapshot::{snapshot, Snapshot};
 
@@ -111,6 +115,30 @@ pub fn report() -> Report {
     }
 }
 
+/// Every mark compiled into the program with its figures so far: the
+/// rows of [`report()`], plus an all-zero row for each mark that never ran
+/// (coverage). tickprof's own sites are never listed. Sorted by name.
+///
+/// # Examples
+///
+/// ```
+/// for site in tickprof_runtime::sites() {
+///     if site.calls == 0 {
+///         println!("never called: {} ({}:{})", site.name, site.file, site.line);
+///     }
+/// }
+/// ```
+pub fn sites() -> Vec<SiteStats> {
+    #[cfg(feature = "enabled")]
+    {
+        coverage::sites(report().sites)
+    }
+    #[cfg(not(feature = "enabled"))]
+    {
+        Vec::new()
+    }
+}
+
 /// Zeroes every call site's figures and restarts the run's wall clock.
 ///
 /// Exact when no marked function is running on another thread; a call that
@@ -128,9 +156,14 @@ pub mod __private {
     #[cfg(feature = "enabled")]
     pub use crate::record::guard::record_raw;
 
+    /// The link-time list of every mark.
+    #[cfg(feature = "enabled")]
+    pub use crate::coverage::SITES;
     #[cfg(feature = "enabled")]
     pub use crate::record::guard::Guard;
     pub use crate::site::{path_of, CallSite};
+    #[cfg(feature = "enabled")]
+    pub use linkme;
 
     /// Wraps the future of a marked `async fn` (or the `async` block a
     /// marked function returns) in the poll-by-poll timer.

@@ -8,6 +8,7 @@
 //! | `.html` | self-contained drill-down page | [`html::render`] | per site and edge |
 //! | `.folded` | folded stacks of self time | [`folded::render`] | at most one line per tree node, each at most [`stacks::MAX_DEPTH`]` + 1` frames |
 //! | `.svg` | interactive flamegraph of the folded stacks | [`svg::render`] | at most [`svg::MAX_FRAMES`] boxes |
+//! | `.lcov` | LCOV function records of every mark, never-called ones with 0 (coverage; `lcov --summary`, `genhtml`) | [`lcov::render`] | two lines per mark |
 //! | `.trace.json` | Chrome trace events of individual calls | [`crate::Report::trace`] | about 90 bytes per call, at most `TICKPROF_TRACE_EVENTS` calls per thread |
 //!
 //! `.folded` and `.svg` (and any later stack format) draw the calling-context
@@ -37,6 +38,7 @@ pub mod csv;
 pub mod folded;
 pub mod html;
 pub mod json;
+pub mod lcov;
 pub mod stacks;
 pub mod svg;
 pub mod text;
@@ -51,6 +53,7 @@ pub const EXTENSIONS: &[&str] = &[
     ".html",
     ".folded",
     ".svg",
+    ".lcov",
 ];
 
 /// The extension of `path` that decides its format, if known.
@@ -72,6 +75,7 @@ pub fn render(report: &Report, path: &str, opts: &TextOptions) -> io::Result<Vec
         Some(".html") => Ok(html::render(report).into_bytes()),
         Some(".folded") => Ok(folded::render(report).into_bytes()),
         Some(".svg") => svg::render(report),
+        Some(".lcov") => Ok(lcov::render(report).into_bytes()),
         _ => Err(io::Error::new(
             io::ErrorKind::InvalidInput,
             format!("unknown extension (known: {})", EXTENSIONS.join(" ")),

@@ -81,10 +81,12 @@
 pub use tickprof_macros::profile;
 
 pub use tickprof_runtime::export;
+pub use tickprof_runtime::fail;
 
 pub use tickprof_runtime::{
-    fmt_ns, report, reset, snapshot, ClockSource, Edge, Guard, Report, RunInfo, SiteKind,
-    SiteStats, Snapshot, SortKey, TextOptions, ThreadSite, ThreadStats, TreeNode, CSV_HEADER,
+    fmt_ns, report, reset, sites, snapshot, ClockSource, Coverage, Edge, Faults, Guard, Injected,
+    Mark, Report, RunInfo, SiteKind, SiteStats, Snapshot, SortKey, TextOptions, ThreadSite,
+    ThreadStats, TreeNode, CSV_HEADER,
 };
 
 #[doc(hidden)]

@@ -14,6 +14,7 @@
 
 mod args;
 mod expand;
+mod fail;
 mod item;
 
 use proc_macro::TokenStream;
@@ -62,6 +63,10 @@ fn expand(args: TokenStream2, item: TokenStream2, enabled: bool) -> TokenStream2
     let func = item::parse_item(&item);
     match (args, func) {
         (Ok(args), Ok(marked)) => {
+            if let Err(error) = fail::check(&args, &marked) {
+                let errors = compile_errors(error);
+                return quote!(#errors #item);
+            }
             if enabled {
                 expand::instrument(&args, marked)
             } else {

@@ -54,6 +54,12 @@ fn runtime() -> &'static Runtime {
         }
         let clock = Clock::start();
         switches::apply(&config, clock.nominal_hz());
+        #[cfg(feature = "failpoints")]
+        if let Some(table) = &config.fail {
+            for w in crate::fail::state::arm_global(table, config.fail_seed) {
+                write_stderr(&format!("{w}\n"));
+            }
+        }
         if clock::SOURCE == ClockSource::Monotonic {
             write_stderr(
                 "tickprof: no time-stamp counter on this target; using the OS monotonic clock\n",
@@ -122,6 +128,10 @@ pub(crate) fn collect() -> Report {
 /// Adds what only a report of the whole run has: coverage and faults.
 fn whole_run(mut r: Report) -> Report {
     r.coverage = Some(crate::coverage::coverage(&r.sites));
+    #[cfg(feature = "failpoints")]
+    {
+        r.faults = crate::fail::state::faults();
+    }
     r
 }
 
@@ -151,6 +161,8 @@ fn report_of_inner(c: &Capture, earlier: Option<&Capture>) -> Report {
 pub(crate) fn reset() {
     let rt = runtime();
     record::reset_all();
+    #[cfg(feature = "failpoints")]
+    crate::fail::state::reset_counts();
     rt.restart_epoch();
 }
 

@@ -49,6 +49,7 @@ mod coverage;
 #[cfg(feature = "enabled")]
 mod exit;
 pub mod export;
+pub mod fail;
 mod naming;
 #[cfg(feature = "enabled")]
 mod record;
@@ -64,6 +65,7 @@ pub use config::{
     Config, Layout, SortKey, DEFAULT_FAIL_SEED, DEFAULT_THREADS_KEPT, DEFAULT_TRACE_EVENTS,
 };
 pub use export::csv::CSV_HEADER;
+pub use fail::Injected;
 #[cfg(feature = "enabled")]
 pub use record::guard::Guard;
 pub use report::{
@@ -178,6 +180,38 @@ pub mod __private {
     ) -> Instrumented<F> {
         Instrumented::new(site, future)
     }
+
+    /// Whether a failpoint table is armed: one relaxed load, for the check
+    /// `#[profile(fail)]` emits.
+    #[inline(always)]
+    pub fn fail_armed() -> bool {
+        #[cfg(feature = "failpoints")]
+        {
+            crate::switches::mode() & crate::switches::FAIL != 0
+        }
+        #[cfg(not(feature = "failpoints"))]
+        {
+            false
+        }
+    }
+
+    /// The error a failpoint's `return` left for this call of `site`.
+    #[cold]
+    #[inline(never)]
+    pub fn take_injected(site: &'static CallSite) -> Option<crate::fail::Injected> {
+        #[cfg(feature = "failpoints")]
+        {
+            crate::fail::state::take_injected(site)
+        }
+        #[cfg(not(feature = "failpoints"))]
+        {
+            let _ = site;
+            None
+        }
+    }
+
+    pub use core::convert::From;
+    pub use core::result::Result::Err;
 
     // Paths the expansions name through `$crate` / the `tickprof` crate, so
     // they resolve whatever the user's edition or prelude.

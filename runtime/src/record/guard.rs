@@ -64,6 +64,10 @@ impl Guard {
     #[cold]
     #[inline(never)]
     fn enter_slow(site: &'static CallSite, mode: u8) -> Guard {
+        #[cfg(feature = "failpoints")]
+        if mode & crate::switches::FAIL != 0 {
+            crate::fail::state::at_entry(site);
+        }
         if mode & RECORD == 0 {
             return Guard::inert();
         }

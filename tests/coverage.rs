@@ -102,7 +102,10 @@ fn the_marks_never_called_are_listed_exactly() {
         .expect("the library's used mark");
     assert!(lib_used.calls >= 1);
     assert!(lib_used.file.ends_with("lib.rs"), "{}", lib_used.file);
-    let generic = sites.iter().filter(|s| s.name == "coverage::generic_called").count();
+    let generic = sites
+        .iter()
+        .filter(|s| s.name == "coverage::generic_called")
+        .count();
     assert_eq!(generic, 1, "one mark for all instantiations");
     let report = tickprof::report();
     let cov = report.coverage.expect("a whole-run report has coverage");
@@ -162,7 +165,9 @@ fn exit_report_has_the_summary_the_list_and_an_lcov_file() {
         .collect();
     assert_eq!(list.len(), EXPECTED.len(), "{stderr}");
     assert!(
-        list.iter().any(|l| l.trim_start().starts_with("coverage::never ") && l.contains("tests/coverage.rs:")),
+        list.iter()
+            .any(|l| l.trim_start().starts_with("coverage::never ")
+                && l.contains("tests/coverage.rs:")),
         "{stderr}"
     );
     std::fs::remove_dir_all(&dir).ok();

@@ -1,5 +1,6 @@
 //! The LCOV tracefile of the marks: one function record per mark (`FN`,
-//! `FNDA`), read by `lcov --summary` and `genhtml`.
+//! `FNDA`) and a line record (`DA`) for the line of each, read by
+//! `lcov --summary` and `genhtml`.
 
 use crate::report::{Report, SiteStats};
 use std::collections::BTreeMap;
@@ -34,7 +35,18 @@ fn records<'a>(sites: impl Iterator<Item = &'a SiteStats>) -> String {
             let _ = writeln!(out, "FNDA:{},{}", m.calls, name(m));
         }
         let hit = marks.iter().filter(|m| m.calls > 0).count();
-        let _ = writeln!(out, "FNF:{}\nFNH:{hit}\nend_of_record", marks.len());
+        let _ = writeln!(out, "FNF:{}\nFNH:{hit}", marks.len());
+        // Line records too (lcov 1.x rejects a file without them): the
+        // line of each mark, with its calls (summed where marks share one).
+        let mut lines: BTreeMap<u32, u64> = BTreeMap::new();
+        for m in &marks {
+            *lines.entry(m.line.max(1)).or_default() += m.calls;
+        }
+        for (line, calls) in &lines {
+            let _ = writeln!(out, "DA:{line},{calls}");
+        }
+        let lh = lines.values().filter(|c| **c > 0).count();
+        let _ = writeln!(out, "LF:{}\nLH:{lh}\nend_of_record", lines.len());
     }
     out
 }
@@ -72,7 +84,7 @@ mod tests {
         });
         assert_eq!(
             render(&r),
-            "TN:tickprof\nSF:a.rs\nFN:2,g_ h\nFN:4,f\nFNDA:0,g_ h\nFNDA:3,f\nFNF:2\nFNH:1\nend_of_record\n"
+            "TN:tickprof\nSF:a.rs\nFN:2,g_ h\nFN:4,f\nFNDA:0,g_ h\nFNDA:3,f\nFNF:2\nFNH:1\nDA:2,0\nDA:4,3\nLF:2\nLH:1\nend_of_record\n"
         );
     }
 }

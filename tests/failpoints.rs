@@ -269,7 +269,7 @@ fn the_table_syntax_matches_the_fail_crate() {
             continue;
         }
         let reference = || -> Option<Option<String>> {
-            ::fail::fail_point!(&name, |r| Some(r));
+            ::fail::fail_point!(&name, Some);
             None
         };
         for call in 0..6 {

@@ -1,7 +1,7 @@
 //! Fault injection: marks double as failpoints.
 //!
 //! A table in the `fail` crate's syntax arms them: `TICKPROF_FAIL` for
-//! every thread (read at start-up), or [`cfg`] for the calling thread.
+//! every thread (read at start-up), or [`cfg()`] for the calling thread.
 //! Names are site names: the full path (`myapp::db::query`), or a suffix
 //! of it at a `::` boundary (`db::query`, `query`) that only one mark's
 //! name ends with. Actions: `off`, `return[(msg)]`, `sleep(ms)`,

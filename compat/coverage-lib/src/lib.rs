@@ -5,12 +5,14 @@
 #![deny(warnings, missing_docs, clippy::pedantic)]
 
 /// Called by the test.
+#[must_use]
 #[tickprof::profile]
 pub fn used(x: u32) -> u32 {
     x + 1
 }
 
 /// Never called by the test.
+#[must_use]
 #[tickprof::profile]
 pub fn unused(x: u32) -> u32 {
     tickprof::prof_scope!("lib_scope");

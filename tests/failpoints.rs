@@ -329,7 +329,12 @@ fn tickprof_fail_panics_the_child_even_with_profiling_off() {
 #[test]
 fn bad_entries_warn_once_each_and_arm_nothing() {
     let table = "plain=explode; nothing_here=panic; dup=panic; fallible=2*return; plain";
-    let (out, stderr) = run_child("calls", &[("TICKPROF_FAIL", table)]);
+    let csv = std::env::temp_dir().join(format!("tickprof-failpoints-{}.csv", std::process::id()));
+    let csv_path = csv.to_str().unwrap();
+    let (out, stderr) = run_child(
+        "calls",
+        &[("TICKPROF_FAIL", table), ("TICKPROF_OUT", csv_path)],
+    );
     assert!(out.status.success(), "{stderr}");
     let warnings: Vec<&str> = stderr
         .lines()
@@ -357,24 +362,21 @@ fn bad_entries_warn_once_each_and_arm_nothing() {
         "{stderr}"
     );
     // The good entry fired twice; the header names the seed; the faults
-    // are counted per site.
+    // are a column (last in the CSV), per site.
     assert!(
-        stderr.contains("tickprof: faults armed (TICKPROF_FAIL_SEED="),
+        stderr.contains("tickprof: faults armed (TICKPROF_FAIL_SEED=")
+            && stderr.contains("); 2 injected"),
         "{stderr}"
     );
-    let faults: Vec<&str> = stderr
-        .lines()
-        .skip_while(|l| *l != "tickprof: faults injected:")
-        .skip(1)
-        .take_while(|l| l.starts_with("  "))
-        .collect();
-    assert_eq!(faults.len(), 1, "{stderr}");
-    assert!(
-        faults[0]
-            .trim_start()
-            .starts_with("2  failpoints::fallible"),
-        "{stderr}"
-    );
+    let text = std::fs::read_to_string(&csv).unwrap();
+    std::fs::remove_file(&csv).ok();
+    let faults = |name: &str| -> Option<u64> {
+        let line = text.lines().find(|l| l.starts_with(name))?;
+        line.rsplit(',').next()?.parse().ok()
+    };
+    assert!(text.lines().next().unwrap().ends_with(",faults"), "{text}");
+    assert_eq!(faults("failpoints::fallible,"), Some(2), "{text}");
+    assert_eq!(faults("failpoints::plain,"), Some(0), "{text}");
 }
 
 #[test]

@@ -77,6 +77,8 @@ pub(crate) enum Show {
     Always,
     /// When the report has an async site; `-` in the other rows.
     Async,
+    /// When a failpoint injected a fault during the run.
+    Faults,
 }
 
 /// One column of the site table.
@@ -132,7 +134,7 @@ macro_rules! site_columns {
     };
 }
 
-use Show::{Always, Async, Never};
+use Show::{Always, Async, Faults, Never};
 
 site_columns! {
     csv {
@@ -153,6 +155,7 @@ site_columns! {
         "compensated_total_ns" => col("compensated total", 0, 0, Never, "total with the calibrated cost subtracted", |s, _| Cell::Ns(s.compensated_total_ns)),
         "compensated_self_ns" => col("compensated self", 0, 0, Never, "self with the calibrated cost subtracted", |s, _| Cell::Ns(s.compensated_self_ns)),
         "p_self" => col("p_self", 55, 7, Always, "self time as a share of the site's own total", |s, _| Cell::Share(s.self_ns, s.total_ns)),
+        "faults" => col("faults", 120, 8, Faults, "faults injected at this site's failpoint (TICKPROF_FAIL)", |s, r| Cell::Count(r.faults.as_ref().map_or(0, |f| f.at(&s.name)))),
     }
     table {
         col("%run", 30, 6, Always, "total time as a share of the run's wall time (threads add up, so it can pass 100%)", |s, r| Cell::Share(s.total_ns, r.run.wall_ns)),
@@ -167,9 +170,12 @@ pub(crate) fn shown(report: &Report) -> Vec<&'static Column> {
         .sites
         .iter()
         .any(|x| x.kind == SiteKind::AsyncFunction);
+    let any_fault = report.faults.as_ref().is_some_and(|f| f.total() > 0);
     let mut v: Vec<&Column> = COLUMNS
         .iter()
-        .filter(|c| c.show == Always || (c.show == Async && any_async))
+        .filter(|c| {
+            c.show == Always || (c.show == Async && any_async) || (c.show == Faults && any_fault)
+        })
         .collect();
     v.sort_by_key(|c| c.order);
     v
@@ -281,7 +287,7 @@ mod tests {
         assert!(CSV_HEADER.starts_with(
             "name,calls,total_ns,mean_ns,min_ns,max_ns,reversed,oversized,self_ns,unwound,wall_ns,cancelled"
         ));
-        assert!(CSV_HEADER.ends_with(",p_self"));
+        assert!(CSV_HEADER.ends_with(",p_self,faults"));
     }
 
     #[test]

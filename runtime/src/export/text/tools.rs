@@ -1,5 +1,6 @@
 //! The text report's lines for the call-monitor tools: coverage (a summary
-//! under the table, the list on request) and faults injected.
+//! under the table, the list on request) and the faults line of the
+//! header.
 
 use crate::naming::terminal_safe;
 use crate::report::{Report, TextOptions};
@@ -19,7 +20,8 @@ pub(super) fn faults_header(r: &Report, s: &mut String) {
 }
 
 /// The coverage summary line (and, with `opts.coverage`, the marks that
-/// never ran, by file and line), then the faults injected per site.
+/// never ran, by file and line). (Faults per site are a column of the
+/// table, shown when any fired.)
 pub(super) fn tools(r: &Report, s: &mut String, opts: &TextOptions) {
     if let Some(c) = r.coverage.as_ref().filter(|c| c.marked > 0) {
         let never = c.never_called.len();
@@ -51,12 +53,6 @@ pub(super) fn tools(r: &Report, s: &mut String, opts: &TextOptions) {
                     m.line
                 );
             }
-        }
-    }
-    if let Some(f) = r.faults.as_ref().filter(|f| f.total() > 0) {
-        let _ = writeln!(s, "tickprof: faults injected:");
-        for (name, n) in &f.sites {
-            let _ = writeln!(s, "  {n:>8}  {}", terminal_safe(name));
         }
     }
 }
@@ -107,26 +103,37 @@ mod tests {
     }
 
     #[test]
-    fn faults_show_only_when_any_fired() {
+    fn the_faults_header_names_the_seed_and_the_column_shows_when_any_fired() {
         let mut r = Report::empty();
         r.faults = Some(Faults {
             seed: 7,
             sites: Vec::new(),
         });
         let mut s = String::new();
-        tools(&r, &mut s, &TextOptions::default());
-        assert_eq!(s, "");
         faults_header(&r, &mut s);
         assert_eq!(
             s,
             "tickprof: faults armed (TICKPROF_FAIL_SEED=7); 0 injected\n"
         );
+        let has_column = |r: &Report| {
+            crate::export::columns::shown(r)
+                .iter()
+                .any(|c| c.label == "faults")
+        };
+        assert!(!has_column(&r));
         r.faults = Some(Faults {
             seed: 7,
             sites: vec![("a::x".into(), 3)],
         });
-        let mut s = String::new();
-        tools(&r, &mut s, &TextOptions::default());
-        assert_eq!(s, "tickprof: faults injected:\n         3  a::x\n");
+        assert!(has_column(&r));
+        r.sites.push(crate::export::test_site(
+            "a::x",
+            crate::report::SiteKind::Function,
+        ));
+        let text = r.text(&TextOptions::default());
+        let header = text.lines().find(|l| l.starts_with("name ")).unwrap();
+        let row = text.lines().find(|l| l.starts_with("a::x ")).unwrap();
+        assert!(header.trim_end().ends_with("faults"), "{text}");
+        assert!(row.trim_end().ends_with(" 3"), "{text}");
     }
 }

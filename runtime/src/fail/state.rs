@@ -218,37 +218,58 @@ fn lookup(l: &Local, site: usize) -> Option<Arc<Point>> {
     g.1.as_ref()?.get(&site).cloned()
 }
 
+/// Counts a fault at `site`. The lock is never held across a marked
+/// call: a marked allocator's calls made while pushing see `busy` and are
+/// not failpoints.
 fn count(site: &'static CallSite) {
-    let mut v = lock(&INJECTED);
-    match v.iter_mut().find(|e| e.0 == key(site)) {
-        Some(e) => e.2 += 1,
-        None => v.push((key(site), site, 1)),
+    let _ = LOCAL.try_with(|l| {
+        let was = l.busy.replace(true);
+        let _restore = Busy(&l.busy, was);
+        let mut v = lock(&INJECTED);
+        match v.iter_mut().find(|e| e.0 == key(site)) {
+            Some(e) => e.2 += 1,
+            None => v.push((key(site), site, 1)),
+        }
+    });
+}
+
+/// Restores a thread's `busy` flag when dropped (also when a `panic`
+/// action unwinds).
+struct Busy<'a>(&'a Cell<bool>, bool);
+
+impl Drop for Busy<'_> {
+    fn drop(&mut self) {
+        self.0.set(self.1);
     }
 }
 
 /// Evaluates `site`'s failpoint at a marked call's entry (the `FAIL` bit
 /// is set): sleeps, delays, prints or panics here; a `return` is left for
-/// the `#[profile(fail)]` check ([`take_injected`]).
+/// the `#[profile(fail)]` check ([`take_injected`]). Marked calls made
+/// meanwhile (a marked allocator's) are not failpoints.
 #[cold]
 #[inline(never)]
 pub(crate) fn at_entry(site: &'static CallSite) {
-    let task = LOCAL
-        .try_with(|l| {
-            if l.busy.replace(true) {
-                return None;
-            }
-            let task = lookup(l, key(site)).and_then(|p| task(&p));
-            if let Some(Task::Return(msg)) = &task {
-                *l.pending.borrow_mut() = Some((key(site), msg.clone()));
-            }
-            l.busy.set(false);
-            task
-        })
-        .ok()
-        .flatten();
-    let Some(task) = task else { return };
+    let _ = LOCAL.try_with(|l| {
+        if l.busy.replace(true) {
+            return;
+        }
+        let _restore = Busy(&l.busy, false);
+        let Some(task) = lookup(l, key(site)).and_then(|p| task(&p)) else {
+            return;
+        };
+        run(site, l, task);
+    });
+}
+
+/// Carries out a fired task.
+fn run(site: &'static CallSite, l: &Local, task: Task) {
     match task {
-        Task::Off | Task::Return(_) => return,
+        Task::Off => return,
+        Task::Return(msg) => {
+            *l.pending.borrow_mut() = Some((key(site), msg));
+            return;
+        }
         _ => count(site),
     }
     match task {

@@ -302,13 +302,7 @@ fn child_workload() {
 }
 
 fn run_child(mode: &str, env: &[(&str, &str)]) -> (std::process::Output, String) {
-    let mut cmd = child::child_command(CHILD, mode);
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let out = cmd.output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    (out, stderr)
+    child::run(CHILD, mode, env)
 }
 
 #[test]

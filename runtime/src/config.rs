@@ -392,6 +392,8 @@ mod tests {
             ("TICKPROF_TRACE", "yes please"),
             ("TICKPROF_TRACE_EVENTS", "-1"),
             ("TICKPROF_THREADS_KEPT", "many"),
+            ("TICKPROF_REPORT", "tree,flat"),
+            ("TICKPROF_FAIL_SEED", "abc"),
         ] {
             let (c, w) = parse(&[(var, bad)]);
             assert_eq!(w.len(), 1, "{var}: {w:?}");
@@ -409,6 +411,28 @@ mod tests {
         assert_eq!(w.len(), 1);
         assert!(w[0].contains("TICKPROF_OUT") && w[0].contains("b.xyz"));
         assert_eq!(c.outputs, vec!["a.csv".to_string()]);
+    }
+
+    #[test]
+    fn report_lists_coverage_and_fail_settings_parse() {
+        for (v, layout) in [
+            ("coverage", Layout::Flat),
+            ("tree, coverage", Layout::Tree),
+            ("COVERAGE,flat", Layout::Flat),
+        ] {
+            let (c, w) = parse(&[("TICKPROF_REPORT", v)]);
+            assert!(
+                w.is_empty() && c.coverage && c.layout == layout,
+                "{v}: {w:?}"
+            );
+        }
+        let (c, w) = parse(&[("TICKPROF_FAIL", " a=panic "), ("TICKPROF_FAIL_SEED", "9")]);
+        assert!(w.is_empty(), "{w:?}");
+        assert_eq!(c.fail.as_deref(), Some(" a=panic "));
+        assert_eq!(c.fail_seed, 9);
+        let (c, _) = parse(&[("TICKPROF_FAIL", "  ")]);
+        assert_eq!(c.fail, None);
+        assert_eq!(c.fail_seed, DEFAULT_FAIL_SEED);
     }
 
     #[test]

@@ -103,13 +103,13 @@ pub fn write_to_path(report: &Report, path: &str, opts: &TextOptions) -> io::Res
 /// A site row for unit tests: 3 calls, 300 ns total, 100 ns self.
 #[cfg(test)]
 pub(crate) fn test_site(name: &str, kind: crate::report::SiteKind) -> crate::report::SiteStats {
-    crate::report::SiteStats {
+    let mark = crate::report::Mark {
         name: name.to_owned(),
-        function: name.to_owned(),
         kind,
         file: "t.rs".to_owned(),
         line: 1,
-        column: 0,
+    };
+    crate::report::SiteStats {
         calls: 3,
         total_ns: 300,
         self_ns: 100,
@@ -125,13 +125,7 @@ pub(crate) fn test_site(name: &str, kind: crate::report::SiteKind) -> crate::rep
         raw_self_ns: 110,
         compensated_total_ns: 300,
         compensated_self_ns: 100,
-        reversed: 0,
-        oversized: 0,
-        unwound: 0,
-        wall_ns: 0,
-        cancelled: 0,
-        callers: Vec::new(),
-        callees: Vec::new(),
+        ..crate::report::SiteStats::never_called(&mark)
     }
 }
 

@@ -15,6 +15,7 @@
 
 use crate::report::{Coverage, Mark, SiteStats};
 use crate::site::CallSite;
+use std::collections::HashSet;
 
 /// Every mark of the program (generic functions: one per function, not per
 /// instantiation).
@@ -54,17 +55,17 @@ fn mark_of(s: &CallSite) -> Mark {
 /// The coverage of `sites` against `marks`: a mark ran if a row with its
 /// name, file and line has calls (or was cancelled, for async marks).
 fn of(marks: &[&'static CallSite], sites: &[SiteStats]) -> Coverage {
-    let ran = |m: &Mark| {
-        sites.iter().any(|s| {
-            s.name == m.name
-                && s.file == m.file
-                && s.line == m.line
-                && (s.calls > 0 || s.cancelled > 0)
-        })
-    };
+    let ran: HashSet<(&str, &str, u32)> = sites
+        .iter()
+        .filter(|s| s.calls > 0 || s.cancelled > 0)
+        .map(|s| (s.name.as_str(), s.file.as_str(), s.line))
+        .collect();
     let all: Vec<Mark> = marks.iter().map(|s| mark_of(s)).collect();
     let marked = all.len();
-    let never_called: Vec<Mark> = all.into_iter().filter(|m| !ran(m)).collect();
+    let never_called: Vec<Mark> = all
+        .into_iter()
+        .filter(|m| !ran.contains(&(m.name.as_str(), m.file.as_str(), m.line)))
+        .collect();
     Coverage {
         marked,
         ran: marked - never_called.len(),

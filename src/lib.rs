@@ -14,6 +14,7 @@
 /// |---|---|---|
 /// | `name = "text"` | the name shown in the report | the function's full path, e.g. `myapp::parser::Parser::next_token` |
 /// | `crate = path` | where the `tickprof` crate is, if renamed or re-exported | `::tickprof` |
+/// | `fail` | a failpoint's `return` (`TICKPROF_FAIL`, [`fail::cfg`]) makes the function return `Err(Injected{..}.into())` without running its body; the function must return `Result<_, E>` with `E: From<`[`Injected`]`>` (a compile error otherwise, and on `async fn`) | off: `panic`, `sleep`, `delay`, `print`, `yield` still work at every mark |
 ///
 /// # Expansion
 ///
@@ -21,7 +22,9 @@
 /// fn work(x: u32) -> u32 {
 ///     fn __tickprof_here() {}
 ///     static __TICKPROF_SITE: ::tickprof::__private::CallSite = /* path, name, file, line */;
+///     static __TICKPROF_MARK: &::tickprof::__private::CallSite = &__TICKPROF_SITE; // in the link-time list of marks
 ///     let __tickprof_guard = ::tickprof::__private::Guard::enter(&__TICKPROF_SITE);
+///     // with `fail`: if ::tickprof::__private::fail_armed() { if let Some(e) = take_injected(&__TICKPROF_SITE) { return Err(From::from(e)); } }
 ///     '__tickprof_body: { /* the original body */ }
 /// }
 /// ```

@@ -32,6 +32,9 @@ use syn::Error;
 /// - `name = "text"`: the name shown in the report (default: the function's
 ///   full path).
 /// - `crate = path`: where the `tickprof` crate is (default: `::tickprof`).
+/// - `fail`: a failpoint's `return` makes the function return
+///   `Err(tickprof::Injected{..}.into())` (default: off). Needs a function
+///   returning `Result<_, E>`, not `async`.
 ///
 /// # Errors
 ///

@@ -9,7 +9,6 @@ use crate::site::CallSite;
 use crate::switches::{self, FAIL};
 use core::cell::{Cell, RefCell};
 use core::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::collections::HashMap;
 use std::io::Write;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
@@ -20,9 +19,10 @@ pub(crate) struct Point {
     actions: Vec<Action>,
 }
 
-/// Site address → its failpoint: names are resolved once, when a table is
-/// armed, so a call looks its site up by address, never by name.
-type Resolved = HashMap<usize, Arc<Point>>;
+/// (site address, its failpoint), sorted by address: names are resolved
+/// once, when a table is armed, so a call looks its site up by address
+/// (a binary search), never by name.
+type Resolved = Vec<(usize, Arc<Point>)>;
 
 /// One entry of a thread's API table: the name as given, the sites it
 /// matched, the failpoint.
@@ -158,6 +158,11 @@ pub(crate) fn arm_global(table: &str, seed: u64) -> Vec<String> {
             )),
         }
     }
+    resolved.sort_by_key(|e| e.0);
+    // A site named by two entries keeps the later one.
+    resolved.reverse();
+    resolved.dedup_by_key(|e| e.0);
+    resolved.reverse();
     *lock(&GLOBAL) = (!resolved.is_empty()).then(|| Arc::new(resolved));
     GENERATION.fetch_add(1, Ordering::Relaxed);
     update_bit();
@@ -204,18 +209,20 @@ fn task(point: &Point) -> Option<Task> {
     })
 }
 
-/// This thread's failpoint for `site`: its API table first, then the
-/// `TICKPROF_FAIL` table.
-fn lookup(l: &Local, site: usize) -> Option<Arc<Point>> {
-    if let Some(p) = l.table.borrow().iter().find(|e| e.1.contains(&site)) {
-        return Some(Arc::clone(&p.2));
+/// The task that fires at `site` on this thread, if any: its API table
+/// first, then the `TICKPROF_FAIL` table.
+fn fired(l: &Local, site: usize) -> Option<Task> {
+    if let Some(e) = l.table.borrow().iter().find(|e| e.1.contains(&site)) {
+        return task(&e.2);
     }
     let generation = GENERATION.load(Ordering::Relaxed);
     let mut g = l.global.borrow_mut();
     if g.0 != generation {
         *g = (generation, lock(&GLOBAL).clone());
     }
-    g.1.as_ref()?.get(&site).cloned()
+    let table = g.1.as_ref()?;
+    let i = table.binary_search_by_key(&site, |e| e.0).ok()?;
+    task(&table[i].1)
 }
 
 /// Counts a fault at `site`. The lock is never held across a marked
@@ -255,7 +262,7 @@ pub(crate) fn at_entry(site: &'static CallSite) {
             return;
         }
         let _restore = Busy(&l.busy, false);
-        let Some(task) = lookup(l, key(site)).and_then(|p| task(&p)) else {
+        let Some(task) = fired(l, key(site)) else {
             return;
         };
         run(site, l, task);

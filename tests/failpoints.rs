@@ -67,6 +67,28 @@ fn sleepy() {
     tickprof::prof_scope!("nap");
 }
 
+#[profile]
+async fn later(x: u32) -> u32 {
+    x + 1
+}
+
+#[test]
+fn async_marks_are_failpoints_at_their_first_poll() {
+    let _s = FailScenario::setup();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    fail::cfg("later", "1*panic(async boom)->1*yield").unwrap();
+    let caught = std::panic::catch_unwind(|| rt.block_on(later(1))).unwrap_err();
+    assert_eq!(
+        caught.downcast_ref::<String>().map(String::as_str),
+        Some("async boom")
+    );
+    assert_eq!(rt.block_on(later(2)), 3);
+    assert_eq!(rt.block_on(later(3)), 4);
+    assert_eq!(faults_at("failpoints::later"), 2);
+}
+
 mod a {
     #[tickprof::profile]
     pub fn dup() {}

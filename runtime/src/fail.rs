@@ -13,7 +13,10 @@
 //! `panic`, evaluated when the call enters, before its body. `return`
 //! needs a function marked `#[profile(fail)]`, whose return type is
 //! `Result<_, E>` with `E: From<Injected>`: it returns `Err(Injected{..}
-//! .into())` without running its body. `async` marks are not failpoints.
+//! .into())` without running its body. An `async fn` mark is evaluated at
+//! its first poll, a function returning a future when it is called
+//! (`return` is not supported there: `#[profile(fail)]` is a compile
+//! error on them).
 //!
 //! Cost: when no table is armed, nothing (the `FAIL` bit of the mode is
 //! clear, and the fast path compares the mode once, as it always does);

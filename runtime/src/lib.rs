@@ -174,10 +174,17 @@ pub mod __private {
     /// type from the function's declared one before it checks the block, so
     /// `?` and `return` inside it infer as they do unwrapped.
     #[cfg(feature = "enabled")]
+    ///
+    /// Armed failpoints are evaluated here: at the first poll of an
+    /// `async fn`, when a function returning a future is called.
     pub fn instrument<T, F: core::future::Future<Output = T>>(
         site: &'static CallSite,
         future: F,
     ) -> Instrumented<F> {
+        #[cfg(feature = "failpoints")]
+        if fail_armed() {
+            crate::fail::state::at_entry(site);
+        }
         Instrumented::new(site, future)
     }
 

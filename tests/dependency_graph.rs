@@ -39,6 +39,14 @@ const ALLOWED: &[(&str, &str)] = &[
     ),
     ("dtor", "no trait impls"),
     (
+        "linkme",
+        "the link-time list of marks (coverage, failpoint names); impls only on its own \
+         types (`DistributedSlice`: Copy, Clone, Deref, IntoIterator, Debug; `StaticPtr`: \
+         Send, Sync, Copy, Clone) and its own private trait `Slice` for `[T]`, which only \
+         matters where that hidden trait is imported",
+    ),
+    ("linkme-impl", "a proc-macro crate (of linkme)"),
+    (
         "link-section",
         "impls on its own section types; its own trait `SectionItemLocation` for `&T`, \
          which only matters where that trait is imported",

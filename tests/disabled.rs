@@ -70,3 +70,28 @@ fn no_runtime_statics_in_the_binary() {
     let needle = needle.as_bytes();
     assert!(!exe.windows(needle.len()).any(|w| w == needle));
 }
+
+#[derive(Debug, PartialEq)]
+struct Failed(tickprof::Injected);
+
+impl From<tickprof::Injected> for Failed {
+    fn from(e: tickprof::Injected) -> Self {
+        Failed(e)
+    }
+}
+
+#[profile(fail)]
+fn fallible(x: u32) -> Result<u32, Failed> {
+    Ok(x)
+}
+
+#[test]
+fn failpoints_and_coverage_are_compiled_out() {
+    let _scenario = tickprof::fail::FailScenario::setup();
+    let e = tickprof::fail::cfg("fallible", "return").unwrap_err();
+    assert!(e.contains("compiled out"), "{e}");
+    assert_eq!(fallible(2), Ok(2));
+    assert!(tickprof::sites().is_empty(), "no list of marks");
+    let r = tickprof::report();
+    assert!(r.coverage.is_none() && r.faults.is_none());
+}

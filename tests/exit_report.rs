@@ -96,13 +96,7 @@ fn child_workload() {
 mod child;
 
 fn run_child(mode: &str, env: &[(&str, &str)]) -> (Output, String) {
-    let mut cmd = child::child_command(CHILD, mode);
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let out = cmd.output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    (out, stderr)
+    child::run(CHILD, mode, env)
 }
 
 /// The table rows: (name, calls) for lines after the column header.

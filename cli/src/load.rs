@@ -9,8 +9,8 @@
 use serde_json::{Map, Value};
 use tickprof_runtime::export::json::VERSION;
 use tickprof_runtime::{
-    AllocStats, ClockSource, Edge, Report, RunInfo, SiteKind, SiteStats, ThreadSite, ThreadStats,
-    TreeNode,
+    AllocStats, ClockSource, Coverage, Edge, Faults, Mark, Report, RunInfo, SiteKind, SiteStats,
+    ThreadSite, ThreadStats, TreeNode,
 };
 
 /// Why a file is not a report this command reads: one line.
@@ -47,6 +47,46 @@ pub fn parse(text: &str) -> Result<Report, Error> {
         threads: o.array("threads", thread_stats)?,
         tree: o.array("tree", tree_node)?,
         trace: None,
+        coverage: o.optional("coverage", coverage)?,
+        faults: o.optional("faults", faults)?,
+    })
+}
+
+/// The `coverage` section: `{marked, ran, never_called: [{name, kind, file, line}]}`.
+fn coverage(o: &Obj<'_>) -> Result<Coverage, Error> {
+    Ok(Coverage {
+        marked: o.usize("marked")?,
+        ran: o.usize("ran")?,
+        never_called: o.array("never_called", mark)?,
+    })
+}
+
+fn mark(o: &Obj<'_>) -> Result<Mark, Error> {
+    let kind = o.str("kind")?;
+    Ok(Mark {
+        name: o.str("name")?,
+        kind: SiteKind::parse(&kind).ok_or_else(|| o.bad("kind", "a known site kind"))?,
+        file: o.str("file")?,
+        line: o.u32("line")?,
+    })
+}
+
+/// The `faults` section: `{seed, sites: [[name, count]]}`.
+fn faults(o: &Obj<'_>) -> Result<Faults, Error> {
+    let bad = || o.bad("sites", "an array of [name, count] pairs");
+    let items = o.get("sites")?.as_array().ok_or_else(bad)?;
+    let sites = items
+        .iter()
+        .map(|v| match v.as_array().map(Vec::as_slice) {
+            Some([Value::String(name), count]) => {
+                count.as_u64().map(|c| (name.clone(), c)).ok_or_else(bad)
+            }
+            _ => Err(bad()),
+        })
+        .collect::<Result<_, _>>()?;
+    Ok(Faults {
+        seed: o.u64("seed")?,
+        sites,
     })
 }
 
@@ -127,6 +167,19 @@ impl<'a> Obj<'a> {
             self.bool(key)
         } else {
             Ok(default)
+        }
+    }
+
+    /// An object field that may be absent or `null` (sections a run did
+    /// not produce, or reports written before they existed).
+    fn optional<T>(
+        &self,
+        key: &'a str,
+        f: fn(&Obj<'_>) -> Result<T, Error>,
+    ) -> Result<Option<T>, Error> {
+        match self.0.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(_) => f(&self.obj(key)?).map(Some),
         }
     }
 

@@ -62,6 +62,10 @@ enum Command {
         /// Add the per-thread breakdown.
         #[arg(long)]
         threads: bool,
+        /// List the marked functions that never ran (reports with a
+        /// coverage section).
+        #[arg(long)]
+        coverage: bool,
         /// Show at most this many sites.
         #[arg(long, value_name = "N")]
         top: Option<usize>,
@@ -183,12 +187,18 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             report,
             tree,
             threads,
+            coverage,
             top,
             html,
             out,
         } => {
             let r = load::read(&report)?;
-            let opts = TextOptions { top, tree, threads };
+            let opts = TextOptions {
+                top,
+                tree,
+                threads,
+                coverage,
+            };
             if html.is_none() && out.is_empty() {
                 print(&r.text(&opts));
             }

@@ -206,6 +206,8 @@ pub(crate) fn build(c: &Capture, facts: &Facts) -> Report {
         threads,
         tree,
         trace,
+        coverage: None,
+        faults: None,
     }
 }
 

@@ -58,7 +58,19 @@ pub struct Config {
     pub log: Option<String>,
     /// `TICKPROF_LOG_FILTER`, `_NOTRACE`, `_DEPTH`, `_THRESHOLD`, `_TID`.
     pub log_options: LogOptions,
+    /// `TICKPROF_REPORT=coverage`: list the marks that never ran.
+    pub coverage: bool,
+    /// `TICKPROF_FAIL`: the failpoint table, in the `fail` crate's syntax
+    /// (checked when it is armed: a bad entry warns there).
+    pub fail: Option<String>,
+    /// `TICKPROF_FAIL_SEED`: the seed of the failpoints' probabilities
+    /// (default [`DEFAULT_FAIL_SEED`]).
+    pub fail_seed: u64,
 }
+
+/// The seed of the failpoints' probabilities when `TICKPROF_FAIL_SEED` is
+/// not set: runs are reproducible by default.
+pub const DEFAULT_FAIL_SEED: u64 = 0x7469_636b_7072_6f66;
 
 impl Default for Config {
     fn default() -> Self {
@@ -78,11 +90,29 @@ impl Default for Config {
             stderr: true,
             log: None,
             log_options: LogOptions::default(),
+            coverage: false,
+            fail: None,
+            fail_seed: DEFAULT_FAIL_SEED,
         }
     }
 }
 
 impl Config {
+    /// `TICKPROF_REPORT`: `flat`, `tree`, `coverage`, or a comma list such as
+    /// `tree,coverage` (at most one of flat and tree).
+    fn report_values(v: &str) -> Option<(Layout, bool)> {
+        let (mut layout, mut coverage) = (None, false);
+        for word in v.split(',').map(|w| w.trim().to_ascii_lowercase()) {
+            match word.as_str() {
+                "flat" if layout.is_none() => layout = Some(Layout::Flat),
+                "tree" if layout.is_none() => layout = Some(Layout::Tree),
+                "coverage" if !coverage => coverage = true,
+                _ => return None,
+            }
+        }
+        Some((layout.unwrap_or(Layout::Flat), coverage))
+    }
+
     /// Parses settings through `get` (the environment in production).
     /// Returns the settings and one warning line per bad value.
     pub fn parse(get: impl Fn(&str) -> Option<String>) -> (Config, Vec<String>) {
@@ -160,10 +190,14 @@ impl Config {
             }
         }
         if let Some(v) = get("TICKPROF_REPORT") {
-            match v.trim().to_ascii_lowercase().as_str() {
-                "flat" => c.layout = Layout::Flat,
-                "tree" => c.layout = Layout::Tree,
-                _ => warn("TICKPROF_REPORT", &v, "is not flat or tree", "flat"),
+            match Self::report_values(&v) {
+                Some((layout, coverage)) => (c.layout, c.coverage) = (layout, coverage),
+                None => warn(
+                    "TICKPROF_REPORT",
+                    &v,
+                    "is not flat, tree, coverage or a comma list of them",
+                    "flat",
+                ),
             }
         }
         if let Some(v) = get("TICKPROF_THREADS") {
@@ -214,6 +248,18 @@ impl Config {
                 "1" | "on" | "true" | "yes" | "" => c.stderr = true,
                 "0" | "off" | "false" | "no" => c.stderr = false,
                 _ => warn("TICKPROF_STDERR", &v, "is not 0 or 1", "1"),
+            }
+        }
+        c.fail = get("TICKPROF_FAIL").filter(|v| !v.trim().is_empty());
+        if let Some(v) = get("TICKPROF_FAIL_SEED") {
+            match v.trim().parse::<u64>() {
+                Ok(n) => c.fail_seed = n,
+                _ => warn(
+                    "TICKPROF_FAIL_SEED",
+                    &v,
+                    "is not a whole number",
+                    &DEFAULT_FAIL_SEED.to_string(),
+                ),
             }
         }
         c.log = log::target(&get);
@@ -367,6 +413,8 @@ mod tests {
             ("TICKPROF_TRACE", "yes please"),
             ("TICKPROF_TRACE_EVENTS", "-1"),
             ("TICKPROF_THREADS_KEPT", "many"),
+            ("TICKPROF_REPORT", "tree,flat"),
+            ("TICKPROF_FAIL_SEED", "abc"),
         ] {
             let (c, w) = parse(&[(var, bad)]);
             assert_eq!(w.len(), 1, "{var}: {w:?}");
@@ -384,6 +432,28 @@ mod tests {
         assert_eq!(w.len(), 1);
         assert!(w[0].contains("TICKPROF_OUT") && w[0].contains("b.xyz"));
         assert_eq!(c.outputs, vec!["a.csv".to_string()]);
+    }
+
+    #[test]
+    fn report_lists_coverage_and_fail_settings_parse() {
+        for (v, layout) in [
+            ("coverage", Layout::Flat),
+            ("tree, coverage", Layout::Tree),
+            ("COVERAGE,flat", Layout::Flat),
+        ] {
+            let (c, w) = parse(&[("TICKPROF_REPORT", v)]);
+            assert!(
+                w.is_empty() && c.coverage && c.layout == layout,
+                "{v}: {w:?}"
+            );
+        }
+        let (c, w) = parse(&[("TICKPROF_FAIL", " a=panic "), ("TICKPROF_FAIL_SEED", "9")]);
+        assert!(w.is_empty(), "{w:?}");
+        assert_eq!(c.fail.as_deref(), Some(" a=panic "));
+        assert_eq!(c.fail_seed, 9);
+        let (c, _) = parse(&[("TICKPROF_FAIL", "  ")]);
+        assert_eq!(c.fail, None);
+        assert_eq!(c.fail_seed, DEFAULT_FAIL_SEED);
     }
 
     #[test]

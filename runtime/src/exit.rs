@@ -59,6 +59,12 @@ fn init_runtime() -> Runtime {
     }
     let clock = Clock::start();
     switches::apply(&config, clock.nominal_hz());
+    #[cfg(feature = "failpoints")]
+    if let Some(table) = &config.fail {
+        for w in crate::fail::state::arm_global(table, config.fail_seed) {
+            write_stderr(&format!("{w}\n"));
+        }
+    }
     if clock::SOURCE == ClockSource::Monotonic {
         write_stderr(
             "tickprof: no time-stamp counter on this target; using the OS monotonic clock\n",
@@ -120,7 +126,17 @@ pub(crate) fn collect() -> Report {
         return Report::empty();
     }
     let wall_ns = rt.epoch().elapsed().as_nanos() as u64;
-    record::quietly(|| build(&capture(), &facts(rt, wall_ns)))
+    record::quietly(|| whole_run(build(&capture(), &facts(rt, wall_ns))))
+}
+
+/// Adds what only a report of the whole run has: coverage and faults.
+fn whole_run(mut r: Report) -> Report {
+    r.coverage = Some(crate::coverage::coverage(&r.sites));
+    #[cfg(feature = "failpoints")]
+    {
+        r.faults = crate::fail::state::faults();
+    }
+    r
 }
 
 /// The report of one capture, or of the difference `c - earlier`.
@@ -136,7 +152,7 @@ fn report_of_inner(c: &Capture, earlier: Option<&Capture>) -> Report {
     match earlier {
         None => {
             let wall = c.at.saturating_duration_since(rt.epoch()).as_nanos() as u64;
-            build(c, &facts(rt, wall))
+            whole_run(build(c, &facts(rt, wall)))
         }
         Some(e) => {
             let wall = c.at.saturating_duration_since(e.at).as_nanos() as u64;
@@ -149,6 +165,8 @@ fn report_of_inner(c: &Capture, earlier: Option<&Capture>) -> Report {
 pub(crate) fn reset() {
     let rt = runtime();
     record::reset_all();
+    #[cfg(feature = "failpoints")]
+    crate::fail::state::reset_counts();
     rt.restart_epoch();
 }
 
@@ -220,6 +238,7 @@ fn exit_report() {
         top: rt.config.top,
         tree: rt.config.layout == Layout::Tree,
         threads: rt.config.threads,
+        coverage: rt.config.coverage,
     };
     if rt.config.stderr {
         write_stderr(&report.text(&opts));

@@ -50,8 +50,11 @@ mod config;
 #[cfg(feature = "enabled")]
 mod counters;
 #[cfg(feature = "enabled")]
+mod coverage;
+#[cfg(feature = "enabled")]
 mod exit;
 pub mod export;
+pub mod fail;
 mod hook;
 pub mod integrations;
 pub mod log;
@@ -67,14 +70,17 @@ mod switches;
 mod tree;
 
 pub use alloc::Alloc;
-pub use config::{Config, Layout, SortKey, DEFAULT_THREADS_KEPT, DEFAULT_TRACE_EVENTS};
+pub use config::{
+    Config, Layout, SortKey, DEFAULT_FAIL_SEED, DEFAULT_THREADS_KEPT, DEFAULT_TRACE_EVENTS,
+};
 pub use export::csv::CSV_HEADER;
+pub use fail::Injected;
 pub use hook::{Enter, Exit, Hook, SetHookError};
 #[cfg(feature = "enabled")]
 pub use record::guard::Guard;
 pub use report::{
-    fmt_ns, AllocStats, ClockSource, Edge, Report, RunInfo, SiteKind, SiteStats, TextOptions,
-    ThreadSite, ThreadStats, Trace, TraceEvent, TraceThread, TreeNode,
+    fmt_ns, AllocStats, ClockSource, Coverage, Edge, Faults, Mark, Report, RunInfo, SiteKind,
+    SiteStats, TextOptions, ThreadSite, ThreadStats, Trace, TraceEvent, TraceThread, TreeNode,
 };
 pub use site::CallSite;
 pub use snapshot::{snapshot, Snapshot};
@@ -119,6 +125,30 @@ pub fn report() -> Report {
     #[cfg(not(feature = "enabled"))]
     {
         Report::empty()
+    }
+}
+
+/// Every mark compiled into the program with its figures so far: the
+/// rows of [`report()`], plus an all-zero row for each mark that never ran
+/// (coverage). tickprof's own sites are never listed. Sorted by name.
+///
+/// # Examples
+///
+/// ```
+/// for site in tickprof_runtime::sites() {
+///     if site.calls == 0 {
+///         println!("never called: {} ({}:{})", site.name, site.file, site.line);
+///     }
+/// }
+/// ```
+pub fn sites() -> Vec<SiteStats> {
+    #[cfg(feature = "enabled")]
+    {
+        coverage::sites(report().sites)
+    }
+    #[cfg(not(feature = "enabled"))]
+    {
+        Vec::new()
     }
 }
 
@@ -173,9 +203,14 @@ pub mod __private {
     #[cfg(feature = "enabled")]
     pub use crate::record::guard::record_raw;
 
+    /// The link-time list of every mark.
+    #[cfg(feature = "enabled")]
+    pub use crate::coverage::SITES;
     #[cfg(feature = "enabled")]
     pub use crate::record::guard::Guard;
     pub use crate::site::{path_of, CallSite};
+    #[cfg(feature = "enabled")]
+    pub use linkme;
 
     /// Wraps the future of a marked `async fn` (or the `async` block a
     /// marked function returns) in the poll-by-poll timer.
@@ -184,12 +219,51 @@ pub mod __private {
     /// type from the function's declared one before it checks the block, so
     /// `?` and `return` inside it infer as they do unwrapped.
     #[cfg(feature = "enabled")]
+    ///
+    /// Armed failpoints are evaluated here: at the first poll of an
+    /// `async fn`, when a function returning a future is called.
     pub fn instrument<T, F: core::future::Future<Output = T>>(
         site: &'static CallSite,
         future: F,
     ) -> Instrumented<F> {
+        #[cfg(feature = "failpoints")]
+        if fail_armed() {
+            crate::fail::state::at_entry(site);
+        }
         Instrumented::new(site, future)
     }
+
+    /// Whether a failpoint table is armed: one relaxed load, for the check
+    /// `#[profile(fail)]` emits.
+    #[inline(always)]
+    pub fn fail_armed() -> bool {
+        #[cfg(feature = "failpoints")]
+        {
+            crate::switches::mode() & crate::switches::FAIL != 0
+        }
+        #[cfg(not(feature = "failpoints"))]
+        {
+            false
+        }
+    }
+
+    /// The error a failpoint's `return` left for this call of `site`.
+    #[cold]
+    #[inline(never)]
+    pub fn take_injected(site: &'static CallSite) -> Option<crate::fail::Injected> {
+        #[cfg(feature = "failpoints")]
+        {
+            crate::fail::state::take_injected(site)
+        }
+        #[cfg(not(feature = "failpoints"))]
+        {
+            let _ = site;
+            None
+        }
+    }
+
+    pub use core::convert::From;
+    pub use core::result::Result::Err;
 
     // Paths the expansions name through `$crate` / the `tickprof` crate, so
     // they resolve whatever the user's edition or prelude.

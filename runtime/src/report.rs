@@ -2,8 +2,10 @@
 //! writers are in the `export` module.)
 
 pub use crate::site::SiteKind;
+pub use coverage::{Coverage, Faults, Mark};
 pub use trace::{Trace, TraceEvent, TraceThread};
 
+mod coverage;
 mod trace;
 
 /// Where ticks come from.
@@ -346,6 +348,11 @@ pub struct Report {
     /// export (the `.trace.json` output is its own format).
     #[cfg_attr(test, serde(skip))]
     pub trace: Option<Trace>,
+    /// Which of the program's marks ran (reports of the whole run; `None`
+    /// in snapshot differences and with profiling off).
+    pub coverage: Option<Coverage>,
+    /// Faults injected at failpoints, when any table was armed.
+    pub faults: Option<Faults>,
 }
 
 impl Report {
@@ -404,6 +411,9 @@ pub struct TextOptions {
     pub tree: bool,
     /// Add the per-thread breakdown.
     pub threads: bool,
+    /// List the marks that never ran (`TICKPROF_REPORT=coverage`); the
+    /// one-line coverage summary is always shown.
+    pub coverage: bool,
 }
 
 impl Report {
@@ -443,6 +453,8 @@ impl Report {
             threads: Vec::new(),
             tree: Vec::new(),
             trace: None,
+            coverage: None,
+            faults: None,
         }
     }
 

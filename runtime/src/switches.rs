@@ -20,8 +20,8 @@ pub(crate) const TRACE: u8 = 1 << 1;
 pub(crate) const HOOK: u8 = 1 << 2;
 /// [`MODE`] bit: the trace log utility is on (issue 10).
 pub(crate) const LOG: u8 = 1 << 3;
-/// [`MODE`] bit: failpoints are armed (issue 10).
-#[allow(dead_code)] // until the failpoint module lands
+/// [`MODE`] bit: failpoints are armed (`TICKPROF_FAIL` or the API).
+#[cfg_attr(not(feature = "failpoints"), allow(dead_code))]
 pub(crate) const FAIL: u8 = 1 << 4;
 
 /// What a marked call does, read once at its entry: a set of bits. Exactly

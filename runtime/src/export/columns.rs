@@ -101,6 +101,8 @@ pub(crate) enum Show {
     Async,
     /// When `tickprof::Alloc` is installed (allocation counts).
     Alloc,
+    /// When a failpoint injected a fault during the run.
+    Faults,
 }
 
 /// One column of the site table.
@@ -156,7 +158,7 @@ macro_rules! site_columns {
     };
 }
 
-use Show::{Alloc, Always, Async, Never};
+use Show::{Alloc, Always, Async, Faults, Never};
 
 /// A time of `site`: marked `~` when the site's calls are below the
 /// clock's resolution.
@@ -194,6 +196,7 @@ site_columns! {
         "freed_bytes" => col("freed bytes", 0, 0, Never, "bytes freed, marked callees included", |s, _| Cell::Bytes(s.alloc.freed_bytes)),
         "self_allocs" => col("self allocs", 0, 0, Never, "allocations not made in marked callees", |s, _| Cell::Count(s.self_alloc.allocs)),
         "self_alloc_bytes" => col("self bytes", 0, 0, Never, "bytes allocated not in marked callees", |s, _| Cell::Bytes(s.self_alloc.bytes)),
+        "faults" => col("faults", 120, 8, Faults, "faults injected at this site's failpoint (TICKPROF_FAIL)", |s, r| Cell::Count(r.faults.as_ref().map_or(0, |f| f.at(&s.name)))),
     }
     table {
         col("%run", 30, 6, Always, "total time as a share of the run's wall time (threads add up, so it can pass 100%)", |s, r| Cell::Share(s.total_ns, r.run.wall_ns)),
@@ -205,12 +208,14 @@ site_columns! {
 /// The columns the text and HTML tables show for `report`, in order.
 pub(crate) fn shown(report: &Report) -> Vec<&'static Column> {
     let any_async = report.sites.iter().any(|x| x.kind.is_async());
+    let any_fault = report.faults.as_ref().is_some_and(|f| f.total() > 0);
     let mut v: Vec<&Column> = COLUMNS
         .iter()
         .filter(|c| {
             c.show == Always
                 || (c.show == Async && any_async)
                 || (c.show == Alloc && report.run.alloc_installed)
+                || (c.show == Faults && any_fault)
         })
         .collect();
     v.sort_by_key(|c| c.order);
@@ -361,7 +366,7 @@ mod tests {
             "name,calls,total_ns,mean_ns,min_ns,max_ns,reversed,oversized,self_ns,unwound,wall_ns,cancelled"
         ));
         assert!(CSV_HEADER.ends_with(
-            ",p_self,resolved,allocs,alloc_bytes,frees,freed_bytes,self_allocs,self_alloc_bytes"
+            ",p_self,resolved,allocs,alloc_bytes,frees,freed_bytes,self_allocs,self_alloc_bytes,faults"
         ));
     }
 

@@ -32,7 +32,7 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 
 mod sections;
-use sections::{section, threads};
+use sections::{section, threads, tools};
 
 /// Rows shown before "show all".
 const ROW_LIMIT: usize = 1000;
@@ -139,6 +139,7 @@ pub fn render(report: &Report) -> String {
     header(&mut out, report);
     skeleton(&mut out, report);
     threads(&mut out, report, &links);
+    tools(&mut out, report);
     data(&mut out, report);
     out.push_str("<script type=\"text/html\" id=\"tp-rows\">");
     for (i, s) in report.sites.iter().enumerate() {

@@ -14,7 +14,8 @@
 //! in rare ties the last digit may differ from serde_json's choice.
 
 use crate::report::{
-    AllocStats, ClockSource, Edge, Report, RunInfo, SiteStats, ThreadSite, ThreadStats, TreeNode,
+    AllocStats, ClockSource, Coverage, Edge, Faults, Mark, Report, RunInfo, SiteStats, ThreadSite,
+    ThreadStats, TreeNode,
 };
 
 use std::io;
@@ -71,6 +72,8 @@ fn report_fields(w: &mut Writer<'_>, r: &Report) {
         threads,
         tree,
         trace: _,
+        coverage,
+        faults,
     } = r;
     w.key("run");
     run_info(w, run);
@@ -80,6 +83,57 @@ fn report_fields(w: &mut Writer<'_>, r: &Report) {
     w.array(threads, thread_stats);
     w.key("tree");
     w.array(tree, tree_node);
+    w.key("coverage");
+    match coverage {
+        Some(c) => coverage_section(w, c),
+        None => w.null(),
+    }
+    w.key("faults");
+    match faults {
+        Some(f) => faults_section(w, f),
+        None => w.null(),
+    }
+}
+
+fn coverage_section(w: &mut Writer<'_>, c: &Coverage) {
+    let Coverage {
+        marked,
+        ran,
+        never_called,
+    } = c;
+    w.begin_object();
+    w.field_u64("marked", *marked as u64);
+    w.field_u64("ran", *ran as u64);
+    w.key("never_called");
+    w.array(never_called, |w, m| {
+        let Mark {
+            name,
+            kind,
+            file,
+            line,
+        } = m;
+        w.begin_object();
+        w.field_str("name", name);
+        w.field_str("kind", kind.as_str());
+        w.field_str("file", file);
+        w.field_u64("line", u64::from(*line));
+        w.end_object();
+    });
+    w.end_object();
+}
+
+fn faults_section(w: &mut Writer<'_>, f: &Faults) {
+    let Faults { seed, sites } = f;
+    w.begin_object();
+    w.field_u64("seed", *seed);
+    w.key("sites");
+    w.array(sites, |w, (name, count)| {
+        w.begin_array();
+        w.str(name);
+        w.u64(*count);
+        w.end_array();
+    });
+    w.end_object();
 }
 
 fn clock_source(c: ClockSource) -> &'static str {

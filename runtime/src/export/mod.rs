@@ -9,6 +9,7 @@
 //! | `.alloc.folded` | folded stacks of self bytes allocated (`tickprof::Alloc`), plus an `<outside marked calls>` line | [`folded::render_bytes`] | as `.folded`, plus one line |
 //! | `.folded` | folded stacks of self time | [`folded::render`] | at most one line per tree node, each at most [`stacks::MAX_DEPTH`]` + 1` frames |
 //! | `.svg` | interactive flamegraph of the folded stacks | [`svg::render`] | at most [`svg::MAX_FRAMES`] boxes |
+//! | `.lcov` | LCOV function records of every mark, never-called ones with 0 (coverage; `lcov --summary`, `genhtml`) | [`lcov::render`] | two lines per mark |
 //! | `.trace.json` | Chrome trace events of individual calls | [`crate::Report::trace`] | about 90 bytes per call, at most `TICKPROF_TRACE_EVENTS` calls per thread |
 //!
 //! `.folded` and `.svg` (and any later stack format) draw the calling-context
@@ -38,6 +39,7 @@ pub mod csv;
 pub mod folded;
 pub mod html;
 pub mod json;
+pub mod lcov;
 pub mod stacks;
 pub mod svg;
 pub mod text;
@@ -53,6 +55,7 @@ pub const EXTENSIONS: &[&str] = &[
     ".alloc.folded",
     ".folded",
     ".svg",
+    ".lcov",
 ];
 
 /// The extension of `path` that decides its format, if known.
@@ -75,6 +78,7 @@ pub fn render(report: &Report, path: &str, opts: &TextOptions) -> io::Result<Vec
         Some(".alloc.folded") => Ok(folded::render_bytes(report).into_bytes()),
         Some(".folded") => Ok(folded::render(report).into_bytes()),
         Some(".svg") => svg::render(report),
+        Some(".lcov") => Ok(lcov::render(report).into_bytes()),
         _ => Err(io::Error::new(
             io::ErrorKind::InvalidInput,
             format!("unknown extension (known: {})", EXTENSIONS.join(" ")),
@@ -107,13 +111,13 @@ pub fn write_to_path(report: &Report, path: &str, opts: &TextOptions) -> io::Res
 /// A site row for unit tests: 3 calls, 300 ns total, 100 ns self.
 #[cfg(test)]
 pub(crate) fn test_site(name: &str, kind: crate::report::SiteKind) -> crate::report::SiteStats {
-    crate::report::SiteStats {
+    let mark = crate::report::Mark {
         name: name.to_owned(),
-        function: name.to_owned(),
         kind,
         file: "t.rs".to_owned(),
         line: 1,
-        column: 0,
+    };
+    crate::report::SiteStats {
         calls: 3,
         total_ns: 300,
         self_ns: 100,
@@ -130,15 +134,7 @@ pub(crate) fn test_site(name: &str, kind: crate::report::SiteKind) -> crate::rep
         raw_self_ns: 110,
         compensated_total_ns: 300,
         compensated_self_ns: 100,
-        reversed: 0,
-        oversized: 0,
-        unwound: 0,
-        wall_ns: 0,
-        cancelled: 0,
-        alloc: crate::report::AllocStats::default(),
-        self_alloc: crate::report::AllocStats::default(),
-        callers: Vec::new(),
-        callees: Vec::new(),
+        ..crate::report::SiteStats::never_called(&mark)
     }
 }
 

@@ -8,6 +8,8 @@ use crate::report::{fmt_ns, ClockSource, Report, SiteStats, TextOptions};
 use std::fmt::Write as _;
 use std::io;
 
+mod tools;
+
 /// Widest name column of the text table; longer names are abbreviated
 /// there (files keep them whole).
 pub const NAME_WIDTH: usize = 72;
@@ -26,6 +28,7 @@ impl Report {
         for note in columns::notes(self) {
             let _ = writeln!(s, "tickprof: {note}");
         }
+        tools::tools(self, &mut s, opts);
         let shown = opts
             .top
             .map_or(self.sites.len(), |t| t.min(self.sites.len()));
@@ -67,6 +70,7 @@ fn header(r: &Report, s: &mut String) {
         plural(run.threads),
         fmt_ns(run.wall_ns as f64)
     );
+    tools::faults_header(r, s);
     if run.clock == ClockSource::Off {
         return;
     }

@@ -71,6 +71,10 @@ impl Guard {
     #[cold]
     #[inline(never)]
     fn enter_slow(site: &'static CallSite, mode: u8) -> (*const Node, usize) {
+        #[cfg(feature = "failpoints")]
+        if mode & crate::switches::FAIL != 0 {
+            crate::fail::state::at_entry(site);
+        }
         let hooked = mode & (HOOK | LOG) != 0 && !site.is_internal();
         if hooked && hook::in_hook() {
             // A marked call made by a hook: not hooked, not recorded.

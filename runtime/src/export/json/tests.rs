@@ -191,6 +191,20 @@ fn full_report(name: &str, f: f64, g: f64) -> Report {
     child.self_alloc.frees = 41;
     r.tree.push(child);
     r.trace = Some(crate::report::Trace::default());
+    r.coverage = Some(crate::report::Coverage {
+        marked: 2,
+        ran: 1,
+        never_called: vec![crate::report::Mark {
+            name: name.to_owned(),
+            kind: SiteKind::Scope,
+            file: name.to_owned(),
+            line: 7,
+        }],
+    });
+    r.faults = Some(crate::report::Faults {
+        seed: u64::MAX,
+        sites: vec![(name.to_owned(), 3), (String::new(), 0)],
+    });
     r
 }
 

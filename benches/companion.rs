@@ -3,10 +3,22 @@
 //!
 //! Run: `cargo bench --bench companion`. The pattern: take a snapshot before
 //! `bench_function`, another after, and print the difference — the profile
-//! of just that benchmark's iterations (warm-up included).
+//! of just that benchmark's iterations (warm-up included). With
+//! `tickprof::Alloc` installed as the global allocator (two lines, below),
+//! the difference also counts each function's allocations and bytes.
+//!
+//! With `cargo bench --bench companion --features
+//! tickprof-testsuite/criterion -- --profile-time 1`, criterion profiles
+//! each benchmark instead of measuring it, through
+//! `tickprof::criterion::Profiler`: `tickprof.{txt,folded,svg,json}` in
+//! `target/criterion/<benchmark>/profile/` (scripts/ci_criterion.sh checks
+//! them).
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use tickprof::{profile, TextOptions};
+
+#[global_allocator]
+static A: tickprof::Alloc = tickprof::Alloc::system();
 
 #[profile]
 fn tokenize(line: &str) -> Vec<&str> {
@@ -55,11 +67,31 @@ fn bench(c: &mut Criterion) {
             ..TextOptions::default()
         })
     );
+    if let Some(p) = profile.find("pipeline") {
+        let calls = p.calls.max(1);
+        eprintln!(
+            "-- per `pipeline` call: {} allocations, {} bytes",
+            p.alloc.allocs / calls,
+            p.alloc.bytes / calls
+        );
+    }
+
+    let line = &lines[7];
+    c.bench_function("tokenize", |b| b.iter(|| tokenize(black_box(line))));
+}
+
+/// criterion's settings, with tickprof's profiler when the testsuite's
+/// `criterion` feature is on.
+fn config() -> Criterion {
+    let c = Criterion::default();
+    #[cfg(feature = "criterion")]
+    let c = c.with_profiler(tickprof::criterion::Profiler::new());
+    c
 }
 
 criterion_group! {
     name = benches;
-    config = Criterion::default()
+    config = config()
         .warm_up_time(std::time::Duration::from_millis(300))
         .measurement_time(std::time::Duration::from_secs(1));
     targets = bench

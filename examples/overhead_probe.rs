@@ -3,6 +3,9 @@
 //! `bash scripts/callgrind_overhead.sh` runs this under
 //! `valgrind --tool=callgrind` and prints instructions per call of the
 //! unmarked function, the floor (two `rdtsc`) and `#[profile]`.
+//! `PROBE_HOOK=1` installs an empty hook first (the cost of a hooked call);
+//! `TICKPROF_LOG=/dev/null` measures the trace log. `PROBE_TIME=1` prints
+//! the wall-clock time per marked call (`scripts/log_cost.sh`).
 
 use std::hint::black_box;
 
@@ -29,7 +32,17 @@ fn probe_marked(x: u64) -> u64 {
     black_box(x) + 1
 }
 
+/// A hook that does nothing: what the hooks' cold path costs by itself.
+struct Empty;
+
+impl tickprof::Hook for Empty {}
+
+static EMPTY: Empty = Empty;
+
 fn main() {
+    if std::env::var_os("PROBE_HOOK").is_some() {
+        let _ = tickprof::set_hook(&EMPTY);
+    }
     let mut s = 0u64;
     for i in 0..CALLS {
         s = s.wrapping_add(probe_unmarked(black_box(i)));
@@ -37,8 +50,13 @@ fn main() {
     for i in 0..CALLS {
         s = s.wrapping_add(probe_floor(black_box(i)));
     }
+    let t = std::time::Instant::now();
     for i in 0..CALLS {
         s = s.wrapping_add(probe_marked(black_box(i)));
+    }
+    if std::env::var_os("PROBE_TIME").is_some() {
+        let ns = t.elapsed().as_nanos() as f64 / CALLS as f64;
+        eprintln!("marked: {ns:.1} ns per call (wall clock)");
     }
     println!("{s}");
 }

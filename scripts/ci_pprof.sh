@@ -17,6 +17,10 @@
 # 5. TICKPROF_HTTP: the `service` example serves its profile; `go tool pprof
 #    -seconds 1 -top http://127.0.0.1:PORT/debug/pprof/profile` lists its
 #    three sites, handle's cum covering parse and respond.
+# 6. Allocation sample types: testsuite/examples/alloc_json.rs (tickprof::Alloc
+#    installed) written as .pb.gz; `go tool pprof -sample_index=alloc_space
+#    -top` and `alloc_objects`: flat = the JSON report's self bytes and self
+#    allocations, cum = total bytes, for every plainly named site.
 #
 # Prints one summary line; exits non-zero when a check fails.
 set -euo pipefail
@@ -38,6 +42,12 @@ pprof -top -sample_index=calls "$out/run.pb.gz" >"$out/top-calls.txt" 2>&1
 pprof -traces "$out/run.pb.gz" >"$out/traces.txt" 2>&1
 pprof -raw "$out/run.pb.gz" >"$out/raw-gz.txt" 2>&1
 pprof -raw "$out/run.pb" >"$out/raw-pb.txt" 2>&1
+
+cargo build --quiet --release -p tickprof-testsuite --example alloc_json
+TICKPROF_STDERR=0 TICKPROF_OUT="$out/alloc.pb.gz,$out/alloc.json" \
+    target/release/examples/alloc_json 2000 >/dev/null
+pprof -top -sample_index=alloc_space -unit=B "$out/alloc.pb.gz" >"$out/top-bytes.txt" 2>&1
+pprof -top -sample_index=alloc_objects "$out/alloc.pb.gz" >"$out/top-allocs.txt" 2>&1
 
 cargo build --quiet --release --example service
 port=$((20000 + RANDOM % 20000))
@@ -61,7 +71,8 @@ plain = [s for s in sites if re.fullmatch(r"[A-Za-z0-9_:]+", s["name"])]
 def top(path, unit):
     rows = {}
     for line in open(path):
-        m = re.match(r"\s*(\d+)%s\s+\S+\s+\S+\s+(\d+)%s\s+\S+\s+(.+)$" % (unit, unit), line)
+        # pprof prints a zero without its unit.
+        m = re.match(r"\s*(\d+)(?:%s)?\s+\S+\s+\S+\s+(\d+)(?:%s)?\s+\S+\s+(.+)$" % (unit, unit), line)
         if m:
             rows[m.group(3).strip()] = (int(m.group(1)), int(m.group(2)))
     return rows
@@ -108,11 +119,30 @@ if sorted(n for n in http) != names:
     fail.append(f"TICKPROF_HTTP: sites {sorted(http)}, want {names}")
 elif http["service::handle"][1] != sum(http[n][0] for n in names):
     fail.append(f"TICKPROF_HTTP: handle cum {http['service::handle'][1]} is not the sum of the flats")
+asites = json.load(open(f"{out}/alloc.json"))["sites"]
+aplain = [s for s in asites if re.fullmatch(r"[A-Za-z0-9_:]+", s["name"])]
+abytes, aobjs = top(f"{out}/top-bytes.txt", "B"), top(f"{out}/top-allocs.txt", "")
+achecked = 0
+for s in aplain:
+    n, own, tot = s["name"], s["self_alloc"], s["alloc"]
+    if tot["bytes"] == 0:
+        continue
+    achecked += 1
+    if n not in abytes:
+        fail.append(f"alloc {n}: not in pprof -top -sample_index=alloc_space")
+        continue
+    if abytes[n] != (own["bytes"], tot["bytes"]):
+        fail.append(f"alloc {n}: pprof flat/cum bytes {abytes[n]}, report self {own['bytes']} total {tot['bytes']}")
+    if aobjs.get(n, (None,))[0] != own["allocs"]:
+        fail.append(f"alloc {n}: pprof flat allocations {aobjs.get(n)}, report self {own['allocs']}")
+if achecked == 0:
+    fail.append("alloc_json: no site allocated")
 if fail:
     print("ci_pprof: FAIL:\n  " + "\n  ".join(fail))
     sys.exit(1)
 print(f"ci_pprof: OK: {len(plain)} of {len(sites)} sites checked against go tool pprof "
       f"(flat = self, cum = total, flat calls = calls; recursive rank cum {time[rank[0]['name']][1]} ns "
       f"= total), {len(stacks)} samples, each with its thread label; TICKPROF_HTTP served "
-      f"{len(http)} sites to go tool pprof")
+      f"{len(http)} sites to go tool pprof; alloc_space/alloc_objects flat = self, cum = total "
+      f"for {achecked} allocating sites of alloc_json")
 PY

@@ -14,6 +14,7 @@
 /// |---|---|---|
 /// | `name = "text"` | the name shown in the report | the function's full path, e.g. `myapp::parser::Parser::next_token` |
 /// | `crate = path` | where the `tickprof` crate is, if renamed or re-exported | `::tickprof` |
+/// | `fail` | a failpoint's `return` (`TICKPROF_FAIL`, [`fail::cfg`]) makes the function return `Err(Injected{..}.into())` without running its body; the function must return `Result<_, E>` with `E: From<`[`Injected`]`>` (a compile error otherwise, and on `async fn`) | off: `panic`, `sleep`, `delay`, `print`, `yield` still work at every mark |
 ///
 /// # Expansion
 ///
@@ -21,7 +22,9 @@
 /// fn work(x: u32) -> u32 {
 ///     fn __tickprof_here() {}
 ///     static __TICKPROF_SITE: ::tickprof::__private::CallSite = /* path, name, file, line */;
+///     static __TICKPROF_MARK: &::tickprof::__private::CallSite = &__TICKPROF_SITE; // in the link-time list of marks
 ///     let __tickprof_guard = ::tickprof::__private::Guard::enter(&__TICKPROF_SITE);
+///     // with `fail`: if ::tickprof::__private::fail_armed() { if let Some(e) = take_injected(&__TICKPROF_SITE) { return Err(From::from(e)); } }
 ///     '__tickprof_body: { /* the original body */ }
 /// }
 /// ```
@@ -81,12 +84,21 @@
 pub use tickprof_macros::profile;
 
 pub use tickprof_runtime::export;
+pub use tickprof_runtime::fail;
+pub use tickprof_runtime::log;
+
+/// The opt-in integrations present in this build: `criterion` (features
+/// `criterion05` … `criterion08`: criterion's profiler hook) and `tracing`
+/// (feature `tracing`: a `tracing_subscriber` layer).
+pub use tickprof_runtime::integrations::*;
 
 pub use tickprof_runtime::{dump_every, dump_now, dump_on_signal, DumpMode, DumpSignal};
 
 pub use tickprof_runtime::{
-    fmt_ns, report, reset, snapshot, ClockSource, Edge, Guard, Report, RunInfo, SiteKind,
-    SiteStats, Snapshot, SortKey, TextOptions, ThreadSite, ThreadStats, TreeNode, CSV_HEADER,
+    fmt_ns, report, reset, set_hook, sites, snapshot, Alloc, AllocStats, CallSite, ClockSource,
+    Coverage, Edge, Enter, Exit, Faults, Guard, Hook, Injected, Mark, Report, RunInfo,
+    SetHookError, SiteKind, SiteStats, Snapshot, SortKey, TextOptions, ThreadSite, ThreadStats,
+    TreeNode, CSV_HEADER,
 };
 
 #[doc(hidden)]
@@ -234,6 +246,9 @@ macro_rules! __prof_guard_impl {
             $crate::__private::line!(),
             $crate::__private::column!(),
         );
+        #[$crate::__private::linkme::distributed_slice($crate::__private::SITES)]
+        #[linkme(crate = $crate::__private::linkme)]
+        static __TICKPROF_MARK: &$crate::__private::CallSite = &__TICKPROF_SITE;
         $crate::__private::Guard::enter(&__TICKPROF_SITE)
     }};
 }

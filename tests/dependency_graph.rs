@@ -10,7 +10,11 @@
 //! goes on this list; a new dependency fails this test until it is.
 //!
 //! Runs `cargo tree` on the workspace (offline, every target platform), with
-//! the default features and with `--no-default-features`.
+//! the default features, with `--no-default-features`, and with the opt-in
+//! `tracing` feature. The `criterion05` … `criterion08` features add
+//! criterion's own graph (serde_json among it): they are meant for
+//! `[dev-dependencies]`, where criterion already is, and are not audited
+//! here.
 
 use std::collections::BTreeSet;
 use std::process::Command;
@@ -34,6 +38,14 @@ const ALLOWED: &[(&str, &str)] = &[
         "impls only on its own types (`Static<T>`: Deref, Debug, Display, Drop)",
     ),
     ("dtor", "no trait impls"),
+    (
+        "linkme",
+        "the link-time list of marks (coverage, failpoint names); impls only on its own \
+         types (`DistributedSlice`: Copy, Clone, Deref, IntoIterator, Debug; `StaticPtr`: \
+         Send, Sync, Copy, Clone) and its own private trait `Slice` for `[T]`, which only \
+         matters where that hidden trait is imported",
+    ),
+    ("linkme-impl", "a proc-macro crate (of linkme)"),
     (
         "link-section",
         "impls on its own section types; its own trait `SectionItemLocation` for `&T`, \
@@ -75,6 +87,49 @@ const ALLOWED: &[(&str, &str)] = &[
         "Windows only (errno's); impls only on its own FFI types",
     ),
     ("windows-link", "Windows only; no trait impls"),
+];
+
+/// Crates the opt-in `tracing` feature adds, and why each is safe (audited
+/// in ~/.cargo/registry/src for impls of std traits on std types).
+const TRACING: &[(&str, &str)] = &[
+    (
+        "tracing-core",
+        "its own `Value` trait for primitives (matters only where imported); `From` impls \
+         whose `Self` is `Option<Level>` / `Option<Id>` / `Option<&Id>`, reached only from \
+         tracing's own types",
+    ),
+    (
+        "tracing-subscriber",
+        "registry + std only (no fmt): its own traits (`Layer`, `LookupSpan`) for `Option`, \
+         `Box`, `Vec`, `Arc` of layers; matter only where imported",
+    ),
+    (
+        "dashmap",
+        "impls on its own types only (`Sub<&Q> for &DashMap`, iterators)",
+    ),
+    (
+        "hashbrown",
+        "impls on its own types only (dashmap's tables)",
+    ),
+    ("lock_api", "impls on its own lock and guard types"),
+    ("parking_lot_core", "no trait impls on std types"),
+    (
+        "crossbeam-utils",
+        "impls on its own types (`CachePadded`, `AtomicCell`)",
+    ),
+    ("once_cell", "impls on its own cell types"),
+    ("sharded-slab", "impls on its own types"),
+    ("thread_local", "impls on its own types"),
+    (
+        "smallvec",
+        "impls on `SmallVec`; its own `Array` trait for arrays",
+    ),
+    ("lazy_static", "its own `LazyStatic` trait only"),
+    ("scopeguard", "impls on its own guard type"),
+    ("cfg-if", "a macro only"),
+    ("libc", "impls on its own C types"),
+    ("redox_syscall", "Redox only; impls on its own types"),
+    ("windows-link", "a macro only"),
 ];
 
 /// With the `enabled` feature off, only tickprof and what its proc-macro
@@ -139,4 +194,23 @@ fn disabled_graph_is_tickprof_and_its_build_time_macro_dependencies() {
     let names = graph(&["--no-default-features"]);
     let expected: BTreeSet<String> = DISABLED.iter().map(|n| (*n).to_owned()).collect();
     assert_eq!(names, expected);
+}
+
+#[test]
+fn opt_in_tracing_graph_holds_only_audited_crates() {
+    let allowed: BTreeSet<&str> = ALLOWED
+        .iter()
+        .chain(TRACING)
+        .map(|(name, _)| *name)
+        .collect();
+    let names = graph(&["--features", "tracing"]);
+    let unknown: Vec<&String> = names
+        .iter()
+        .filter(|n| !allowed.contains(n.as_str()))
+        .collect();
+    assert!(
+        unknown.is_empty(),
+        "not audited with the tracing feature: {unknown:?} (see enabled_graph_holds_only_audited_crates)"
+    );
+    assert!(names.contains("tracing-subscriber") && names.contains("dashmap"));
 }

@@ -4,6 +4,10 @@
 
 use tickprof::{prof_scope, profile};
 
+/// With the feature off the wrapper is a plain pass-through, same API.
+#[global_allocator]
+static A: tickprof::Alloc = tickprof::Alloc::system();
+
 #[profile]
 fn add(a: u32, b: u32) -> u32 {
     a + b
@@ -37,6 +41,7 @@ fn marks_keep_behaviour_and_record_nothing() {
     assert!(r.sites.is_empty());
     assert!(r.tree.is_empty());
     assert_eq!(r.run.clock, tickprof::ClockSource::Off);
+    assert!(!r.run.alloc_installed);
 }
 
 #[test]
@@ -64,4 +69,29 @@ fn no_runtime_statics_in_the_binary() {
     let needle = format!("__{}_site", std::hint::black_box("tickprof")).to_uppercase();
     let needle = needle.as_bytes();
     assert!(!exe.windows(needle.len()).any(|w| w == needle));
+}
+
+#[derive(Debug, PartialEq)]
+struct Failed(tickprof::Injected);
+
+impl From<tickprof::Injected> for Failed {
+    fn from(e: tickprof::Injected) -> Self {
+        Failed(e)
+    }
+}
+
+#[profile(fail)]
+fn fallible(x: u32) -> Result<u32, Failed> {
+    Ok(x)
+}
+
+#[test]
+fn failpoints_and_coverage_are_compiled_out() {
+    let _scenario = tickprof::fail::FailScenario::setup();
+    let e = tickprof::fail::cfg("fallible", "return").unwrap_err();
+    assert!(e.contains("compiled out"), "{e}");
+    assert_eq!(fallible(2), Ok(2));
+    assert!(tickprof::sites().is_empty(), "no list of marks");
+    let r = tickprof::report();
+    assert!(r.coverage.is_none() && r.faults.is_none());
 }

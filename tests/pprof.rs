@@ -5,95 +5,14 @@
 //! included.
 #![cfg(feature = "enabled")]
 
+#[path = "support/pprof_proto.rs"]
+mod pprof_proto;
 #[path = "support/quiet.rs"]
 mod quiet;
 
+use pprof_proto::{Function, Profile};
 use std::collections::{HashMap, HashSet};
 use tickprof::profile;
-
-#[derive(Clone, PartialEq, prost::Message)]
-struct Profile {
-    #[prost(message, repeated, tag = "1")]
-    sample_type: Vec<ValueType>,
-    #[prost(message, repeated, tag = "2")]
-    sample: Vec<Sample>,
-    #[prost(message, repeated, tag = "3")]
-    mapping: Vec<Mapping>,
-    #[prost(message, repeated, tag = "4")]
-    location: Vec<Location>,
-    #[prost(message, repeated, tag = "5")]
-    function: Vec<Function>,
-    #[prost(string, repeated, tag = "6")]
-    string_table: Vec<String>,
-    #[prost(int64, tag = "10")]
-    duration_nanos: i64,
-    #[prost(int64, tag = "14")]
-    default_sample_type: i64,
-}
-
-#[derive(Clone, PartialEq, prost::Message)]
-struct ValueType {
-    #[prost(int64, tag = "1")]
-    r#type: i64,
-    #[prost(int64, tag = "2")]
-    unit: i64,
-}
-
-#[derive(Clone, PartialEq, prost::Message)]
-struct Sample {
-    #[prost(uint64, repeated, tag = "1")]
-    location_id: Vec<u64>,
-    #[prost(int64, repeated, tag = "2")]
-    value: Vec<i64>,
-    #[prost(message, repeated, tag = "3")]
-    label: Vec<Label>,
-}
-
-#[derive(Clone, PartialEq, prost::Message)]
-struct Label {
-    #[prost(int64, tag = "1")]
-    key: i64,
-    #[prost(int64, tag = "2")]
-    str: i64,
-}
-
-#[derive(Clone, PartialEq, prost::Message)]
-struct Mapping {
-    #[prost(uint64, tag = "1")]
-    id: u64,
-    #[prost(bool, tag = "7")]
-    has_functions: bool,
-}
-
-#[derive(Clone, PartialEq, prost::Message)]
-struct Location {
-    #[prost(uint64, tag = "1")]
-    id: u64,
-    #[prost(uint64, tag = "2")]
-    mapping_id: u64,
-    #[prost(message, repeated, tag = "4")]
-    line: Vec<Line>,
-}
-
-#[derive(Clone, PartialEq, prost::Message)]
-struct Line {
-    #[prost(uint64, tag = "1")]
-    function_id: u64,
-    #[prost(int64, tag = "2")]
-    line: i64,
-}
-
-#[derive(Clone, PartialEq, prost::Message)]
-struct Function {
-    #[prost(uint64, tag = "1")]
-    id: u64,
-    #[prost(int64, tag = "2")]
-    name: i64,
-    #[prost(int64, tag = "4")]
-    filename: i64,
-    #[prost(int64, tag = "5")]
-    start_line: i64,
-}
 
 #[profile]
 fn outer() {

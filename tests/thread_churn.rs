@@ -134,6 +134,7 @@ fn child_workload() {
                 top: None,
                 tree: false,
                 threads: true,
+                coverage: false,
             });
             assert!(
                 text.contains("-- threads a (x3 finished, first #"),

@@ -9,7 +9,7 @@ use syn::punctuated::Punctuated;
 use syn::{Error, Expr, Ident, Lit, LitStr, Path, Result, Token};
 
 /// Valid option keys, as listed in error messages.
-const VALID_KEYS: &str = "`name = \"...\"` and `crate = path`";
+const VALID_KEYS: &str = "`name = \"...\"`, `crate = path` and `fail`";
 
 /// Validated arguments of `#[profile(...)]`.
 #[derive(Default)]
@@ -18,6 +18,9 @@ pub(crate) struct Args {
     pub(crate) name: Option<LitStr>,
     /// `crate = path`: path of the `tickprof` crate.
     pub(crate) krate: Option<Path>,
+    /// `fail`: a failpoint's `return` makes the function return
+    /// `Err(Injected.into())` (the key, for error spans).
+    pub(crate) fail: Option<Ident>,
 }
 
 /// Syntax of `#[profile(...)]`: comma-separated `key` or `key = value`,
@@ -98,7 +101,7 @@ fn validate(raw: RawArgs) -> Result<Args> {
     let mut args = Args::default();
     let mut errors = None;
     // Keys already given, valid or not, so a repeat is always a duplicate.
-    let (mut seen_name, mut seen_crate) = (false, false);
+    let (mut seen_name, mut seen_crate, mut seen_fail) = (false, false, false);
     for RawArg { key, value } in raw.entries {
         let key_name = key.unraw().to_string();
         let checked = match key_name.as_str() {
@@ -106,6 +109,8 @@ fn validate(raw: RawArgs) -> Result<Args> {
                 .map(|lit| args.name = Some(lit)),
             "crate" => check_crate(&key, value, std::mem::replace(&mut seen_crate, true))
                 .map(|path| args.krate = Some(path)),
+            "fail" => check_flag(&key, value, std::mem::replace(&mut seen_fail, true))
+                .map(|()| args.fail = Some(key.clone())),
             _ => Err(Error::new(
                 key.span(),
                 format!("unknown option `{key}`; valid options are {VALID_KEYS}"),
@@ -116,6 +121,20 @@ fn validate(raw: RawArgs) -> Result<Args> {
         }
     }
     errors.map_or(Ok(args), Err)
+}
+
+/// Validates a bare flag (`fail`): no value.
+fn check_flag(key: &Ident, value: Option<(Token![=], Expr)>, seen: bool) -> Result<()> {
+    if seen {
+        return Err(duplicate(key));
+    }
+    match value {
+        None => Ok(()),
+        Some((eq, _)) => Err(Error::new(
+            eq.span,
+            format!("`{key}` takes no value; write `#[profile({key})]`"),
+        )),
+    }
 }
 
 /// Error for a key given twice.
@@ -321,7 +340,7 @@ mod tests {
         let messages = errors(quote!(label = "x"));
         assert_eq!(
             messages,
-            ["unknown option `label`; valid options are `name = \"...\"` and `crate = path`"]
+            ["unknown option `label`; valid options are `name = \"...\"`, `crate = path` and `fail`"]
         );
     }
 
@@ -414,7 +433,7 @@ mod tests {
         );
         assert_eq!(
             errors(quote!(5)),
-            ["expected an option of the form `key = value`; valid options are `name = \"...\"` and `crate = path`"]
+            ["expected an option of the form `key = value`; valid options are `name = \"...\"`, `crate = path` and `fail`"]
         );
         assert_eq!(
             errors(quote!(name = "a" "b")),

@@ -48,8 +48,10 @@ pub(crate) fn instrument(args: &Args, marked: Marked) -> TokenStream2 {
         Kind::Plain => {
             let guard = Ident::new("__tickprof_guard", Span::mixed_site());
             let label = Lifetime::new("'__tickprof_body", Span::mixed_site());
+            let fail = crate::fail::early_return(args, &private);
             let run = quote! {
                 let #guard = #private::Guard::enter(&__TICKPROF_SITE);
+                #fail
                 #label: #block
             };
             (quote!(function), run)
@@ -79,6 +81,9 @@ pub(crate) fn instrument(args: &Args, marked: Marked) -> TokenStream2 {
                 #private::file!(),
                 #private::line!(),
             );
+            #[#private::linkme::distributed_slice(#private::SITES)]
+            #[linkme(crate = #private::linkme)]
+            static __TICKPROF_MARK: &#private::CallSite = &__TICKPROF_SITE;
             #run
         }
     }
@@ -159,6 +164,9 @@ mod tests {
                         my::tp::__private::file!(),
                         my::tp::__private::line!(),
                     );
+                #[my::tp::__private::linkme::distributed_slice(my::tp::__private::SITES)]
+                #[linkme(crate = my::tp::__private::linkme)]
+                static __TICKPROF_MARK: &my::tp::__private::CallSite = &__TICKPROF_SITE;
                 let __tickprof_guard = my::tp::__private::Guard::enter(&__TICKPROF_SITE);
                 '__tickprof_body: {
                     x

@@ -14,6 +14,7 @@
 
 mod args;
 mod expand;
+mod fail;
 mod item;
 
 use proc_macro::TokenStream;
@@ -31,6 +32,9 @@ use syn::Error;
 /// - `name = "text"`: the name shown in the report (default: the function's
 ///   full path).
 /// - `crate = path`: where the `tickprof` crate is (default: `::tickprof`).
+/// - `fail`: a failpoint's `return` makes the function return
+///   `Err(tickprof::Injected{..}.into())` (default: off). Needs a function
+///   returning `Result<_, E>`, not `async`.
 ///
 /// # Errors
 ///
@@ -62,6 +66,10 @@ fn expand(args: TokenStream2, item: TokenStream2, enabled: bool) -> TokenStream2
     let func = item::parse_item(&item);
     match (args, func) {
         (Ok(args), Ok(marked)) => {
+            if let Err(error) = fail::check(&args, &marked) {
+                let errors = compile_errors(error);
+                return quote!(#errors #item);
+            }
             if enabled {
                 expand::instrument(&args, marked)
             } else {

@@ -29,15 +29,15 @@ use crate::calibrate::Calibration;
 use crate::record::trace::ThreadEvents;
 use crate::record::Capture;
 use crate::report::{
-    ClockSource, Edge, Report, RunInfo, SiteStats, ThreadSite, ThreadStats, Trace, TraceEvent,
-    TraceThread, TreeNode,
+    AllocStats, ClockSource, Edge, Report, RunInfo, SiteStats, ThreadSite, ThreadStats, Trace,
+    TraceEvent, TraceThread, TreeNode,
 };
 use crate::site::CallSite;
 use crate::tree::{site_key, Tree};
 use std::collections::HashMap;
 
 mod figures;
-pub(crate) use figures::{flatten, tree_figures, Flat, TreeFigures, Trio};
+pub(crate) use figures::{flatten, own_alloc, tree_figures, Flat, TreeFigures, Trio};
 
 /// What a report needs besides the captured trees.
 #[derive(Clone, Debug)]
@@ -126,9 +126,13 @@ pub(crate) fn build(c: &Capture, facts: &Facts) -> Report {
     };
     let (inner, call) = cal.map_or((0.0, 0.0), |c| (c.inner_ticks, c.call_ticks));
     let mut total_calls = 0u64;
+    // A site whose calls are all still running is shown if it allocated:
+    // its allocations are counted already.
     let mut sites: Vec<SiteStats> = flat
         .iter()
-        .filter(|(_, (_, f))| f.acc.calls > 0 || f.acc.cancelled > 0)
+        .filter(|(_, (_, f))| {
+            f.acc.calls > 0 || f.acc.cancelled > 0 || f.self_alloc != AllocStats::default()
+        })
         .map(|(&k, (site, f))| {
             total_calls += f.acc.calls;
             let mut s = site_stats(site, f, names[&k].clone(), ns, shown_comp, (inner, call));
@@ -177,11 +181,11 @@ pub(crate) fn build(c: &Capture, facts: &Facts) -> Report {
                     )
                 },
             ),
-            overhead_share: if facts.wall_ns == 0 {
-                0.0
-            } else {
-                total_calls as f64 * call_ns / facts.wall_ns as f64
-            },
+            overhead_share: overhead_share(
+                total_calls as f64 * call_ns,
+                facts.wall_ns as f64,
+                fig.raw.total.first().copied().unwrap_or(0) as f64,
+            ),
             clamped: if shown_comp { fig.comp.clamped } else { 0 },
             carried: if shown_comp {
                 fig.comp.carried
@@ -191,12 +195,46 @@ pub(crate) fn build(c: &Capture, facts: &Facts) -> Report {
             tracing: facts.tracing,
             pid: facts.pid,
             trace_dropped: trace.as_ref().map_or(0, Trace::dropped),
+            alloc_installed: crate::record::alloc::installed(),
+            outside: merged
+                .nodes
+                .first()
+                .map(|n| own_alloc(&n.acc))
+                .unwrap_or_default(),
         },
         sites,
         threads,
         tree,
         trace,
+        coverage: None,
+        faults: None,
     }
+}
+
+/// The instrumentation's estimated cost (`cost_ns`) as a share of the time
+/// the program's threads spent: the wall time, or, when several threads
+/// were busy in marked calls at once, the roots' raw totals summed over
+/// threads (`busy_ns`); at most 1.
+fn overhead_share(cost_ns: f64, wall_ns: f64, busy_ns: f64) -> f64 {
+    let spent = wall_ns.max(busy_ns);
+    if spent <= 0.0 {
+        0.0
+    } else {
+        (cost_ns / spent).min(1.0)
+    }
+}
+
+/// Multiple of the calibrated inner cost (ticks inside a timed call) that a
+/// site's raw mean must reach for its calls to count as resolved: the
+/// call's own time is then at least the instrumentation's.
+pub(crate) const RESOLUTION: f64 = 2.0;
+
+/// Whether a site's calls are long enough to be timed (see
+/// [`SiteStats::resolved`]).
+fn resolved(f: &Flat, accepted: u64, inner_ticks: f64) -> bool {
+    accepted == 0
+        || inner_ticks <= 0.0
+        || f.every.ticks as f64 / accepted as f64 >= RESOLUTION * inner_ticks
 }
 
 /// One site's row (edges left empty).
@@ -243,6 +281,7 @@ fn site_stats(
             self_ as f64 / total as f64
         },
         mean_ns: mean,
+        resolved: resolved(f, accepted, inner),
         min_ns: lo.floor() as u64,
         max_ns: hi.ceil() as u64,
         total_ticks: f.total.ticks,
@@ -258,6 +297,8 @@ fn site_stats(
         unwound: a.unwound,
         wall_ns: ns.of(a.wall),
         cancelled: a.cancelled,
+        alloc: f.alloc,
+        self_alloc: f.self_alloc,
         callers: Vec::new(),
         callees: Vec::new(),
     }
@@ -283,6 +324,7 @@ fn thread_stats(
                     calls: f.acc.calls,
                     total_ns: f.total.ns(comp),
                     self_ns: f.self_.ns(comp),
+                    alloc: f.alloc,
                 })
                 .collect();
             if sites.is_empty() {
@@ -350,6 +392,8 @@ fn tree_nodes(
             self_ns: self_[i],
             raw_total_ns: fig.raw.total[i],
             raw_self_ns: fig.raw.self_[i],
+            alloc: fig.alloc[i],
+            self_alloc: own_alloc(&n.acc),
         });
     }
     out

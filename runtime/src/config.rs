@@ -2,8 +2,11 @@
 //!
 //! A bad value gives one warning line naming the variable, and the default.
 
+pub use crate::log::LogOptions;
 pub use crate::report::{Layout, SortKey};
 use std::time::Duration;
+
+mod log;
 
 /// Default `TICKPROF_MAX_DELTA`: one hour.
 pub const DEFAULT_MAX_DELTA: Duration = Duration::from_secs(3600);
@@ -50,6 +53,19 @@ pub struct Config {
     /// `TICKPROF_STDERR`: print the exit report to stderr (true, the
     /// default) or not (false; the `TICKPROF_OUT` files are still written).
     pub stderr: bool,
+    /// `TICKPROF_LOG`: the trace log's destination, `stderr` or a path
+    /// (`None`: no log).
+    pub log: Option<String>,
+    /// `TICKPROF_LOG_FILTER`, `_NOTRACE`, `_DEPTH`, `_THRESHOLD`, `_TID`.
+    pub log_options: LogOptions,
+    /// `TICKPROF_REPORT=coverage`: list the marks that never ran.
+    pub coverage: bool,
+    /// `TICKPROF_FAIL`: the failpoint table, in the `fail` crate's syntax
+    /// (checked when it is armed: a bad entry warns there).
+    pub fail: Option<String>,
+    /// `TICKPROF_FAIL_SEED`: the seed of the failpoints' probabilities
+    /// (default [`DEFAULT_FAIL_SEED`]).
+    pub fail_seed: u64,
     /// `TICKPROF_DUMP_SIGNAL`: write the report each time this signal
     /// arrives, without stopping the program.
     pub dump_signal: Option<DumpSignal>,
@@ -85,6 +101,10 @@ pub enum DumpMode {
     Delta,
 }
 
+/// The seed of the failpoints' probabilities when `TICKPROF_FAIL_SEED` is
+/// not set: runs are reproducible by default.
+pub const DEFAULT_FAIL_SEED: u64 = 0x7469_636b_7072_6f66;
+
 impl Default for Config {
     fn default() -> Self {
         Config {
@@ -106,11 +126,31 @@ impl Default for Config {
             dump_mode: DumpMode::Total,
             on_term: false,
             http: None,
+            log: None,
+            log_options: LogOptions::default(),
+            coverage: false,
+            fail: None,
+            fail_seed: DEFAULT_FAIL_SEED,
         }
     }
 }
 
 impl Config {
+    /// `TICKPROF_REPORT`: `flat`, `tree`, `coverage`, or a comma list such as
+    /// `tree,coverage` (at most one of flat and tree).
+    fn report_values(v: &str) -> Option<(Layout, bool)> {
+        let (mut layout, mut coverage) = (None, false);
+        for word in v.split(',').map(|w| w.trim().to_ascii_lowercase()) {
+            match word.as_str() {
+                "flat" if layout.is_none() => layout = Some(Layout::Flat),
+                "tree" if layout.is_none() => layout = Some(Layout::Tree),
+                "coverage" if !coverage => coverage = true,
+                _ => return None,
+            }
+        }
+        Some((layout.unwrap_or(Layout::Flat), coverage))
+    }
+
     /// Parses settings through `get` (the environment in production).
     /// Returns the settings and one warning line per bad value.
     pub fn parse(get: impl Fn(&str) -> Option<String>) -> (Config, Vec<String>) {
@@ -155,10 +195,12 @@ impl Config {
                 "calls" => c.sort = SortKey::Calls,
                 "mean" => c.sort = SortKey::Mean,
                 "name" => c.sort = SortKey::Name,
+                "bytes" => c.sort = SortKey::Bytes,
+                "allocs" => c.sort = SortKey::Allocs,
                 _ => warn(
                     "TICKPROF_SORT",
                     &v,
-                    "is not one of total, self, calls, mean, name",
+                    "is not one of total, self, calls, mean, name, bytes, allocs",
                     "total",
                 ),
             }
@@ -186,10 +228,14 @@ impl Config {
             }
         }
         if let Some(v) = get("TICKPROF_REPORT") {
-            match v.trim().to_ascii_lowercase().as_str() {
-                "flat" => c.layout = Layout::Flat,
-                "tree" => c.layout = Layout::Tree,
-                _ => warn("TICKPROF_REPORT", &v, "is not flat or tree", "flat"),
+            match Self::report_values(&v) {
+                Some((layout, coverage)) => (c.layout, c.coverage) = (layout, coverage),
+                None => warn(
+                    "TICKPROF_REPORT",
+                    &v,
+                    "is not flat, tree, coverage or a comma list of them",
+                    "flat",
+                ),
             }
         }
         if let Some(v) = get("TICKPROF_THREADS") {
@@ -289,6 +335,22 @@ impl Config {
                 ),
             }
         }
+        c.fail = get("TICKPROF_FAIL").filter(|v| !v.trim().is_empty());
+        if let Some(v) = get("TICKPROF_FAIL_SEED") {
+            match v.trim().parse::<u64>() {
+                Ok(n) => c.fail_seed = n,
+                _ => warn(
+                    "TICKPROF_FAIL_SEED",
+                    &v,
+                    "is not a whole number",
+                    &DEFAULT_FAIL_SEED.to_string(),
+                ),
+            }
+        }
+        c.log = log::target(&get);
+        let (log_options, log_warnings) = log::parse(&get);
+        c.log_options = log_options;
+        warnings.extend(log_warnings);
         if c.outputs.iter().any(|p| p.ends_with(".trace.json")) {
             c.trace = true;
         }
@@ -415,6 +477,11 @@ mod tests {
         assert_eq!(c.outputs, vec!["a.csv".to_string(), "b.txt".to_string()]);
         assert_eq!(c.layout, Layout::Tree);
         assert!(!c.trace);
+        assert_eq!(parse(&[("TICKPROF_SORT", "bytes")]).0.sort, SortKey::Bytes);
+        assert_eq!(
+            parse(&[("TICKPROF_SORT", "Allocs")]).0.sort,
+            SortKey::Allocs
+        );
         let (c, w) = parse(&[
             ("TICKPROF_OUT", "run.trace.json"),
             ("TICKPROF_TRACE_EVENTS", "10"),
@@ -446,6 +513,8 @@ mod tests {
             ("TICKPROF_DUMP", "sometimes"),
             ("TICKPROF_ON_TERM", "please"),
             ("TICKPROF_HTTP", "localhost"),
+            ("TICKPROF_REPORT", "tree,flat"),
+            ("TICKPROF_FAIL_SEED", "abc"),
         ] {
             let (c, w) = parse(&[(var, bad)]);
             assert_eq!(w.len(), 1, "{var}: {w:?}");
@@ -490,6 +559,28 @@ mod tests {
         assert_eq!(c.http, Some(([127, 0, 0, 1], 6060).into()));
         let (c, _) = parse(&[("TICKPROF_HTTP", "0.0.0.0:7070")]);
         assert_eq!(c.http, Some(([0, 0, 0, 0], 7070).into()));
+    }
+
+    #[test]
+    fn report_lists_coverage_and_fail_settings_parse() {
+        for (v, layout) in [
+            ("coverage", Layout::Flat),
+            ("tree, coverage", Layout::Tree),
+            ("COVERAGE,flat", Layout::Flat),
+        ] {
+            let (c, w) = parse(&[("TICKPROF_REPORT", v)]);
+            assert!(
+                w.is_empty() && c.coverage && c.layout == layout,
+                "{v}: {w:?}"
+            );
+        }
+        let (c, w) = parse(&[("TICKPROF_FAIL", " a=panic "), ("TICKPROF_FAIL_SEED", "9")]);
+        assert!(w.is_empty(), "{w:?}");
+        assert_eq!(c.fail.as_deref(), Some(" a=panic "));
+        assert_eq!(c.fail_seed, 9);
+        let (c, _) = parse(&[("TICKPROF_FAIL", "  ")]);
+        assert_eq!(c.fail, None);
+        assert_eq!(c.fail_seed, DEFAULT_FAIL_SEED);
     }
 
     #[test]

@@ -131,6 +131,16 @@ counters! {
     wall: Sum,
     /// async sites: futures dropped before completion.
     cancelled: Sum,
+    /// Allocations made while this node was the thread's current one (by
+    /// `tickprof::Alloc`; a reallocation counts as one allocation of its
+    /// new size and one free of its old size).
+    allocs: Sum,
+    /// Bytes of those allocations.
+    alloc_bytes: Sum,
+    /// Frees made while this node was current (whichever thread allocated).
+    frees: Sum,
+    /// Bytes of those frees.
+    freed_bytes: Sum,
 }
 
 impl Default for Acc {

@@ -49,25 +49,35 @@ static RUNTIME: OnceLock<Runtime> = OnceLock::new();
 /// Sets everything up once: before `main` through the constructor, or on the
 /// first report if constructors do not run on this platform.
 fn runtime() -> &'static Runtime {
-    RUNTIME.get_or_init(|| {
-        let (config, warnings) = Config::from_env();
-        for w in &warnings {
+    // tickprof's own allocations (a `tickprof::Alloc` global allocator)
+    // are not counted.
+    RUNTIME.get_or_init(|| record::quietly(init_runtime))
+}
+
+fn init_runtime() -> Runtime {
+    let (config, warnings) = Config::from_env();
+    for w in &warnings {
+        write_stderr(&format!("{w}\n"));
+    }
+    let clock = Clock::start();
+    switches::apply(&config, clock.nominal_hz());
+    #[cfg(feature = "failpoints")]
+    if let Some(table) = &config.fail {
+        for w in crate::fail::state::arm_global(table, config.fail_seed) {
             write_stderr(&format!("{w}\n"));
         }
-        let clock = Clock::start();
-        switches::apply(&config, clock.nominal_hz());
-        if clock::SOURCE == ClockSource::Monotonic {
-            write_stderr(
-                "tickprof: no time-stamp counter on this target; using the OS monotonic clock\n",
-            );
-        }
-        Runtime {
-            config,
-            clock,
-            start: Instant::now(),
-            epoch_ns: AtomicU64::new(0),
-        }
-    })
+    }
+    if clock::SOURCE == ClockSource::Monotonic {
+        write_stderr(
+            "tickprof: no time-stamp counter on this target; using the OS monotonic clock\n",
+        );
+    }
+    Runtime {
+        config,
+        clock,
+        start: Instant::now(),
+        epoch_ns: AtomicU64::new(0),
+    }
 }
 
 /// Unbuffered, lock-free, fallible write to file descriptor 2. Safe after
@@ -118,7 +128,17 @@ pub(crate) fn collect() -> Report {
         return Report::empty();
     }
     let wall_ns = rt.epoch().elapsed().as_nanos() as u64;
-    record::quietly(|| build(&capture(), &facts(rt, wall_ns)))
+    record::quietly(|| whole_run(build(&capture(), &facts(rt, wall_ns))))
+}
+
+/// Adds what only a report of the whole run has: coverage and faults.
+fn whole_run(mut r: Report) -> Report {
+    r.coverage = Some(crate::coverage::coverage(&r.sites));
+    #[cfg(feature = "failpoints")]
+    {
+        r.faults = crate::fail::state::faults();
+    }
+    r
 }
 
 /// The report of one capture, or of the difference `c - earlier`.
@@ -134,7 +154,7 @@ fn report_of_inner(c: &Capture, earlier: Option<&Capture>) -> Report {
     match earlier {
         None => {
             let wall = c.at.saturating_duration_since(rt.epoch()).as_nanos() as u64;
-            build(c, &facts(rt, wall))
+            whole_run(build(c, &facts(rt, wall)))
         }
         Some(e) => {
             let wall = c.at.saturating_duration_since(e.at).as_nanos() as u64;
@@ -147,6 +167,8 @@ fn report_of_inner(c: &Capture, earlier: Option<&Capture>) -> Report {
 pub(crate) fn reset() {
     let rt = runtime();
     record::reset_all();
+    #[cfg(feature = "failpoints")]
+    crate::fail::state::reset_counts();
     rt.restart_epoch();
 }
 
@@ -165,16 +187,23 @@ mod fork {
     }
 
     unsafe extern "C" fn prepare() {
-        let _ = std::panic::catch_unwind(fork::prepare);
+        let _ = std::panic::catch_unwind(|| {
+            crate::log::live::fork_prepare();
+            fork::prepare();
+        });
     }
 
     unsafe extern "C" fn parent() {
-        let _ = std::panic::catch_unwind(fork::parent);
+        let _ = std::panic::catch_unwind(|| {
+            fork::parent();
+            crate::log::live::fork_parent();
+        });
     }
 
     unsafe extern "C" fn child() {
         let _ = std::panic::catch_unwind(|| {
             fork::child();
+            crate::log::live::fork_child();
             if let Some(rt) = super::RUNTIME.get() {
                 rt.restart_epoch();
             }
@@ -226,6 +255,7 @@ fn write_everywhere(rt: &Runtime, mut report: Report, heading: Option<&str>) {
         top: rt.config.top,
         tree: rt.config.layout == Layout::Tree,
         threads: rt.config.threads,
+        coverage: rt.config.coverage,
     };
     if rt.config.stderr {
         if let Some(h) = heading {
@@ -296,21 +326,52 @@ fn expand_with(template: &str, pid: u32, exe: &str) -> String {
 #[ctor::ctor(unsafe)]
 fn tickprof_init() {
     let _ = std::panic::catch_unwind(|| {
-        let config = &runtime().config;
-        #[cfg(unix)]
-        if config.enabled {
-            fork::install();
-        }
-        switches::set_tracing(config.enabled && config.trace);
-        if config.enabled {
-            dump::start(config);
-        }
+        record::quietly(|| {
+            let config = &runtime().config;
+            #[cfg(unix)]
+            if config.enabled || config.log.is_some() {
+                fork::install();
+            }
+            switches::set_tracing(config.enabled && config.trace);
+            if let Some(target) = &config.log {
+                start_log(target, &config.log_options);
+            }
+            if config.enabled {
+                dump::start(config);
+            }
+        });
     });
+}
+
+/// `TICKPROF_LOG`: opens the sink and installs the log's hook. An
+/// unwritable path gives one warning and no log.
+fn start_log(target: &str, opts: &crate::log::LogOptions) {
+    use crate::log::live::{install, Sink};
+    let sink = if target == "stderr" {
+        Sink::Stderr
+    } else {
+        let path = expand_path(target);
+        match std::fs::File::create(&path) {
+            Ok(f) => Sink::File(f),
+            Err(e) => {
+                write_stderr(&format!(
+                    "tickprof: warning: cannot write TICKPROF_LOG file {path:?}: {e}; no trace log\n"
+                ));
+                return;
+            }
+        }
+    };
+    install(sink, opts.clone());
 }
 
 #[dtor::dtor(unsafe)]
 fn tickprof_exit_report() {
-    let _ = std::panic::catch_unwind(|| record::quietly(exit_report));
+    let _ = std::panic::catch_unwind(|| {
+        record::quietly(|| {
+            crate::log::live::flush_all();
+            exit_report();
+        });
+    });
 }
 
 #[cfg(test)]

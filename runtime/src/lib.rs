@@ -18,14 +18,18 @@
 //! | `report` | the `Report` types, `SortKey`, `Layout`, `fmt_ns` | `site` |
 //! | `counters` | the counter set of a tree node, once; the reject rule | — |
 //! | `tree` | plain trees: merge, minus, recursion nesting | `counters`, `site` |
-//! | `config` | environment → typed `Config`; defaults from the constants | `report`, `export` |
+//! | `config` | environment → typed `Config`; defaults from the constants | `report`, `export`, `log` (its options) |
+//! | `hook` | the `Hook` trait, `Enter`/`Exit`, `SetHookError` | `site` |
+//! | `log` | the trace log (`TICKPROF_LOG`): options, rendering, the live hook, replay of a `.trace.json` | `hook`, `report`, `site`, `record` (thread exit), `export` (JSON strings) |
 //! | `switches` | the atomics the hot path reads; `apply(&Config)` | `config` |
 //! | `clock` | `ticks()`, the TSC frequency and where it came from | `report` |
-//! | `record` | the hot path: `node`, `arena`, `stack`, `guard`, `future`, `trace` buffers, `registry` | `clock`, `counters`, `site`, `switches`, `tree`, `config` (a default) |
+//! | `record` | the hot path: `node`, `arena`, `stack`, `guard`, `future`, `trace` buffers, `registry`; `hook` (the hooks' cold path) | `clock`, `counters`, `site`, `switches`, `tree`, `config` (a default), `hook` (the trait) |
 //! | `calibrate` | overhead calibration and its cached result | `clock`, `record`, `site` |
+//! | `alloc` | `Alloc`, the global-allocator wrapper | `switches`, `record` (the counting) |
 //! | `build` | trees → `Report`: figures, compensation, flattening, edges, threads | `calibrate`, `counters`, `record` (the capture), `report`, `site`, `tree` |
 //! | `export` | every writer: `text`, `csv`, `json`, `html`, `folded`, `svg`, `trace`, and `columns` (the one column table and list of notes) | `report`, `naming` |
 //! | `snapshot` | `Snapshot` and differences | `exit`, `record`, `report` |
+//! | `integrations` | opt-in: criterion's `Profiler`, the `tracing` `Layer` | `export`, `report`, `snapshot`, `record` (span frames), `site` |
 //! | `exit` | start-up, stderr writes, reports, the exit report, ctor/dtor | anything |
 //!
 //! (`snapshot` and the public functions in this file are the API over
@@ -35,6 +39,7 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(clippy::undocumented_unsafe_blocks)]
 
+mod alloc;
 #[cfg(feature = "enabled")]
 mod build;
 #[cfg(feature = "enabled")]
@@ -45,8 +50,14 @@ mod config;
 #[cfg(feature = "enabled")]
 mod counters;
 #[cfg(feature = "enabled")]
+mod coverage;
+#[cfg(feature = "enabled")]
 mod exit;
 pub mod export;
+pub mod fail;
+mod hook;
+pub mod integrations;
+pub mod log;
 mod naming;
 #[cfg(feature = "enabled")]
 mod record;
@@ -58,16 +69,21 @@ mod switches;
 #[cfg(feature = "enabled")]
 mod tree;
 
+pub use alloc::Alloc;
 pub use config::{
-    Config, DumpMode, DumpSignal, Layout, SortKey, DEFAULT_THREADS_KEPT, DEFAULT_TRACE_EVENTS,
+    Config, DumpMode, DumpSignal, Layout, SortKey, DEFAULT_FAIL_SEED, DEFAULT_THREADS_KEPT,
+    DEFAULT_TRACE_EVENTS,
 };
 pub use export::csv::CSV_HEADER;
+pub use fail::Injected;
+pub use hook::{Enter, Exit, Hook, SetHookError};
 #[cfg(feature = "enabled")]
 pub use record::guard::Guard;
 pub use report::{
-    fmt_ns, ClockSource, Edge, Report, RunInfo, SiteKind, SiteStats, TextOptions, ThreadSite,
-    ThreadStats, Trace, TraceEvent, TraceThread, TreeNode,
+    fmt_ns, AllocStats, ClockSource, Coverage, Edge, Faults, Mark, Report, RunInfo, SiteKind,
+    SiteStats, TextOptions, ThreadSite, ThreadStats, Trace, TraceEvent, TraceThread, TreeNode,
 };
+pub use site::CallSite;
 pub use snapshot::{snapshot, Snapshot};
 
 /// Times one activation of a call site until dropped (profiling is off:
@@ -110,6 +126,30 @@ pub fn report() -> Report {
     #[cfg(not(feature = "enabled"))]
     {
         Report::empty()
+    }
+}
+
+/// Every mark compiled into the program with its figures so far: the
+/// rows of [`report()`], plus an all-zero row for each mark that never ran
+/// (coverage). tickprof's own sites are never listed. Sorted by name.
+///
+/// # Examples
+///
+/// ```
+/// for site in tickprof_runtime::sites() {
+///     if site.calls == 0 {
+///         println!("never called: {} ({}:{})", site.name, site.file, site.line);
+///     }
+/// }
+/// ```
+pub fn sites() -> Vec<SiteStats> {
+    #[cfg(feature = "enabled")]
+    {
+        coverage::sites(report().sites)
+    }
+    #[cfg(not(feature = "enabled"))]
+    {
+        Vec::new()
     }
 }
 
@@ -181,6 +221,40 @@ pub fn dump_on_signal(signal: DumpSignal) -> std::io::Result<()> {
     }
 }
 
+/// Installs `hook` for the rest of the process: it is called at every marked
+/// call's entry and exit, on every thread, from now on (see [`Hook`] for
+/// what it sees, re-entrancy and panics).
+///
+/// One hook per process (as with `log::set_logger`); compose several as a
+/// tuple, `(A, B)` up to four, which calls them in order. The built-in trace
+/// log (`TICKPROF_LOG`) is separate and does not take this place. With the
+/// `enabled` feature off this does nothing and returns `Ok`.
+///
+/// # Errors
+///
+/// [`SetHookError`] if a hook was installed already (it stays installed).
+///
+/// # Examples
+///
+/// ```
+/// struct Quiet;
+/// impl tickprof_runtime::Hook for Quiet {}
+/// static Q: Quiet = Quiet;
+/// tickprof_runtime::set_hook(&Q).unwrap();
+/// assert!(tickprof_runtime::set_hook(&Q).is_err());
+/// ```
+pub fn set_hook(hook: &'static dyn Hook) -> Result<(), SetHookError> {
+    #[cfg(feature = "enabled")]
+    {
+        record::hook::set_user(hook)
+    }
+    #[cfg(not(feature = "enabled"))]
+    {
+        let _ = hook;
+        Ok(())
+    }
+}
+
 /// Writes the report (as [`dump_now`] does) every `period`, on a thread
 /// tickprof owns; the same as `TICKPROF_DUMP_INTERVAL`. A later call
 /// changes the period; `Duration::ZERO` stops the periodic reports.
@@ -205,9 +279,14 @@ pub mod __private {
     #[cfg(feature = "enabled")]
     pub use crate::record::guard::record_raw;
 
+    /// The link-time list of every mark.
+    #[cfg(feature = "enabled")]
+    pub use crate::coverage::SITES;
     #[cfg(feature = "enabled")]
     pub use crate::record::guard::Guard;
     pub use crate::site::{path_of, CallSite};
+    #[cfg(feature = "enabled")]
+    pub use linkme;
 
     /// Wraps the future of a marked `async fn` (or the `async` block a
     /// marked function returns) in the poll-by-poll timer.
@@ -216,12 +295,51 @@ pub mod __private {
     /// type from the function's declared one before it checks the block, so
     /// `?` and `return` inside it infer as they do unwrapped.
     #[cfg(feature = "enabled")]
+    ///
+    /// Armed failpoints are evaluated here: at the first poll of an
+    /// `async fn`, when a function returning a future is called.
     pub fn instrument<T, F: core::future::Future<Output = T>>(
         site: &'static CallSite,
         future: F,
     ) -> Instrumented<F> {
+        #[cfg(feature = "failpoints")]
+        if fail_armed() {
+            crate::fail::state::at_entry(site);
+        }
         Instrumented::new(site, future)
     }
+
+    /// Whether a failpoint table is armed: one relaxed load, for the check
+    /// `#[profile(fail)]` emits.
+    #[inline(always)]
+    pub fn fail_armed() -> bool {
+        #[cfg(feature = "failpoints")]
+        {
+            crate::switches::mode() & crate::switches::FAIL != 0
+        }
+        #[cfg(not(feature = "failpoints"))]
+        {
+            false
+        }
+    }
+
+    /// The error a failpoint's `return` left for this call of `site`.
+    #[cold]
+    #[inline(never)]
+    pub fn take_injected(site: &'static CallSite) -> Option<crate::fail::Injected> {
+        #[cfg(feature = "failpoints")]
+        {
+            crate::fail::state::take_injected(site)
+        }
+        #[cfg(not(feature = "failpoints"))]
+        {
+            let _ = site;
+            None
+        }
+    }
+
+    pub use core::convert::From;
+    pub use core::result::Result::Err;
 
     // Paths the expansions name through `$crate` / the `tickprof` crate, so
     // they resolve whatever the user's edition or prelude.

@@ -2,8 +2,10 @@
 //! writers are in the `export` module.)
 
 pub use crate::site::SiteKind;
+pub use coverage::{Coverage, Faults, Mark};
 pub use trace::{Trace, TraceEvent, TraceThread};
 
+mod coverage;
 mod trace;
 
 /// Where ticks come from.
@@ -87,8 +89,9 @@ pub struct RunInfo {
     /// How the overhead was calibrated.
     pub calibration: String,
     /// Estimated instrumentation cost of the whole run (every recorded call
-    /// times `overhead_call_ns`), as a fraction of the wall time; summed over
-    /// threads, so it can exceed 1 with several threads.
+    /// times `overhead_call_ns`), as a fraction of the time the threads
+    /// spent: the wall time, or the roots' raw totals summed over threads
+    /// when that is larger (several threads busy at once); at most 1.
     pub overhead_share: f64,
     /// Tree nodes whose compensated time would have been negative (set to 0).
     pub clamped: u64,
@@ -106,6 +109,38 @@ pub struct RunInfo {
     /// The id of the process that made the report (a forked child's report
     /// covers only the child's calls).
     pub pid: u32,
+    /// Whether `tickprof::Alloc` is the global allocator (it counted
+    /// something): the reports then show allocation columns.
+    pub alloc_installed: bool,
+    /// Allocations made outside any marked call, on threads that made a
+    /// marked call (the `<outside marked calls>` row).
+    pub outside: AllocStats,
+}
+
+/// Allocation counts (from `tickprof::Alloc`): allocations, bytes, frees,
+/// freed bytes. A reallocation is one allocation of the new size and one
+/// free of the old size.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(test, derive(serde::Serialize))]
+pub struct AllocStats {
+    /// Allocations (reallocations included).
+    pub allocs: u64,
+    /// Bytes allocated.
+    pub bytes: u64,
+    /// Frees (reallocations included).
+    pub frees: u64,
+    /// Bytes freed.
+    pub freed_bytes: u64,
+}
+
+impl AllocStats {
+    /// Adds `o` into `self`.
+    pub fn add(&mut self, o: &AllocStats) {
+        self.allocs += o.allocs;
+        self.bytes += o.bytes;
+        self.frees += o.frees;
+        self.freed_bytes += o.freed_bytes;
+    }
 }
 
 /// A caller or callee of a site.
@@ -150,6 +185,13 @@ pub struct SiteStats {
     /// site every activation counts with its own time, so `min_ns <= mean_ns
     /// <= max_ns` always holds.
     pub mean_ns: f64,
+    /// Whether the site's calls are long enough to be timed: its raw mean
+    /// is at least twice the calibrated cost of the instrumentation inside
+    /// a timed call (`RunInfo::overhead_inner_ns`), so the call's own time is
+    /// at least that cost. When it is not, its times are estimates below
+    /// what TSC instrumentation can resolve: the text and HTML reports show
+    /// them as `~15 ns`. Always true without a calibration.
+    pub resolved: bool,
     /// Shortest accepted call, in nanoseconds (0 if none).
     pub min_ns: u64,
     /// Longest accepted call, in nanoseconds.
@@ -182,6 +224,11 @@ pub struct SiteStats {
     pub wall_ns: u64,
     /// async sites: futures dropped before completion.
     pub cancelled: u64,
+    /// Allocations during the site's calls, marked callees included
+    /// (counted once per outermost activation, like `total_ns`).
+    pub alloc: AllocStats,
+    /// Allocations during the site's calls not made in marked callees.
+    pub self_alloc: AllocStats,
     /// Who called this site, most time first.
     pub callers: Vec<Edge>,
     /// What this site called, most time first.
@@ -217,6 +264,8 @@ pub struct ThreadSite {
     pub total_ns: u64,
     /// Self time on this thread, in nanoseconds.
     pub self_ns: u64,
+    /// Allocations on this thread, marked callees included.
+    pub alloc: AllocStats,
 }
 
 /// One live thread's figures, or those of the finished threads of one
@@ -268,6 +317,11 @@ pub struct TreeNode {
     pub raw_total_ns: u64,
     /// `self_ns` with the instrumentation cost left in.
     pub raw_self_ns: u64,
+    /// Allocations on this path, marked children included.
+    pub alloc: AllocStats,
+    /// Allocations on this path not made in marked children (for the root,
+    /// those made outside marked calls).
+    pub self_alloc: AllocStats,
 }
 
 /// A profile: the run header and one row per call site that ran.
@@ -294,6 +348,11 @@ pub struct Report {
     /// export (the `.trace.json` output is its own format).
     #[cfg_attr(test, serde(skip))]
     pub trace: Option<Trace>,
+    /// Which of the program's marks ran (reports of the whole run; `None`
+    /// in snapshot differences and with profiling off).
+    pub coverage: Option<Coverage>,
+    /// Faults injected at failpoints, when any table was armed.
+    pub faults: Option<Faults>,
 }
 
 impl Report {
@@ -327,6 +386,11 @@ pub enum SortKey {
     Mean,
     /// Name, ascending.
     Name,
+    /// Bytes allocated (`tickprof::Alloc`), marked callees included,
+    /// descending.
+    Bytes,
+    /// Allocations, marked callees included, descending.
+    Allocs,
 }
 
 /// Text report layouts (`TICKPROF_REPORT`).
@@ -347,6 +411,9 @@ pub struct TextOptions {
     pub tree: bool,
     /// Add the per-thread breakdown.
     pub threads: bool,
+    /// List the marks that never ran (`TICKPROF_REPORT=coverage`); the
+    /// one-line coverage summary is always shown.
+    pub coverage: bool,
 }
 
 impl Report {
@@ -379,11 +446,15 @@ impl Report {
                 tracing: false,
                 trace_dropped: 0,
                 pid: std::process::id(),
+                alloc_installed: false,
+                outside: AllocStats::default(),
             },
             sites: Vec::new(),
             threads: Vec::new(),
             tree: Vec::new(),
             trace: None,
+            coverage: None,
+            faults: None,
         }
     }
 
@@ -398,8 +469,8 @@ impl Report {
         self.sites.iter().find(|s| s.name.ends_with(suffix))
     }
 
-    /// Sorts the sites: totals, self, calls and mean descending, names
-    /// ascending; ties by name.
+    /// Sorts the sites: totals, self, calls, mean, bytes and allocations
+    /// descending, names ascending; ties by name.
     pub fn sort(&mut self, key: SortKey) {
         self.sites.sort_by(|a, b| {
             let o = match key {
@@ -408,6 +479,8 @@ impl Report {
                 SortKey::Calls => b.calls.cmp(&a.calls),
                 SortKey::Mean => b.mean_ns.total_cmp(&a.mean_ns),
                 SortKey::Name => a.name.cmp(&b.name),
+                SortKey::Bytes => b.alloc.bytes.cmp(&a.alloc.bytes),
+                SortKey::Allocs => b.alloc.allocs.cmp(&a.alloc.allocs),
             };
             o.then_with(|| a.name.cmp(&b.name))
         });

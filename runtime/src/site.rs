@@ -11,17 +11,41 @@ pub enum SiteKind {
     /// An `async fn` marked `#[profile]`: total and self are busy time (the
     /// sum of its polls), `wall_ns` runs from first poll to completion.
     AsyncFunction,
+    /// A `tracing` span fed in by the `tracing` feature's layer
+    /// (`#[tracing::instrument]`, `info_span!`): named `target::name`;
+    /// timed as an async call (total and self are the time the span was
+    /// entered, one call per span, counted when it closes).
+    TracingSpan,
 }
 
 impl SiteKind {
     /// The lower-case name used in JSON and HTML: `function`, `scope`,
-    /// `async_function`.
+    /// `async_function`, `tracing_span`.
     pub fn as_str(self) -> &'static str {
         match self {
             SiteKind::Function => "function",
             SiteKind::Scope => "scope",
             SiteKind::AsyncFunction => "async_function",
+            SiteKind::TracingSpan => "tracing_span",
         }
+    }
+
+    /// The kind named `s` by [`SiteKind::as_str`], if any.
+    pub fn parse(s: &str) -> Option<SiteKind> {
+        [
+            SiteKind::Function,
+            SiteKind::Scope,
+            SiteKind::AsyncFunction,
+            SiteKind::TracingSpan,
+        ]
+        .into_iter()
+        .find(|k| k.as_str() == s)
+    }
+
+    /// Whether calls are timed poll by poll (entry by entry), with a wall
+    /// time and cancellations: async functions and tracing spans.
+    pub fn is_async(self) -> bool {
+        matches!(self, SiteKind::AsyncFunction | SiteKind::TracingSpan)
     }
 }
 
@@ -117,6 +141,17 @@ impl CallSite {
         }
     }
 
+    /// A call site for a `tracing` span callsite, named `name` (the
+    /// span's `target::name`). Made once per tracing callsite by the
+    /// `tracing` feature's layer.
+    #[cfg(all(feature = "enabled", feature = "tracing"))]
+    pub(crate) const fn tracing_span(name: &'static str, file: &'static str, line: u32) -> Self {
+        fn no_path() -> &'static str {
+            ""
+        }
+        Self::new(no_path, Some(name), SiteKind::TracingSpan, file, line, 0)
+    }
+
     /// tickprof's own call site, left out of every report.
     #[cfg(feature = "enabled")]
     pub(crate) const fn internal(
@@ -159,6 +194,9 @@ impl CallSite {
     /// The path of the enclosing function, as the user would write it,
     /// e.g. `myapp::parser::Parser::next_token`.
     pub fn function_path(&self) -> String {
+        if let (SiteKind::TracingSpan, Some(name)) = (self.kind, self.label) {
+            return name.to_owned();
+        }
         let path = crate::naming::clean_path((self.path)());
         match self.kind {
             // The marker of an async fn sits in the body's generated closure.
@@ -175,8 +213,12 @@ impl CallSite {
     /// `function path::name` or `function path@line`.
     pub fn name(&self) -> String {
         match (self.kind, self.label) {
-            (SiteKind::Function | SiteKind::AsyncFunction, Some(name)) => name.to_owned(),
-            (SiteKind::Function | SiteKind::AsyncFunction, None) => self.function_path(),
+            (SiteKind::Function | SiteKind::AsyncFunction | SiteKind::TracingSpan, Some(name)) => {
+                name.to_owned()
+            }
+            (SiteKind::Function | SiteKind::AsyncFunction | SiteKind::TracingSpan, None) => {
+                self.function_path()
+            }
             (SiteKind::Scope, Some(name)) => format!("{}::{}", self.function_path(), name),
             (SiteKind::Scope, None) => format!("{}@{}", self.function_path(), self.line),
         }

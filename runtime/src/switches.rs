@@ -17,13 +17,11 @@ pub(crate) const OFF: u8 = 0;
 /// [`MODE`] bit: recorded calls are also appended to the trace buffers.
 pub(crate) const TRACE: u8 = 1 << 1;
 /// [`MODE`] bit: entry/exit hooks are installed (issue 10).
-#[allow(dead_code)] // until the hook module lands
 pub(crate) const HOOK: u8 = 1 << 2;
 /// [`MODE`] bit: the trace log utility is on (issue 10).
-#[allow(dead_code)] // until the log module lands
 pub(crate) const LOG: u8 = 1 << 3;
-/// [`MODE`] bit: failpoints are armed (issue 10).
-#[allow(dead_code)] // until the failpoint module lands
+/// [`MODE`] bit: failpoints are armed (`TICKPROF_FAIL` or the API).
+#[cfg_attr(not(feature = "failpoints"), allow(dead_code))]
 pub(crate) const FAIL: u8 = 1 << 4;
 
 /// What a marked call does, read once at its entry: a set of bits. Exactly

@@ -122,6 +122,8 @@ impl Tree {
         if self.nodes.is_empty() {
             self.nodes.push(TNode::ROOT);
         }
+        // The root holds the counts made outside marked calls (allocations).
+        self.nodes[0].acc.add(&other.nodes[0].acc);
         let mut map: Vec<u32> = Vec::with_capacity(other.nodes.len());
         map.push(0);
         for n in other.nodes.iter().skip(1) {
@@ -149,6 +151,7 @@ impl Tree {
         if before.nodes.is_empty() || out.nodes.is_empty() {
             return out;
         }
+        out.nodes[0].acc = out.nodes[0].acc.minus(&before.nodes[0].acc);
         let mut map: Vec<u32> = vec![0; before.nodes.len()];
         for (i, n) in before.nodes.iter().enumerate().skip(1) {
             let parent = map.get(n.parent as usize).copied().unwrap_or(u32::MAX);
@@ -294,6 +297,16 @@ pub(crate) mod tests {
         let mut e = Tree::new();
         e.merge(&sample());
         assert_eq!(e.nodes, sample().nodes);
+    }
+
+    #[test]
+    fn the_roots_counts_merge_and_subtract() {
+        let mut a = sample();
+        a.nodes[0].acc.allocs = 3;
+        let mut t = a.clone();
+        t.merge(&a);
+        assert_eq!(t.nodes[0].acc.allocs, 6);
+        assert_eq!(t.minus(&a).nodes[0].acc.allocs, 3);
     }
 
     #[test]

@@ -32,26 +32,79 @@ fn plain_leaf(x: u64) -> u64 {
     work(x)
 }
 
+/// About 4 ns: a few independent operations, so that successive calls
+/// overlap in the CPU's pipeline.
+#[inline(always)]
+fn small(x: u64) -> u64 {
+    let mut h = black_box(x);
+    for _ in 0..3 {
+        h = h.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (h >> 29);
+    }
+    h
+}
+
 #[inline(never)]
 #[profile]
-fn acc_parent(n: u64) -> u64 {
-    let mut s = 0u64;
-    for i in 0..n {
-        s = s.wrapping_add(acc_leaf(i));
-    }
-    s
+fn acc_small(x: u64) -> u64 {
+    small(x)
 }
 
 #[inline(never)]
-fn plain_parent(n: u64) -> u64 {
-    let mut s = 0u64;
-    for i in 0..n {
-        s = s.wrapping_add(plain_leaf(i));
-    }
-    s
+fn plain_small(x: u64) -> u64 {
+    small(x)
 }
 
-/// Errors of the tiny-leaf case, medians over the rounds.
+/// Case A: each call's argument depends on the previous call's result.
+#[inline(never)]
+#[profile]
+fn acc_chain(n: u64) -> u64 {
+    let mut acc = 0u64;
+    for i in 0..n {
+        acc = acc_leaf(acc ^ i);
+    }
+    acc
+}
+
+#[inline(never)]
+fn plain_chain(n: u64) -> u64 {
+    let mut acc = 0u64;
+    for i in 0..n {
+        acc = plain_leaf(acc ^ i);
+    }
+    acc
+}
+
+/// Case B: independent calls, their results summed.
+#[inline(never)]
+#[profile]
+fn acc_overlap(n: u64) -> u64 {
+    let mut acc = 0u64;
+    for i in 0..n {
+        acc = acc.wrapping_add(acc_small(i));
+    }
+    acc
+}
+
+#[inline(never)]
+fn plain_overlap(n: u64) -> u64 {
+    let mut acc = 0u64;
+    for i in 0..n {
+        acc = acc.wrapping_add(plain_small(i));
+    }
+    acc
+}
+
+/// The two leaf cases.
+#[derive(Clone, Copy, Debug)]
+pub enum Leaf {
+    /// A: a ~20 ns leaf whose calls form one dependent chain
+    /// (`acc = leaf(acc ^ i)`).
+    Chain,
+    /// B: a ~4 ns leaf whose calls overlap (`acc += leaf(i)`).
+    Overlap,
+}
+
+/// Errors of a leaf case, medians over the rounds.
 #[derive(Debug)]
 pub struct LeafErrors {
     /// True leaf cost: the uninstrumented loop's time per call, ns.
@@ -64,23 +117,62 @@ pub struct LeafErrors {
     pub leaf_ratio: f64,
     /// Leaf raw mean ÷ true leaf cost.
     pub leaf_raw_ratio: f64,
+    /// Whether the report called the leaf's calls resolved (every round).
+    pub leaf_resolved: bool,
+    /// Whether the report called the parent's calls resolved (every round).
+    pub parent_resolved: bool,
+    /// Invariants broken in any round (empty when all held).
+    pub broken: Vec<String>,
 }
 
-/// A ~20 ns leaf called `n` times from a marked parent, against the same
-/// loop calling an unmarked copy, timed with `Instant`.
-pub fn tiny_leaf(n: u64, rounds: usize) -> LeafErrors {
+/// The parent-child invariants of one report: self <= total, min <= mean
+/// <= max, the child's total at most the parent's, raw and compensated.
+fn invariants(parent: &tickprof::SiteStats, leaf: &tickprof::SiteStats) -> Vec<String> {
+    let mut v = Vec::new();
+    for s in [parent, leaf] {
+        if s.self_ns > s.total_ns || s.raw_self_ns > s.raw_total_ns {
+            v.push(format!("{}: self above total", s.name));
+        }
+        if !(s.min_ns as f64 <= s.mean_ns + 0.5 && s.mean_ns <= s.max_ns as f64 + 0.5) {
+            v.push(format!(
+                "{}: min {} mean {} max {}",
+                s.name, s.min_ns, s.mean_ns, s.max_ns
+            ));
+        }
+    }
+    if leaf.total_ns > parent.total_ns || leaf.raw_total_ns > parent.raw_total_ns {
+        v.push("child total above its only parent's".to_owned());
+    }
+    if parent.self_ns + leaf.self_ns > parent.total_ns {
+        v.push("self times add up to more than the root's total".to_owned());
+    }
+    v
+}
+
+/// A leaf called `n` times from a marked parent, against the same loop
+/// calling an unmarked copy, timed with `Instant`.
+pub fn leaf_case(case: Leaf, n: u64, rounds: usize) -> LeafErrors {
+    type Loop = fn(u64) -> u64;
+    let (marked, plain, pname, lname): (Loop, Loop, _, _) = match case {
+        Leaf::Chain => (acc_chain, plain_chain, "::acc_chain", "::acc_leaf"),
+        Leaf::Overlap => (acc_overlap, plain_overlap, "::acc_overlap", "::acc_small"),
+    };
     let (mut p, mut pr, mut l, mut lr, mut truths) = (vec![], vec![], vec![], vec![], vec![]);
+    let (mut leaf_resolved, mut parent_resolved, mut broken) = (true, true, Vec::new());
     for _ in 0..rounds {
         let t = Instant::now();
-        let a = plain_parent(n);
+        let a = plain(n);
         let truth = t.elapsed().as_nanos() as f64;
         let before = tickprof::snapshot();
-        let b = acc_parent(n);
+        let b = marked(n);
         let r = &tickprof::snapshot() - &before;
         assert_eq!(a, b);
-        let parent = r.find("::acc_parent").expect("parent ran");
-        let leaf = r.find("::acc_leaf").expect("leaf ran");
+        let parent = r.find(pname).expect("parent ran");
+        let leaf = r.find(lname).expect("leaf ran");
         assert_eq!((parent.calls, leaf.calls), (1, n));
+        leaf_resolved &= leaf.resolved;
+        parent_resolved &= parent.resolved;
+        broken.extend(invariants(parent, leaf));
         let leaf_truth = truth / n as f64;
         truths.push(leaf_truth);
         p.push((parent.compensated_total_ns as f64 - truth) / truth);
@@ -94,6 +186,9 @@ pub fn tiny_leaf(n: u64, rounds: usize) -> LeafErrors {
         parent_raw: median(pr),
         leaf_ratio: median(l),
         leaf_raw_ratio: median(lr),
+        leaf_resolved,
+        parent_resolved,
+        broken,
     }
 }
 
@@ -135,7 +230,7 @@ mod tree {
     #[tickprof::profile]
     pub fn level1() {
         spin_us(0, 100);
-        for _ in 0..2 {
+        for _ in 0..5 {
             level2();
         }
     }
@@ -143,7 +238,7 @@ mod tree {
     #[tickprof::profile]
     pub fn level2() {
         spin_us(1, 10);
-        for _ in 0..3 {
+        for _ in 0..5 {
             level3();
         }
     }
@@ -158,7 +253,8 @@ mod tree {
 /// raw error), medians over the rounds.
 pub type TreeError = (&'static str, &'static str, f64, f64);
 
-/// A 3-level tree of spins of known cost (100 µs → 2 × 10 µs → 3 × 1 µs),
+/// Case C: a 3-level tree of spins of known cost (100 µs → 5 × 10 µs →
+/// 5 × 1 µs),
 /// `calls` top-level calls per round; truth is the ticks actually spun.
 #[cfg(target_arch = "x86_64")]
 pub fn spin_tree(calls: u64, rounds: usize) -> Vec<TreeError> {

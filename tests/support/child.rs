@@ -27,3 +27,34 @@ pub fn child_command(marker: &str, value: &str) -> Command {
     cmd.env(marker, value);
     cmd
 }
+
+/// Runs the child (`marker=value`, `env` added) with its exit report off;
+/// returns its output and its stderr as text.
+#[allow(dead_code)] // not every test binary that includes this runs one
+pub fn run_quiet(
+    marker: &str,
+    value: &str,
+    env: &[(&str, &str)],
+) -> (std::process::Output, String) {
+    let mut cmd = child_command(marker, value);
+    cmd.env("TICKPROF_STDERR", "0");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().expect("child process");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    (out, stderr)
+}
+
+/// Runs [`child_command`] with the extra variables `env`: its output and
+/// its stderr as text.
+#[allow(dead_code)] // not every test binary that includes this file uses it
+pub fn run(marker: &str, value: &str, env: &[(&str, &str)]) -> (std::process::Output, String) {
+    let mut cmd = child_command(marker, value);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().expect("the child runs");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    (out, stderr)
+}

@@ -3,6 +3,8 @@
 //! invariants these functions guarantee.
 
 use crate::calibrate::Calibration;
+use crate::counters::Acc;
+use crate::report::AllocStats;
 use crate::site::CallSite;
 use crate::tree::{site_key, Tree};
 use std::collections::HashMap;
@@ -14,7 +16,8 @@ pub(crate) struct Figures {
     pub self_: Vec<u64>,
     /// Nodes whose own figure was below zero (compensated) and set to 0.
     pub clamped: u64,
-    /// Nodes raised to the sum of their children's totals.
+    /// Nodes with completed calls raised to the sum of their children's
+    /// totals.
     pub carried: u64,
 }
 
@@ -39,7 +42,10 @@ pub(crate) fn figures(tree: &Tree, children: &[Vec<u32>], own: &[f64], scale: f6
             mine = 0.0;
         }
         let mine = (mine * scale).floor() as u64;
-        if kids > mine && i > 0 {
+        // A node with no completed call is a frame still open (a call in
+        // progress, or a guard never dropped): carrying its children's
+        // time up is not a correction of a measurement.
+        if kids > mine && i > 0 && tree.nodes[i].acc.calls > 0 {
             f.carried += 1;
         }
         f.total[i] = mine.max(kids);
@@ -77,6 +83,42 @@ pub(crate) fn compensated_own(tree: &Tree, below: &[u64], cal: &Calibration) -> 
         .collect()
 }
 
+/// A node's own allocation counts (made while it was the current node).
+pub(crate) fn own_alloc(a: &Acc) -> AllocStats {
+    AllocStats {
+        allocs: a.allocs,
+        bytes: a.alloc_bytes,
+        frees: a.frees,
+        freed_bytes: a.freed_bytes,
+    }
+}
+
+/// Each node's allocation total: its own counts plus its regular
+/// children's totals (counts are made on the innermost node, so, unlike
+/// time, a total is a sum, never a maximum). Overflow nodes' counts are in
+/// their site's figures and the root's total only.
+pub(crate) fn alloc_totals(tree: &Tree, children: &[Vec<u32>]) -> Vec<AllocStats> {
+    let n = tree.nodes.len();
+    let mut total = vec![AllocStats::default(); n];
+    for i in (0..n).rev() {
+        let mut t = own_alloc(&tree.nodes[i].acc);
+        for &c in &children[i] {
+            t.add(&total[c as usize]);
+        }
+        if i == 0 {
+            // Overflow nodes are nobody's child, but their counts are in
+            // the thread's: the root's total is every count of the tree.
+            for (o, n) in total.iter().zip(&tree.nodes).skip(1) {
+                if !n.is_regular() {
+                    t.add(o);
+                }
+            }
+        }
+        total[i] = t;
+    }
+    total
+}
+
 /// Raw and compensated figures of one tree.
 pub(crate) struct TreeFigures {
     pub nested: Vec<bool>,
@@ -87,6 +129,8 @@ pub(crate) struct TreeFigures {
     pub raw: Figures,
     /// Compensated (raw without calibration), in nanoseconds.
     pub comp: Figures,
+    /// Allocation totals (own counts plus the children's totals).
+    pub alloc: Vec<AllocStats>,
 }
 
 pub(crate) fn tree_figures(
@@ -115,6 +159,7 @@ pub(crate) fn tree_figures(
         ticks,
         raw,
         comp,
+        alloc: alloc_totals(tree, &children),
     }
 }
 
@@ -163,6 +208,10 @@ pub(crate) struct Flat {
     pub every: Trio,
     /// Marked calls beneath the site's nodes.
     pub below: u64,
+    /// Allocations over the outermost nodes' totals.
+    pub alloc: AllocStats,
+    /// Allocations made on the site's own nodes.
+    pub self_alloc: AllocStats,
     /// caller site key (0 = thread root) → (calls, time over outermost nodes)
     pub callers: HashMap<usize, (u64, Trio)>,
     /// callee site key → (calls, time)
@@ -182,6 +231,12 @@ pub(crate) fn flatten(tree: &Tree, f: &TreeFigures) -> HashMap<usize, (&'static 
             .1;
         let mut a = n.acc;
         let outer = !f.nested[i];
+        e.self_alloc.add(&own_alloc(&n.acc));
+        // An overflow node is inside no other node's allocation total (it
+        // is nobody's child), so it counts in its site's, nested or not.
+        if outer || !n.is_regular() {
+            e.alloc.add(&f.alloc[i]);
+        }
         if outer {
             e.total.add(f, i, true);
         } else {

@@ -115,6 +115,46 @@ fn recursion_counts_the_outermost_activation_once() {
     assert_eq!((rec.calls, rec.total_ns), (2, 0));
 }
 
+/// `t` with `bytes[i]` bytes allocated (one allocation) on node `i`.
+fn with_bytes(mut t: Tree, bytes: &[u64]) -> Tree {
+    for (n, &b) in t.nodes.iter_mut().zip(bytes) {
+        n.acc.alloc_bytes = b;
+        n.acc.allocs = u64::from(b > 0);
+    }
+    t
+}
+
+#[test]
+fn allocations_total_includes_marked_callees_and_self_excludes_them() {
+    // root(7) → a(100) → b(10); a → c(20) → b(5)
+    let r = report(with_bytes(sample(), &[7, 100, 10, 20, 5]), None);
+    let bytes = |n: &str| {
+        let s = r.site(n).unwrap();
+        (s.alloc.bytes, s.self_alloc.bytes)
+    };
+    assert_eq!(bytes("a"), (135, 100));
+    assert_eq!(bytes("b"), (15, 15));
+    assert_eq!(bytes("c"), (25, 20));
+    assert_eq!(r.run.outside.bytes, 7);
+    assert_eq!(r.run.outside.allocs, 1);
+    assert_eq!(r.tree[0].alloc.bytes, 142);
+    assert_eq!(r.tree[0].self_alloc.bytes, 7);
+    // Every byte is in exactly one row.
+    let rows: u64 = r.sites.iter().map(|s| s.self_alloc.bytes).sum();
+    assert_eq!(rows + r.run.outside.bytes, 142);
+    // Recursion: the outermost activation's total holds the nested ones.
+    let t = Tree::from_nodes(vec![
+        TNode::ROOT,
+        node(0, 0, 1, 100),
+        node(0, 1, 1, 60),
+        node(0, 2, 1, 20),
+    ]);
+    let r = report(with_bytes(t, &[0, 1, 2, 4]), None);
+    let f = r.site("a").unwrap();
+    assert_eq!((f.alloc.bytes, f.self_alloc.bytes), (7, 7));
+    assert_eq!((f.alloc.allocs, f.self_alloc.allocs), (3, 3));
+}
+
 #[test]
 fn a_parent_shorter_than_its_children_is_carried_not_contradicted() {
     // root → a(10) → b(30): a's call rejected its time? here simply short.
@@ -227,6 +267,22 @@ fn two_sites_with_one_name_are_told_apart_by_their_location() {
 
 /// Every invariant the report promises.
 fn assert_invariants(r: &Report) {
+    // Allocations: self <= total; every counted byte is in exactly one row.
+    for s in &r.sites {
+        assert!(s.self_alloc.bytes <= s.alloc.bytes, "{}: alloc", s.name);
+        assert!(s.self_alloc.allocs <= s.alloc.allocs, "{}: allocs", s.name);
+    }
+    if let Some(root) = r.tree.first() {
+        let rows: u64 = r.sites.iter().map(|s| s.self_alloc.bytes).sum();
+        assert_eq!(rows + r.run.outside.bytes, root.alloc.bytes);
+    }
+    for n in &r.tree {
+        assert!(
+            n.self_alloc.bytes <= n.alloc.bytes,
+            "{}: node alloc",
+            n.name
+        );
+    }
     for s in &r.sites {
         assert!(
             s.self_ns <= s.total_ns,
@@ -347,6 +403,8 @@ fn arb_tree() -> impl Strategy<Value = Tree> {
                 reversed: rejected / 2,
                 oversized: rejected - rejected / 2,
                 unwound: u64::from(unwound).min(calls),
+                allocs: calls,
+                alloc_bytes: u64::from(p % 97),
                 ..Acc::EMPTY
             };
             let (parent, flags) = match flag {

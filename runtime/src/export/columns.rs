@@ -7,7 +7,10 @@
 //! ever appended: the CSV header is the table's order; `order` places a
 //! column in the text and HTML tables.
 
-use crate::report::{fmt_ns, Report, SiteKind, SiteStats};
+use crate::report::{fmt_ns, AllocStats, Report, SiteStats};
+
+/// The name of the row of allocations made outside any marked call.
+pub(crate) const OUTSIDE: &str = "<outside marked calls>";
 
 /// One cell of a site row.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -23,6 +26,15 @@ pub(crate) enum Cell<'a> {
     /// `part` as a share of `whole` (shown as a percentage; 0 when `whole`
     /// is 0).
     Share(u64, u64),
+    /// A time in whole nanoseconds below the clock's resolution: shown
+    /// `~15 ns` to people, as a plain number to machines.
+    ApproxNs(u64),
+    /// A mean below the clock's resolution (as `ApproxNs`).
+    ApproxMean(f64),
+    /// Yes or no (`true`/`false` in CSV).
+    Flag(bool),
+    /// A number of bytes.
+    Bytes(u64),
 }
 
 impl Cell<'_> {
@@ -39,10 +51,13 @@ impl Cell<'_> {
     pub fn sort_key(&self) -> f64 {
         match *self {
             Cell::Text(_) => 0.0,
-            Cell::Count(n) | Cell::Ns(n) => n as f64,
+            Cell::Count(n) | Cell::Ns(n) | Cell::Bytes(n) => n as f64,
             Cell::Mean(x) if x.is_finite() => x,
             Cell::Mean(_) => 0.0,
             Cell::Share(p, w) => Cell::fraction(p, w),
+            Cell::ApproxNs(n) => n as f64,
+            Cell::ApproxMean(x) => Cell::Mean(x).sort_key(),
+            Cell::Flag(b) => f64::from(u8::from(b)),
         }
     }
 
@@ -54,6 +69,10 @@ impl Cell<'_> {
             Cell::Ns(n) => fmt_ns(n as f64),
             Cell::Mean(x) => fmt_ns(if x.is_finite() { x } else { 0.0 }),
             Cell::Share(p, w) => format!("{:.1}%", 100.0 * Cell::fraction(p, w)),
+            Cell::ApproxNs(n) => format!("~{}", Cell::Ns(n).human()),
+            Cell::ApproxMean(x) => format!("~{}", Cell::Mean(x).human()),
+            Cell::Flag(b) => (if b { "yes" } else { "no" }).to_owned(),
+            Cell::Bytes(n) => fmt_bytes(n),
         }
     }
 
@@ -61,9 +80,12 @@ impl Cell<'_> {
     pub fn machine(&self) -> String {
         match *self {
             Cell::Text(s) => s.to_owned(),
-            Cell::Count(n) | Cell::Ns(n) => n.to_string(),
+            Cell::Count(n) | Cell::Ns(n) | Cell::Bytes(n) => n.to_string(),
             Cell::Mean(x) => format!("{:.1}", if x.is_finite() { x } else { 0.0 }),
             Cell::Share(p, w) => format!("{:.4}", Cell::fraction(p, w)),
+            Cell::ApproxNs(n) => Cell::Ns(n).machine(),
+            Cell::ApproxMean(x) => Cell::Mean(x).machine(),
+            Cell::Flag(b) => b.to_string(),
         }
     }
 }
@@ -77,6 +99,10 @@ pub(crate) enum Show {
     Always,
     /// When the report has an async site; `-` in the other rows.
     Async,
+    /// When `tickprof::Alloc` is installed (allocation counts).
+    Alloc,
+    /// When a failpoint injected a fault during the run.
+    Faults,
 }
 
 /// One column of the site table.
@@ -132,19 +158,29 @@ macro_rules! site_columns {
     };
 }
 
-use Show::{Always, Async, Never};
+use Show::{Alloc, Always, Async, Faults, Never};
+
+/// A time of `site`: marked `~` when the site's calls are below the
+/// clock's resolution.
+fn approx(site: &SiteStats, ns: u64) -> Cell<'_> {
+    if site.resolved {
+        Cell::Ns(ns)
+    } else {
+        Cell::ApproxNs(ns)
+    }
+}
 
 site_columns! {
     csv {
         "name" => col("name", 0, 0, Always, "site name; click for callers and callees", |s, _| Cell::Text(&s.name)),
         "calls" => col("calls", 10, 10, Always, "completed calls", |s, _| Cell::Count(s.calls)),
-        "total_ns" => col("total", 20, 10, Always, "total time, recursion counted once", |s, _| Cell::Ns(s.total_ns)),
-        "mean_ns" => col("mean", 60, 10, Always, "mean time of one accepted call", |s, _| Cell::Mean(s.mean_ns)),
-        "min_ns" => col("min", 70, 10, Always, "shortest accepted call", |s, _| Cell::Ns(s.min_ns)),
-        "max_ns" => col("max", 80, 10, Always, "longest accepted call", |s, _| Cell::Ns(s.max_ns)),
+        "total_ns" => col("total", 20, 10, Always, "total time, recursion counted once", |s, _| approx(s, s.total_ns)),
+        "mean_ns" => col("mean", 60, 10, Always, "mean time of one accepted call", |s, _| if s.resolved { Cell::Mean(s.mean_ns) } else { Cell::ApproxMean(s.mean_ns) }),
+        "min_ns" => col("min", 70, 10, Always, "shortest accepted call", |s, _| approx(s, s.min_ns)),
+        "max_ns" => col("max", 80, 10, Always, "longest accepted call", |s, _| approx(s, s.max_ns)),
         "reversed" => col("reversed", 0, 0, Never, "calls whose end stamp was before their start", |s, _| Cell::Count(s.reversed)),
         "oversized" => col("oversized", 0, 0, Never, "calls longer than TICKPROF_MAX_DELTA", |s, _| Cell::Count(s.oversized)),
-        "self_ns" => col("self", 40, 10, Always, "time not spent in marked callees", |s, _| Cell::Ns(s.self_ns)),
+        "self_ns" => col("self", 40, 10, Always, "time not spent in marked callees", |s, _| approx(s, s.self_ns)),
         "unwound" => col("unwound", 0, 0, Never, "calls ended by a panic", |s, _| Cell::Count(s.unwound)),
         "wall_ns" => col("wall", 100, 10, Async, "async: first poll to completion, summed over calls", |s, _| Cell::Ns(s.wall_ns)),
         "cancelled" => col("cancelled", 110, 9, Async, "async: futures dropped before completion", |s, _| Cell::Count(s.cancelled)),
@@ -153,6 +189,14 @@ site_columns! {
         "compensated_total_ns" => col("compensated total", 0, 0, Never, "total with the calibrated cost subtracted", |s, _| Cell::Ns(s.compensated_total_ns)),
         "compensated_self_ns" => col("compensated self", 0, 0, Never, "self with the calibrated cost subtracted", |s, _| Cell::Ns(s.compensated_self_ns)),
         "p_self" => col("p_self", 55, 7, Always, "self time as a share of the site's own total", |s, _| Cell::Share(s.self_ns, s.total_ns)),
+        "resolved" => col("resolved", 0, 0, Never, "calls long enough to be timed (see the note under the table)", |s, _| Cell::Flag(s.resolved)),
+        "allocs" => col("allocs", 120, 9, Alloc, "allocations (tickprof::Alloc), marked callees included", |s, _| Cell::Count(s.alloc.allocs)),
+        "alloc_bytes" => col("bytes", 130, 10, Alloc, "bytes allocated, marked callees included", |s, _| Cell::Bytes(s.alloc.bytes)),
+        "frees" => col("frees", 0, 0, Never, "frees, marked callees included", |s, _| Cell::Count(s.alloc.frees)),
+        "freed_bytes" => col("freed bytes", 0, 0, Never, "bytes freed, marked callees included", |s, _| Cell::Bytes(s.alloc.freed_bytes)),
+        "self_allocs" => col("self allocs", 0, 0, Never, "allocations not made in marked callees", |s, _| Cell::Count(s.self_alloc.allocs)),
+        "self_alloc_bytes" => col("self bytes", 0, 0, Never, "bytes allocated not in marked callees", |s, _| Cell::Bytes(s.self_alloc.bytes)),
+        "faults" => col("faults", 120, 8, Faults, "faults injected at this site's failpoint (TICKPROF_FAIL)", |s, r| Cell::Count(r.faults.as_ref().map_or(0, |f| f.at(&s.name)))),
     }
     table {
         col("%run", 30, 6, Always, "total time as a share of the run's wall time (threads add up, so it can pass 100%)", |s, r| Cell::Share(s.total_ns, r.run.wall_ns)),
@@ -163,13 +207,16 @@ site_columns! {
 
 /// The columns the text and HTML tables show for `report`, in order.
 pub(crate) fn shown(report: &Report) -> Vec<&'static Column> {
-    let any_async = report
-        .sites
-        .iter()
-        .any(|x| x.kind == SiteKind::AsyncFunction);
+    let any_async = report.sites.iter().any(|x| x.kind.is_async());
+    let any_fault = report.faults.as_ref().is_some_and(|f| f.total() > 0);
     let mut v: Vec<&Column> = COLUMNS
         .iter()
-        .filter(|c| c.show == Always || (c.show == Async && any_async))
+        .filter(|c| {
+            c.show == Always
+                || (c.show == Async && any_async)
+                || (c.show == Alloc && report.run.alloc_installed)
+                || (c.show == Faults && any_fault)
+        })
         .collect();
     v.sort_by_key(|c| c.order);
     v
@@ -178,10 +225,39 @@ pub(crate) fn shown(report: &Report) -> Vec<&'static Column> {
 /// The cell of `column` for `site`, or `None` where the table shows `-`
 /// (an async-only column on a site that is not async).
 pub(crate) fn table_cell<'a>(column: &Column, site: &'a SiteStats, r: &Report) -> Option<Cell<'a>> {
-    if column.show == Async && site.kind != SiteKind::AsyncFunction {
+    if column.show == Async && !site.kind.is_async() {
         None
     } else {
         Some((column.value)(site, r))
+    }
+}
+
+/// Human bytes: `512 B`, `12.3 KiB`, `4.56 MiB`, `1.23 GiB`.
+pub(crate) fn fmt_bytes(n: u64) -> String {
+    const K: f64 = 1024.0;
+    let x = n as f64;
+    if x < K {
+        format!("{n} B")
+    } else if x < K * K {
+        format!("{:.1} KiB", x / K)
+    } else if x < K * K * K {
+        format!("{:.2} MiB", x / (K * K))
+    } else {
+        format!("{:.2} GiB", x / (K * K * K))
+    }
+}
+
+/// The cell of `column` in the `<outside marked calls>` row: the
+/// allocation columns only (`None`: shown as `-`).
+pub(crate) fn outside_cell(column: &Column, a: &AllocStats) -> Option<Cell<'static>> {
+    match column.csv? {
+        "allocs" => Some(Cell::Count(a.allocs)),
+        "alloc_bytes" => Some(Cell::Bytes(a.bytes)),
+        "frees" => Some(Cell::Count(a.frees)),
+        "freed_bytes" => Some(Cell::Bytes(a.freed_bytes)),
+        "self_allocs" => Some(Cell::Count(a.allocs)),
+        "self_alloc_bytes" => Some(Cell::Bytes(a.bytes)),
+        _ => None,
     }
 }
 
@@ -264,6 +340,14 @@ pub(crate) fn notes(report: &Report) -> Vec<String> {
             v.push(format!("{n} {what}{} {says}", plural(n)));
         }
     }
+    let unresolved = report.sites.iter().filter(|x| !x.resolved).count() as u64;
+    if unresolved > 0 {
+        v.push(format!(
+            "{unresolved} site{} marked ~: calls shorter than the instrumentation inside a timed call ({}), below what TSC instrumentation can resolve; their times are estimates",
+            plural(unresolved),
+            fmt_ns(r.overhead_inner_ns)
+        ));
+    }
     if !r.complete {
         v.push("a finishing thread held the profiler lock; its calls may be missing".to_owned());
     }
@@ -281,7 +365,9 @@ mod tests {
         assert!(CSV_HEADER.starts_with(
             "name,calls,total_ns,mean_ns,min_ns,max_ns,reversed,oversized,self_ns,unwound,wall_ns,cancelled"
         ));
-        assert!(CSV_HEADER.ends_with(",p_self"));
+        assert!(CSV_HEADER.ends_with(
+            ",p_self,resolved,allocs,alloc_bytes,frees,freed_bytes,self_allocs,self_alloc_bytes,faults"
+        ));
     }
 
     #[test]
@@ -295,9 +381,13 @@ mod tests {
                 "rejected"
             ]
         );
-        r.sites
-            .push(crate::export::test_site("f", SiteKind::AsyncFunction));
+        r.sites.push(crate::export::test_site(
+            "f",
+            crate::SiteKind::AsyncFunction,
+        ));
         assert_eq!(labels(&r).last(), Some(&"cancelled"));
+        r.run.alloc_installed = true;
+        assert_eq!(labels(&r)[labels(&r).len() - 2..], ["allocs", "bytes"]);
     }
 
     #[test]
@@ -308,6 +398,13 @@ mod tests {
         assert_eq!(Cell::Mean(f64::NAN).machine(), "0.0");
         assert_eq!(Cell::Ns(1500).human(), "1.50 µs");
         assert_eq!(Cell::Share(3, 4).sort_key(), 0.75);
+        assert_eq!(Cell::ApproxNs(15).human(), "~15 ns");
+        assert_eq!(Cell::ApproxMean(15.2).machine(), "15.2");
+        assert_eq!(Cell::Flag(false).machine(), "false");
+        assert_eq!(Cell::Bytes(512).human(), "512 B");
+        assert_eq!(Cell::Bytes(1536).human(), "1.5 KiB");
+        assert_eq!(Cell::Bytes(3 << 20).human(), "3.00 MiB");
+        assert_eq!(Cell::Bytes(1536).machine(), "1536");
     }
 
     #[test]

@@ -158,6 +158,55 @@ pub fn render(report: &Report) -> String {
     String::from_utf8(out).unwrap_or_default()
 }
 
+/// The report's tree with each node's self bytes allocated in place of its
+/// self time, and the root's (allocations outside marked calls) as a
+/// first-level node named `<outside marked calls>`: what `.alloc.folded`
+/// draws, through the same [stack rule](super::stacks).
+fn bytes_view(report: &Report) -> Report {
+    let mut r = Report::empty();
+    r.tree = report
+        .tree
+        .iter()
+        .map(|n| crate::report::TreeNode {
+            self_ns: n.self_alloc.bytes,
+            ..n.clone()
+        })
+        .collect();
+    if let Some(root) = report.tree.first() {
+        let mut outside = root.clone();
+        outside.name = super::columns::OUTSIDE.to_owned();
+        outside.parent = Some(0);
+        outside.depth = 1;
+        outside.self_ns = root.self_alloc.bytes;
+        r.tree.push(outside);
+    }
+    r
+}
+
+/// Writes folded stacks of bytes allocated (`.alloc.folded`): one
+/// `stack self_bytes` line per path, as [`write`](fn@write) does for time,
+/// plus an `<outside marked calls>` line. The sum of the counts is every
+/// byte counted by `tickprof::Alloc`.
+///
+/// # Errors
+/// The first error of `out`.
+pub fn write_bytes(report: &Report, out: &mut impl io::Write) -> io::Result<()> {
+    write(&bytes_view(report), out)
+}
+
+/// The folded stacks of bytes allocated, as text (see [`write_bytes`]).
+///
+/// # Examples
+///
+/// ```
+/// let report = tickprof_runtime::report();
+/// let text = tickprof_runtime::export::folded::render_bytes(&report);
+/// assert!(text.lines().all(|l| l.rsplit_once(' ').is_some()));
+/// ```
+pub fn render_bytes(report: &Report) -> String {
+    render(&bytes_view(report))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -202,6 +251,23 @@ mod tests {
             node("a b", Some(0), 3),
         ];
         assert_eq!(stacks(&r), vec![("a b".to_owned(), 5)]);
+    }
+
+    #[test]
+    fn bytes_lines_carry_self_bytes_and_the_outside_row() {
+        let mut r = Report::empty();
+        r.tree = vec![
+            node("", None, 0),
+            node("main", Some(0), 9),
+            node("a", Some(1), 9),
+        ];
+        r.tree[0].self_alloc.bytes = 7;
+        r.tree[1].self_alloc.bytes = 100;
+        r.tree[2].self_alloc.bytes = 20;
+        assert_eq!(
+            render_bytes(&r),
+            "<outside marked calls> 7\nmain 100\nmain;a 20\n".to_owned()
+        );
     }
 
     #[test]

@@ -32,7 +32,7 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 
 mod sections;
-use sections::{section, threads};
+use sections::{section, threads, tools};
 
 /// Rows shown before "show all".
 const ROW_LIMIT: usize = 1000;
@@ -139,6 +139,7 @@ pub fn render(report: &Report) -> String {
     header(&mut out, report);
     skeleton(&mut out, report);
     threads(&mut out, report, &links);
+    tools(&mut out, report);
     data(&mut out, report);
     out.push_str("<script type=\"text/html\" id=\"tp-rows\">");
     for (i, s) in report.sites.iter().enumerate() {
@@ -196,6 +197,22 @@ fn header(out: &mut String, report: &Report) {
     out.push_str(
         " · <a href=\"#sites\">table</a> · <a href=\"#functions\">functions</a> · <a href=\"#threads\">threads</a></p>\n",
     );
+    if r.alloc_installed {
+        let o = &r.outside;
+        out.push_str("<p class=\"hint\">");
+        push_esc(
+            out,
+            &format!(
+                "{}: {} allocations, {} ({} frees, {} freed)",
+                columns::OUTSIDE,
+                o.allocs,
+                columns::fmt_bytes(o.bytes),
+                o.frees,
+                columns::fmt_bytes(o.freed_bytes)
+            ),
+        );
+        out.push_str("</p>\n");
+    }
     for note in columns::notes(report) {
         out.push_str("<p class=\"note\">");
         push_esc(out, &note);
@@ -268,7 +285,7 @@ fn data(out: &mut String, report: &Report) {
         w.str(&s.name);
         for c in cols.iter().skip(1) {
             match columns::table_cell(c, s, report) {
-                Some(Cell::Count(n) | Cell::Ns(n)) => w.u64(n),
+                Some(Cell::Count(n) | Cell::Ns(n) | Cell::Bytes(n)) => w.u64(n),
                 Some(cell) => w.f64(cell.sort_key()),
                 None => w.u64(0),
             }

@@ -14,7 +14,8 @@
 //! in rare ties the last digit may differ from serde_json's choice.
 
 use crate::report::{
-    ClockSource, Edge, Report, RunInfo, SiteStats, ThreadSite, ThreadStats, TreeNode,
+    AllocStats, ClockSource, Coverage, Edge, Faults, Mark, Report, RunInfo, SiteStats, ThreadSite,
+    ThreadStats, TreeNode,
 };
 
 use std::io;
@@ -71,6 +72,8 @@ fn report_fields(w: &mut Writer<'_>, r: &Report) {
         threads,
         tree,
         trace: _,
+        coverage,
+        faults,
     } = r;
     w.key("run");
     run_info(w, run);
@@ -80,6 +83,57 @@ fn report_fields(w: &mut Writer<'_>, r: &Report) {
     w.array(threads, thread_stats);
     w.key("tree");
     w.array(tree, tree_node);
+    w.key("coverage");
+    match coverage {
+        Some(c) => coverage_section(w, c),
+        None => w.null(),
+    }
+    w.key("faults");
+    match faults {
+        Some(f) => faults_section(w, f),
+        None => w.null(),
+    }
+}
+
+fn coverage_section(w: &mut Writer<'_>, c: &Coverage) {
+    let Coverage {
+        marked,
+        ran,
+        never_called,
+    } = c;
+    w.begin_object();
+    w.field_u64("marked", *marked as u64);
+    w.field_u64("ran", *ran as u64);
+    w.key("never_called");
+    w.array(never_called, |w, m| {
+        let Mark {
+            name,
+            kind,
+            file,
+            line,
+        } = m;
+        w.begin_object();
+        w.field_str("name", name);
+        w.field_str("kind", kind.as_str());
+        w.field_str("file", file);
+        w.field_u64("line", u64::from(*line));
+        w.end_object();
+    });
+    w.end_object();
+}
+
+fn faults_section(w: &mut Writer<'_>, f: &Faults) {
+    let Faults { seed, sites } = f;
+    w.begin_object();
+    w.field_u64("seed", *seed);
+    w.key("sites");
+    w.array(sites, |w, (name, count)| {
+        w.begin_array();
+        w.str(name);
+        w.u64(*count);
+        w.end_array();
+    });
+    w.end_object();
 }
 
 fn clock_source(c: ClockSource) -> &'static str {
@@ -117,6 +171,8 @@ fn run_info(w: &mut Writer<'_>, r: &RunInfo) {
         tracing,
         trace_dropped,
         pid,
+        alloc_installed,
+        outside,
     } = r;
     w.begin_object();
     w.field_str("clock", clock_source(*clock));
@@ -148,6 +204,24 @@ fn run_info(w: &mut Writer<'_>, r: &RunInfo) {
     w.field_bool("tracing", *tracing);
     w.field_u64("trace_dropped", *trace_dropped);
     w.field_u64("pid", u64::from(*pid));
+    w.field_bool("alloc_installed", *alloc_installed);
+    w.key("outside");
+    alloc_stats(w, outside);
+    w.end_object();
+}
+
+fn alloc_stats(w: &mut Writer<'_>, a: &AllocStats) {
+    let AllocStats {
+        allocs,
+        bytes,
+        frees,
+        freed_bytes,
+    } = a;
+    w.begin_object();
+    w.field_u64("allocs", *allocs);
+    w.field_u64("bytes", *bytes);
+    w.field_u64("frees", *frees);
+    w.field_u64("freed_bytes", *freed_bytes);
     w.end_object();
 }
 
@@ -177,6 +251,7 @@ fn site_stats(w: &mut Writer<'_>, s: &SiteStats) {
         self_ns,
         p_self,
         mean_ns,
+        resolved,
         min_ns,
         max_ns,
         total_ticks,
@@ -192,6 +267,8 @@ fn site_stats(w: &mut Writer<'_>, s: &SiteStats) {
         unwound,
         wall_ns,
         cancelled,
+        alloc,
+        self_alloc,
         callers,
         callees,
     } = s;
@@ -207,6 +284,7 @@ fn site_stats(w: &mut Writer<'_>, s: &SiteStats) {
     w.field_u64("self_ns", *self_ns);
     w.field_f64("p_self", *p_self);
     w.field_f64("mean_ns", *mean_ns);
+    w.field_bool("resolved", *resolved);
     w.field_u64("min_ns", *min_ns);
     w.field_u64("max_ns", *max_ns);
     w.field_u64("total_ticks", *total_ticks);
@@ -222,6 +300,10 @@ fn site_stats(w: &mut Writer<'_>, s: &SiteStats) {
     w.field_u64("unwound", *unwound);
     w.field_u64("wall_ns", *wall_ns);
     w.field_u64("cancelled", *cancelled);
+    w.key("alloc");
+    alloc_stats(w, alloc);
+    w.key("self_alloc");
+    alloc_stats(w, self_alloc);
     w.key("callers");
     w.array(callers, edge);
     w.key("callees");
@@ -235,12 +317,15 @@ fn thread_site(w: &mut Writer<'_>, s: &ThreadSite) {
         calls,
         total_ns,
         self_ns,
+        alloc,
     } = s;
     w.begin_object();
     w.field_str("name", name);
     w.field_u64("calls", *calls);
     w.field_u64("total_ns", *total_ns);
     w.field_u64("self_ns", *self_ns);
+    w.key("alloc");
+    alloc_stats(w, alloc);
     w.end_object();
 }
 
@@ -272,6 +357,8 @@ fn tree_node(w: &mut Writer<'_>, n: &TreeNode) {
         self_ns,
         raw_total_ns,
         raw_self_ns,
+        alloc,
+        self_alloc,
     } = n;
     w.begin_object();
     w.field_str("name", name);
@@ -286,6 +373,10 @@ fn tree_node(w: &mut Writer<'_>, n: &TreeNode) {
     w.field_u64("self_ns", *self_ns);
     w.field_u64("raw_total_ns", *raw_total_ns);
     w.field_u64("raw_self_ns", *raw_self_ns);
+    w.key("alloc");
+    alloc_stats(w, alloc);
+    w.key("self_alloc");
+    alloc_stats(w, self_alloc);
     w.end_object();
 }
 

@@ -6,9 +6,11 @@
 //! | `.csv` | the flat table, RFC 4180 | [`Report::to_csv`] | one line per site |
 //! | `.json` | the whole report, `"version": 1` | [`json::render`] | per site and edge, plus about 220 bytes per tree node (at most `TICKPROF_MAX_NODES` per thread) |
 //! | `.html` | self-contained drill-down page | [`html::render`] | per site and edge |
+//! | `.alloc.folded` | folded stacks of self bytes allocated (`tickprof::Alloc`), plus an `<outside marked calls>` line | [`folded::render_bytes`] | as `.folded`, plus one line |
 //! | `.folded` | folded stacks of self time | [`folded::render`] | at most one line per tree node, each at most [`stacks::MAX_DEPTH`]` + 1` frames |
 //! | `.svg` | interactive flamegraph of the folded stacks | [`svg::render`] | at most [`svg::MAX_FRAMES`] boxes |
 //! | `.pb`, `.pb.gz` | pprof `profile.proto` (gzipped: stored blocks) | [`pprof::render`] | one sample per path of the stack tree, as `.folded` |
+//! | `.lcov` | LCOV function records of every mark, never-called ones with 0 (coverage; `lcov --summary`, `genhtml`) | [`lcov::render`] | two lines per mark |
 //! | `.trace.json` | Chrome trace events of individual calls | [`crate::Report::trace`] | about 90 bytes per call, at most `TICKPROF_TRACE_EVENTS` calls per thread |
 //!
 //! `.folded`, `.svg` and `.pb` draw the calling-context
@@ -38,6 +40,7 @@ pub mod csv;
 pub mod folded;
 pub mod html;
 pub mod json;
+pub mod lcov;
 pub mod pprof;
 pub mod stacks;
 pub mod svg;
@@ -51,10 +54,12 @@ pub const EXTENSIONS: &[&str] = &[
     ".csv",
     ".txt",
     ".html",
+    ".alloc.folded",
     ".folded",
     ".svg",
     ".pb.gz",
     ".pb",
+    ".lcov",
 ];
 
 /// The extension of `path` that decides its format, if known.
@@ -74,10 +79,12 @@ pub fn render(report: &Report, path: &str, opts: &TextOptions) -> io::Result<Vec
         Some(".csv") => Ok(report.to_csv().into_bytes()),
         Some(".txt") => Ok(report.text(opts).into_bytes()),
         Some(".html") => Ok(html::render(report).into_bytes()),
+        Some(".alloc.folded") => Ok(folded::render_bytes(report).into_bytes()),
         Some(".folded") => Ok(folded::render(report).into_bytes()),
         Some(".svg") => svg::render(report),
         Some(".pb.gz") => Ok(pprof::render_gz(report)),
         Some(".pb") => Ok(pprof::render(report)),
+        Some(".lcov") => Ok(lcov::render(report).into_bytes()),
         _ => Err(io::Error::new(
             io::ErrorKind::InvalidInput,
             format!("unknown extension (known: {})", EXTENSIONS.join(" ")),
@@ -98,8 +105,12 @@ pub fn render(report: &Report, path: &str, opts: &TextOptions) -> io::Result<Vec
 /// Unknown extension, or any error creating, writing or renaming the file
 /// (the temporary file is then removed).
 pub fn write_to_path(report: &Report, path: &str, opts: &TextOptions) -> io::Result<()> {
-    if format_of(path) == Some(".folded") {
+    let format = format_of(path);
+    if format == Some(".folded") {
         return replace_atomically(path, |out| folded::write(report, out));
+    }
+    if format == Some(".alloc.folded") {
+        return replace_atomically(path, |out| folded::write_bytes(report, out));
     }
     let body = render(report, path, opts)?;
     replace_atomically(path, |out| out.write_all(&body))
@@ -136,18 +147,19 @@ fn replace_atomically(
 /// A site row for unit tests: 3 calls, 300 ns total, 100 ns self.
 #[cfg(test)]
 pub(crate) fn test_site(name: &str, kind: crate::report::SiteKind) -> crate::report::SiteStats {
-    crate::report::SiteStats {
+    let mark = crate::report::Mark {
         name: name.to_owned(),
-        function: name.to_owned(),
         kind,
         file: "t.rs".to_owned(),
         line: 1,
-        column: 0,
+    };
+    crate::report::SiteStats {
         calls: 3,
         total_ns: 300,
         self_ns: 100,
         p_self: 1.0 / 3.0,
         mean_ns: 100.0,
+        resolved: true,
         min_ns: 90,
         max_ns: 110,
         total_ticks: 600,
@@ -158,13 +170,7 @@ pub(crate) fn test_site(name: &str, kind: crate::report::SiteKind) -> crate::rep
         raw_self_ns: 110,
         compensated_total_ns: 300,
         compensated_self_ns: 100,
-        reversed: 0,
-        oversized: 0,
-        unwound: 0,
-        wall_ns: 0,
-        cancelled: 0,
-        callers: Vec::new(),
-        callees: Vec::new(),
+        ..crate::report::SiteStats::never_called(&mark)
     }
 }
 
@@ -185,6 +191,8 @@ pub(crate) fn test_node(
         self_ns,
         raw_total_ns: self_ns,
         raw_self_ns: self_ns,
+        alloc: crate::report::AllocStats::default(),
+        self_alloc: crate::report::AllocStats::default(),
     }
 }
 
@@ -198,6 +206,7 @@ mod tests {
         assert_eq!(format_of("out/run.json"), Some(".json"));
         assert_eq!(format_of("a.html"), Some(".html"));
         assert_eq!(format_of("a.folded"), Some(".folded"));
+        assert_eq!(format_of("a.alloc.folded"), Some(".alloc.folded"));
         assert_eq!(format_of("a.svg"), Some(".svg"));
         assert_eq!(format_of("a.pb.gz"), Some(".pb.gz"));
         assert_eq!(format_of("a.pb"), Some(".pb"));

@@ -4,7 +4,9 @@
 //!
 //! - **Sample types**: [`SAMPLE_TYPES`]: `calls/count` and
 //!   `time/nanoseconds` (the default), each a **self** value, so pprof's
-//!   `flat` is a site's self figure and `cum` its total.
+//!   `flat` is a site's self figure and `cum` its total; with allocation
+//!   profiling on, [`ALLOC_SAMPLE_TYPES`] first (`alloc_objects/count`,
+//!   `alloc_space/bytes`, self as well).
 //! - **Functions and locations**: one of each per site (its name, file and
 //!   line), shared by every path through it.
 //! - **Samples**: one per path of the [stack tree](super::stacks), leaf
@@ -48,9 +50,16 @@ fn self_ns(f: &Frame<'_>) -> u64 {
     f.self_ns
 }
 
-/// The sample types, in order; the last is pprof's default. A counter on
-/// the tree nodes (allocations, bytes) joins as one more row here and one
-/// more [`Frame`] field.
+fn self_allocs(f: &Frame<'_>) -> u64 {
+    f.self_allocs
+}
+
+fn self_alloc_bytes(f: &Frame<'_>) -> u64 {
+    f.self_alloc_bytes
+}
+
+/// The sample types of every profile, in order; the last, `time`, is
+/// pprof's default.
 pub const SAMPLE_TYPES: &[SampleType] = &[
     SampleType {
         kind: "calls",
@@ -63,6 +72,34 @@ pub const SAMPLE_TYPES: &[SampleType] = &[
         of: self_ns,
     },
 ];
+
+/// The sample types added, before [`SAMPLE_TYPES`], when allocation
+/// profiling is on (`tickprof::Alloc` is the global allocator): Go's heap
+/// profile names, `alloc_objects/count` and `alloc_space/bytes`, each the
+/// allocations made directly in the frame (`go tool pprof
+/// -sample_index=alloc_space`).
+pub const ALLOC_SAMPLE_TYPES: &[SampleType] = &[
+    SampleType {
+        kind: "alloc_objects",
+        unit: "count",
+        of: self_allocs,
+    },
+    SampleType {
+        kind: "alloc_space",
+        unit: "bytes",
+        of: self_alloc_bytes,
+    },
+];
+
+/// The sample types of `report`'s profile, in order.
+pub fn sample_types(report: &Report) -> Vec<&'static SampleType> {
+    let alloc: &[SampleType] = if report.run.alloc_installed {
+        ALLOC_SAMPLE_TYPES
+    } else {
+        &[]
+    };
+    alloc.iter().chain(SAMPLE_TYPES).collect()
+}
 
 /// The string table: index 0 is the empty string.
 struct Strings {
@@ -105,9 +142,10 @@ fn int64(v: u64) -> u64 {
 /// ```
 pub fn render(report: &Report) -> Vec<u8> {
     let frames = stacks::build(report);
+    let types = sample_types(report);
     let mut strings = Strings::new();
     let mut p = Message::default();
-    for t in SAMPLE_TYPES {
+    for t in &types {
         let mut vt = Message::default();
         vt.uint(1, strings.id(t.kind));
         vt.uint(2, strings.id(t.unit));
@@ -177,7 +215,7 @@ pub fn render(report: &Report) -> Vec<u8> {
         path.push(loc_of[c]);
         let mut sample = Message::default();
         sample.packed(1, path.iter().rev().copied());
-        sample.packed(2, SAMPLE_TYPES.iter().map(|t| int64((t.of)(&frames[c]))));
+        sample.packed(2, types.iter().map(|t| int64((t.of)(&frames[c]))));
         sample.message(3, &label);
         p.message(2, &sample);
         stack.push((c, 0));
@@ -188,8 +226,7 @@ pub fn render(report: &Report) -> Vec<u8> {
     // `duration_nanos`; no `time_nanos`: the report does not say when the
     // run started, and the output stays a function of the report alone.
     p.uint(10, int64(report.run.wall_ns));
-    let last = SAMPLE_TYPES.len() - 1;
-    let default = strings.index.get(SAMPLE_TYPES[last].kind).copied();
+    let default = strings.index.get("time").copied();
     p.uint(14, default.unwrap_or(0));
     p.buf
 }

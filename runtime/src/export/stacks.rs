@@ -32,7 +32,7 @@
 //! [`Report::tree`]: crate::report::Report::tree
 
 use super::folded;
-use crate::report::Report;
+use crate::report::{Report, TreeNode};
 use std::borrow::Cow;
 use std::collections::HashMap;
 
@@ -61,11 +61,24 @@ pub struct Frame<'a> {
     /// Calls of every tree node merged into this frame (so the calls of a
     /// collapsed recursive run are all its activations).
     pub calls: u64,
+    /// Allocations made directly in every tree node merged into this frame
+    /// (`tickprof::Alloc`; zero without it).
+    pub self_allocs: u64,
+    /// Bytes those allocations asked for.
+    pub self_alloc_bytes: u64,
     /// The child frames, sorted by name, a cut frame last.
     pub children: Vec<usize>,
 }
 
 impl Frame<'_> {
+    /// Adds a tree node's own figures into this frame.
+    fn absorb(&mut self, n: &TreeNode) {
+        self.self_ns = self.self_ns.saturating_add(n.self_ns);
+        self.calls = self.calls.saturating_add(n.calls);
+        self.self_allocs = self.self_allocs.saturating_add(n.self_alloc.allocs);
+        self.self_alloc_bytes = self.self_alloc_bytes.saturating_add(n.self_alloc.bytes);
+    }
+
     /// The frame as written: `name`, `name [×N]` for collapsed recursion,
     /// `[… N frames]` for a cut.
     ///
@@ -74,7 +87,8 @@ impl Frame<'_> {
     /// ```
     /// use tickprof_runtime::export::stacks::Frame;
     /// let mut f = Frame { name: "fib".into(), parent: Some(0), depth: 1, repeat: 1,
-    ///     cut: 0, self_ns: 0, calls: 0, children: Vec::new() };
+    ///     cut: 0, self_ns: 0, calls: 0, self_allocs: 0, self_alloc_bytes: 0,
+    ///     children: Vec::new() };
     /// assert_eq!(f.label(), "fib");
     /// f.repeat = 1000;
     /// assert_eq!(f.label(), "fib [×1000]");
@@ -113,6 +127,8 @@ pub fn build(report: &Report) -> Vec<Frame<'_>> {
         cut: 0,
         self_ns: 0,
         calls: 0,
+        self_allocs: 0,
+        self_alloc_bytes: 0,
         children: Vec::new(),
     }];
     // Per tree node: its frame, and its run length (calls below the cut,
@@ -133,16 +149,14 @@ pub fn build(report: &Report) -> Vec<Frame<'_>> {
         let parent = &mut frames[dp];
         if parent.cut > 0 {
             parent.cut = parent.cut.max(run + 1);
-            parent.self_ns = parent.self_ns.saturating_add(n.self_ns);
-            parent.calls = parent.calls.saturating_add(n.calls);
+            parent.absorb(n);
             at.push((dp, run + 1));
             continue;
         }
         let name = folded::frame(&n.name);
         if dp != 0 && parent.name == name {
             parent.repeat = parent.repeat.max(run + 1);
-            parent.self_ns = parent.self_ns.saturating_add(n.self_ns);
-            parent.calls = parent.calls.saturating_add(n.calls);
+            parent.absorb(n);
             at.push((dp, run + 1));
             continue;
         }
@@ -161,11 +175,12 @@ pub fn build(report: &Report) -> Vec<Frame<'_>> {
                 cut: u64::from(cut),
                 self_ns: 0,
                 calls: 0,
+                self_allocs: 0,
+                self_alloc_bytes: 0,
                 children: Vec::new(),
             });
         }
-        frames[f].self_ns = frames[f].self_ns.saturating_add(n.self_ns);
-        frames[f].calls = frames[f].calls.saturating_add(n.calls);
+        frames[f].absorb(n);
         at.push((f, 1));
     }
     drop(index);

@@ -2,11 +2,13 @@
 //! table rendered from the one table of site columns, the notes, and, on
 //! request, a caller/callee section per site and a per-thread breakdown.
 
-use super::columns::{self, Cell};
+use super::columns::{self, fmt_bytes, Cell};
 use crate::naming::{abbreviate, terminal_safe};
 use crate::report::{fmt_ns, ClockSource, Report, SiteStats, TextOptions};
 use std::fmt::Write as _;
 use std::io;
+
+mod tools;
 
 /// Widest name column of the text table; longer names are abbreviated
 /// there (files keep them whole).
@@ -26,6 +28,7 @@ impl Report {
         for note in columns::notes(self) {
             let _ = writeln!(s, "tickprof: {note}");
         }
+        tools::tools(self, &mut s, opts);
         let shown = opts
             .top
             .map_or(self.sites.len(), |t| t.min(self.sites.len()));
@@ -67,6 +70,7 @@ fn header(r: &Report, s: &mut String) {
         plural(run.threads),
         fmt_ns(run.wall_ns as f64)
     );
+    tools::faults_header(r, s);
     if run.clock == ClockSource::Off {
         return;
     }
@@ -116,11 +120,17 @@ fn table(r: &Report, s: &mut String, opts: &TextOptions) {
     let shown = opts.top.map_or(r.sites.len(), |t| t.min(r.sites.len()));
     let rows = &r.sites[..shown];
     let cols = columns::shown(r);
+    let outside_w = if r.run.alloc_installed {
+        columns::OUTSIDE.len()
+    } else {
+        4
+    };
     let name_w = rows
         .iter()
         .map(|x| x.name.chars().count())
         .max()
         .unwrap_or(4)
+        .max(outside_w)
         .clamp(4, NAME_WIDTH);
     let mut line = String::new();
     for (i, c) in cols.iter().enumerate() {
@@ -146,6 +156,9 @@ fn table(r: &Report, s: &mut String, opts: &TextOptions) {
         s.push_str(line.trim_end());
         s.push('\n');
     }
+    if r.run.alloc_installed {
+        outside_row(r, s, &cols, name_w);
+    }
     if shown < r.sites.len() {
         let _ = writeln!(
             s,
@@ -155,6 +168,20 @@ fn table(r: &Report, s: &mut String, opts: &TextOptions) {
             shown
         );
     }
+}
+
+/// The `<outside marked calls>` row: allocations made outside any marked
+/// call, `-` in the time columns.
+fn outside_row(r: &Report, s: &mut String, cols: &[&columns::Column], name_w: usize) {
+    let mut line = String::new();
+    let _ = write!(line, "{:<name_w$}", columns::OUTSIDE);
+    for c in cols.iter().skip(1) {
+        let v = columns::outside_cell(c, &r.run.outside)
+            .map_or_else(|| "-".to_owned(), |v: Cell<'_>| v.human());
+        let _ = write!(line, "  {:>w$}", v, w = c.width);
+    }
+    s.push_str(line.trim_end());
+    s.push('\n');
 }
 
 /// A name for one cell of the text table: on one line, terminal-safe, at
@@ -185,6 +212,21 @@ fn sections(r: &Report, s: &mut String, rows: &[SiteStats]) {
             100.0 * x.self_ns as f64 / wall,
             fmt_ns(per(x.self_ns))
         );
+        if r.run.alloc_installed {
+            let (t, o) = (&x.alloc, &x.self_alloc);
+            let _ = writeln!(
+                s,
+                "   allocs {} (self {})   bytes {} (self {})   frees {} (self {})   freed {} (self {})",
+                t.allocs,
+                o.allocs,
+                fmt_bytes(t.bytes),
+                fmt_bytes(o.bytes),
+                t.frees,
+                o.frees,
+                fmt_bytes(t.freed_bytes),
+                fmt_bytes(o.freed_bytes)
+            );
+        }
         for (label, edges) in [("called by", &x.callers), ("calls    ", &x.callees)] {
             for e in edges {
                 let _ = writeln!(
@@ -217,7 +259,7 @@ fn threads(r: &Report, s: &mut String) {
             ),
         };
         for x in &t.sites {
-            let _ = writeln!(
+            let _ = write!(
                 s,
                 "   {:<56} {:>10} calls  total {:>10}  self {:>10}",
                 fit(&x.name, 56),
@@ -225,6 +267,15 @@ fn threads(r: &Report, s: &mut String) {
                 fmt_ns(x.total_ns as f64),
                 fmt_ns(x.self_ns as f64)
             );
+            if r.run.alloc_installed {
+                let _ = write!(
+                    s,
+                    "  allocs {:>9}  bytes {:>10}",
+                    x.alloc.allocs,
+                    fmt_bytes(x.alloc.bytes)
+                );
+            }
+            s.push('\n');
         }
     }
 }
@@ -266,5 +317,23 @@ mod tests {
             lines[0].starts_with("name") && lines[0].contains("p_self"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn the_outside_row_lines_up_with_the_allocation_columns() {
+        let mut r = Report::empty();
+        r.run.alloc_installed = true;
+        r.run.outside.allocs = 12;
+        r.run.outside.bytes = 2048;
+        let mut site = crate::export::test_site("f", crate::SiteKind::Function);
+        site.alloc.allocs = 3;
+        r.sites.push(site);
+        let text = r.to_text();
+        let lines: Vec<&str> = text.lines().skip(1).take(3).collect();
+        assert!(lines[0].ends_with("allocs       bytes"), "{text}");
+        assert!(lines[2].starts_with("<outside marked calls>  "), "{text}");
+        assert!(lines[2].ends_with("12     2.0 KiB"), "{text}");
+        let width = |l: &str| l.chars().count();
+        assert_eq!(width(lines[0]), width(lines[2]), "{text}");
     }
 }

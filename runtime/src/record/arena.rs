@@ -10,6 +10,7 @@ use super::trace::Shared as TraceBuffer;
 use crate::site::CallSite;
 use crate::tree::{TNode, Tree};
 use core::sync::atomic::{AtomicPtr, AtomicU64, AtomicUsize, Ordering};
+use std::sync::OnceLock;
 
 /// First segment holds `1 << BASE_SHIFT` nodes; segment k holds twice k-1.
 const BASE_SHIFT: u32 = 4;
@@ -20,7 +21,13 @@ const SEGMENTS: usize = 40;
 pub(crate) struct Arena {
     segs: [AtomicPtr<Node>; SEGMENTS],
     len: AtomicUsize,
-    pub(crate) thread_name: String,
+    /// The thread's name as known at its first marked call: its std name,
+    /// or a placeholder when that call may have run in a signal handler
+    /// before std set the thread's handle (see `late_name`).
+    thread_name: String,
+    /// The thread's name found later, for a thread whose first marked call
+    /// could not ask std for it.
+    late_name: OnceLock<String>,
     pub(crate) thread_id: u64,
     /// Guards dropped after deeper guards that were never dropped (leaked or
     /// moved): the deeper frames were popped.
@@ -53,6 +60,7 @@ impl Arena {
             segs: [const { AtomicPtr::new(core::ptr::null_mut()) }; SEGMENTS],
             len: AtomicUsize::new(0),
             thread_name,
+            late_name: OnceLock::new(),
             thread_id,
             resynced: AtomicU64::new(0),
             orphaned: AtomicU64::new(0),
@@ -60,6 +68,16 @@ impl Arena {
             leaked: AtomicU64::new(0),
             trace: TraceBuffer::default(),
         }
+    }
+
+    /// The thread's name.
+    pub(crate) fn name(&self) -> &str {
+        self.late_name.get().unwrap_or(&self.thread_name)
+    }
+
+    /// Gives the thread its real name, once (see `thread_name`).
+    pub(crate) fn set_late_name(&self, name: String) {
+        let _ = self.late_name.set(name);
     }
 
     /// Number of published nodes.

@@ -7,11 +7,11 @@ use core::hash::{BuildHasherDefault, Hasher};
 use std::collections::HashMap;
 
 /// A `HashMap` hashed with [`FastHasher`].
-pub(super) type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FastHasher>>;
+pub(crate) type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FastHasher>>;
 
 /// FxHash: rotate, xor, multiply by a large odd constant, per word.
 #[derive(Default, Clone, Copy)]
-pub(super) struct FastHasher(u64);
+pub(crate) struct FastHasher(u64);
 
 const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
 

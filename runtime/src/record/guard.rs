@@ -1,13 +1,14 @@
 //! Guards: what a marked call holds from entry to exit, for functions and
 //! scopes ([`Guard`]) and for the polls of an `async fn` ([`Poll`]).
 
+use super::hook::{self, Ended};
 use super::node::{bump, Node};
 use super::registry;
-use super::stack::{current, ThreadState, STATE};
+use super::stack::{current, STATE};
 use crate::clock::ticks;
 use crate::counters::Acc;
 use crate::site::CallSite;
-use crate::switches::{mode, recording, MAX_TICKS, OFF, RECORD, RECORDED_ANY, TRACE};
+use crate::switches::{mode, recording, HOOK, LOG, MAX_TICKS, OFF, RECORD, RECORDED_ANY, TRACE};
 use crate::tree::Tree;
 use core::marker::PhantomData;
 use core::sync::atomic::Ordering;
@@ -26,23 +27,27 @@ pub struct Guard {
 
 impl Guard {
     /// Starts timing one activation of `site`.
+    ///
+    /// The cold paths return only the frame (node and depth, 16 bytes, in
+    /// registers) and the clock is read here: a cold path that returned a
+    /// whole guard would return it through memory, and the guard of every
+    /// call, fast path included, would then live on the stack.
     #[inline(always)]
     pub fn enter(site: &'static CallSite) -> Guard {
         let mode = mode();
-        if mode != RECORD {
+        let (node, depth) = if mode != RECORD {
             if mode == OFF {
                 return Guard::inert();
             }
-            return Guard::enter_slow(site, mode);
-        }
-        match current().push(site) {
-            Some((node, depth)) => Guard {
-                start: ticks(),
-                node,
-                depth,
-                _not_send: PhantomData,
-            },
-            None => Guard::miss(site),
+            Guard::enter_slow(site, mode)
+        } else {
+            current().push(site)
+        };
+        Guard {
+            start: ticks(),
+            node,
+            depth,
+            _not_send: PhantomData,
         }
     }
 
@@ -58,60 +63,61 @@ impl Guard {
     }
 
     /// Any mode but plain recording and off: the bits of `mode` say what
-    /// to do. With tracing on, the frame is pushed as usual and the
-    /// guard's depth carries [`TRACED`], which sends its drop to the slow
-    /// path, where the call is also appended to the thread's trace buffer.
+    /// to do. Tracing and hooks push the frame as usual, and the guard's
+    /// depth carries [`TRACED`] / [`HOOKED`], which sends its drop to the
+    /// slow path (`pop_slow`), where the call is also traced and the exit
+    /// hooks run. Hooks with the profile off give a guard marked
+    /// [`UNRECORDED`] that only runs the hooks.
     #[cold]
     #[inline(never)]
-    fn enter_slow(site: &'static CallSite, mode: u8) -> Guard {
-        if mode & RECORD == 0 {
-            return Guard::inert();
+    fn enter_slow(site: &'static CallSite, mode: u8) -> (*const Node, usize) {
+        #[cfg(feature = "failpoints")]
+        if mode & crate::switches::FAIL != 0 {
+            crate::fail::state::at_entry(site);
         }
-        if mode & TRACE == 0 {
-            return match STATE.with(|s| s.push(site)) {
-                Some((node, depth)) => Guard {
-                    start: ticks(),
-                    node,
-                    depth,
-                    _not_send: PhantomData,
-                },
-                None => Guard::miss(site),
+        let hooked = mode & (HOOK | LOG) != 0 && !site.is_internal();
+        if hooked && hook::in_hook() {
+            // A marked call made by a hook: not hooked, not recorded.
+            return (core::ptr::null(), 0);
+        }
+        if mode & RECORD == 0 {
+            return if hooked {
+                Guard::unrecorded(site)
+            } else {
+                (core::ptr::null(), 0)
             };
         }
-        match STATE.with(|s| s.push(site)) {
-            Some((node, depth)) => Guard {
-                start: ticks(),
-                node,
-                depth: depth | TRACED,
-                _not_send: PhantomData,
-            },
-            None => Guard::miss(site),
+        let mut bits = 0;
+        if mode & TRACE != 0 {
+            bits |= TRACED;
         }
+        if hooked {
+            bits |= HOOKED;
+        }
+        let (node, depth) = STATE.with(|s| s.push(site));
+        if node.is_null() || depth == DETACHED {
+            return (node, depth);
+        }
+        if hooked {
+            hook::enter(site, depth, ticks(), false);
+        }
+        (node, depth | bits)
     }
 
-    /// No frame was pushed: profiling off, a re-entrant call, or this
-    /// thread's state already torn down (then the call is timed detached).
+    /// Hooks with the profile off: no frame, `node` holds the site, and the
+    /// depth is the hooks' own count for this thread.
     #[cold]
     #[inline(never)]
-    fn miss(site: &'static CallSite) -> Guard {
-        if recording() && STATE.with(ThreadState::is_dead) {
-            return Guard::detached(site);
-        }
-        Guard::inert()
-    }
-
-    /// A guard for a call made after this thread's profiler state was torn
-    /// down (from another thread-local's destructor): it has no stack, and
-    /// `node` holds the site.
-    #[cold]
-    #[inline(never)]
-    fn detached(site: &'static CallSite) -> Guard {
-        Guard {
-            start: ticks(),
-            node: (site as *const CallSite).cast(),
-            depth: DETACHED,
-            _not_send: PhantomData,
-        }
+    fn unrecorded(site: &'static CallSite) -> (*const Node, usize) {
+        // The drop reads the top of the thread's stack: make sure there is
+        // one to read, set up or not.
+        current().ensure_stack();
+        let depth = hook::unrecorded_enter();
+        hook::enter(site, depth, ticks(), false);
+        (
+            (site as *const CallSite).cast(),
+            depth | HOOKED | UNRECORDED,
+        )
     }
 }
 
@@ -119,6 +125,13 @@ impl Guard {
 pub(super) const DETACHED: usize = usize::MAX;
 /// Bit set in the depth of a guard whose call is also traced.
 pub(super) const TRACED: usize = 1 << (usize::BITS - 2);
+/// Bit set in the depth of a guard whose exit runs the hooks.
+pub(super) const HOOKED: usize = 1 << (usize::BITS - 3);
+/// Bit set in the depth of a hooked guard with no frame (profile off):
+/// its `node` holds the site.
+pub(super) const UNRECORDED: usize = 1 << (usize::BITS - 4);
+/// The depth bits that are not the depth.
+pub(super) const FLAGS: usize = TRACED | HOOKED | UNRECORDED;
 
 /// A detached call (made after its thread's state was torn down): recorded
 /// straight into the finished threads' tree, as a call with no marked
@@ -150,11 +163,14 @@ impl Drop for Guard {
     }
 }
 
-/// One poll of an async call, pushed on this thread's stack.
+/// One poll of an async call, pushed on this thread's stack (or, hooks
+/// with the profile off, only counted by the hooks: `node` null).
 pub(crate) struct Poll {
+    site: &'static CallSite,
     node: *const Node,
     depth: usize,
     start: u64,
+    hooked: bool,
 }
 
 impl Poll {
@@ -164,58 +180,121 @@ impl Poll {
     }
 }
 
-/// Pushes a frame for one poll of `site`; `None` when not recording.
+/// Pushes a frame for one poll of `site` and runs the entry hooks; `None`
+/// when neither recording nor hooked.
 #[inline]
 pub(crate) fn poll_enter(site: &'static CallSite) -> Option<Poll> {
-    if !recording() {
+    let mode = mode();
+    let hooked = mode & (HOOK | LOG) != 0 && !site.is_internal();
+    if hooked && hook::in_hook() {
         return None;
     }
-    let (node, depth) = STATE.with(|s| s.push(site))?;
+    if mode & RECORD == 0 {
+        if !hooked {
+            return None;
+        }
+        let depth = hook::unrecorded_enter();
+        hook::enter(site, depth, ticks(), true);
+        return Some(Poll {
+            site,
+            node: core::ptr::null(),
+            depth,
+            start: ticks(),
+            hooked,
+        });
+    }
+    let (node, depth) = STATE.with(|s| s.push(site));
+    if node.is_null() || depth == DETACHED {
+        return None;
+    }
+    if hooked {
+        hook::enter(site, depth, ticks(), true);
+    }
     Some(Poll {
+        site,
         node,
         depth,
         start: ticks(),
+        hooked,
     })
 }
 
 /// Pops a poll's frame and adds its busy time. If the call completed,
 /// also counts the call with its busy time (min/max) and wall time.
-/// Returns the poll's accepted delta (0 if rejected).
+/// Returns the poll's accepted delta (0 if rejected). Then runs the exit
+/// hooks.
 #[inline]
 pub(crate) fn poll_exit(p: &Poll, completed: Option<(u64, u64)>) -> u64 {
     let end = ticks();
     let delta = end.wrapping_sub(p.start);
     let mut accepted = 0;
-    STATE.with(|s| {
-        if !s.pop_frame(p.depth, p.node) {
-            return;
-        }
-        // SAFETY: as in `ThreadState::pop`: a node of this thread's live arena.
-        let node = unsafe { &*p.node };
-        accepted = node.record_poll(delta);
-        if std::thread::panicking() {
-            bump(&node.c.unwound, 1);
-        }
-        if crate::switches::tracing() {
-            s.trace(node, p.start, end);
-        }
-        if let Some((busy_before, first_poll)) = completed {
-            bump(&node.c.calls, 1);
-            node.min_max(busy_before + accepted);
-            bump(&node.c.wall, end.wrapping_sub(first_poll));
-        }
-    });
+    let mut out_of_order = false;
+    if p.node.is_null() {
+        out_of_order = hook::unrecorded_exit(p.depth);
+    } else {
+        STATE.with(|s| {
+            out_of_order = s.top_depth() != p.depth;
+            if !s.pop_frame(p.depth, p.node) {
+                return;
+            }
+            // SAFETY: as in `ThreadState::pop`: a node of this thread's live arena.
+            let node = unsafe { &*p.node };
+            accepted = node.record_poll(delta);
+            if std::thread::panicking() {
+                bump(&node.c.unwound, 1);
+            }
+            if crate::switches::tracing() {
+                s.trace(node, p.start, end);
+            }
+            if let Some((busy_before, first_poll)) = completed {
+                bump(&node.c.calls, 1);
+                node.min_max(busy_before + accepted);
+                bump(&node.c.wall, end.wrapping_sub(first_poll));
+            }
+        });
+    }
+    if p.hooked {
+        hook::exit(&Ended {
+            site: p.site,
+            depth: p.depth,
+            start: p.start,
+            end,
+            out_of_order,
+            poll: true,
+            completed: completed.is_some(),
+        });
+    }
     accepted
 }
 
 /// Counts an async call of `site` dropped before completion, on the
 /// dropping thread's current path.
 pub(crate) fn cancel(site: &'static CallSite) {
+    if !recording() {
+        return;
+    }
+    STATE.with(|s| {
+        let (node, depth) = s.push(site);
+        if !node.is_null() && depth != DETACHED && s.pop_frame(depth, node) {
+            // SAFETY: as in `poll_exit`.
+            bump(unsafe { &(*node).c.cancelled }, 1);
+        }
+    });
+}
+
+/// Counts one call of `site` whose `busy` ticks were added poll by poll
+/// (its first poll at tick `first`), on this thread's current path: a
+/// tracing span closing.
+#[cfg(feature = "tracing")]
+pub(crate) fn complete(site: &'static CallSite, busy: u64, first: u64) {
     if let Some(p) = poll_enter(site) {
         STATE.with(|s| {
             if s.pop_frame(p.depth, p.node) {
                 // SAFETY: as in `poll_exit`.
-                bump(unsafe { &(*p.node).c.cancelled }, 1);
+                let node = unsafe { &*p.node };
+                bump(&node.c.calls, 1);
+                node.min_max(busy);
+                bump(&node.c.wall, ticks().wrapping_sub(first));
             }
         });
     }
@@ -248,7 +327,8 @@ pub fn record_raw(site: &'static CallSite, delta: u64) {
         return;
     }
     STATE.with(|s| {
-        if let Some((node, depth)) = s.push(site) {
+        let (node, depth) = s.push(site);
+        if !node.is_null() && depth != DETACHED {
             s.pop(depth, node, 0, delta);
         }
     });

@@ -1,10 +1,13 @@
 //! The hot path: per-thread calling-context trees, written by guards.
 //!
+//! - [`alloc`]: allocation counts of `tickprof::Alloc`, on the current node;
 //! - [`node`]: one tree node, its counters and its child cache;
 //! - [`arena`]: a thread's nodes, in segments that never move;
 //! - [`stack`]: the thread's shadow stack (owns its `unsafe`);
 //! - [`guard`]: `Guard`, detached guards, async polls;
 //! - [`future`]: the future wrapper of `#[profile] async fn`;
+//! - [`hook`]: the hooks' cold path (dispatch, re-entrancy, panics);
+//! - `span`: frames of spans entered from outside (the `tracing` bridge);
 //! - [`trace`]: per-thread trace buffers;
 //! - [`registry`]: live and finished threads, and the capture a report
 //!   starts from;
@@ -16,13 +19,18 @@
 //! loads. When a thread exits, its tree is merged into the finished
 //! threads' data, so nothing it recorded is lost.
 
+pub(crate) mod alloc;
 pub(crate) mod arena;
-mod fasthash;
+pub(crate) mod fasthash;
 pub(crate) mod fork;
 pub(crate) mod future;
 pub(crate) mod guard;
+pub(crate) mod hook;
 pub(crate) mod node;
 pub(crate) mod registry;
+mod sigmask;
+#[cfg(feature = "tracing")]
+pub(crate) mod span;
 pub(crate) mod stack;
 pub(crate) mod trace;
 

@@ -44,20 +44,42 @@ impl Node {
         unsafe { p.cast_const().as_ref() }
     }
 
-    /// Adds one finished call. Single writer: relaxed load + store.
+    /// Adds one finished call; deltas above `max_ticks` are rejected.
+    /// Single writer: relaxed load + store.
     #[inline(always)]
-    pub(super) fn record(&self, delta: u64) {
+    pub(super) fn record(&self, delta: u64, max_ticks: u64) {
         bump(&self.c.calls, 1);
-        match accept(delta, MAX_TICKS.load(Ordering::Relaxed)) {
+        match accept(delta, max_ticks) {
             Ok(d) => {
                 bump(&self.c.ticks, d);
                 self.min_max(d);
             }
-            Err(r) => self.reject(r),
+            // Each cold call is the last thing the hot path does, so that
+            // no value of the marked function's has to live across it
+            // (which would cost callee-saved registers, saved and restored
+            // on every call).
+            Err(r) => return self.reject_cold(r),
         }
+        if std::thread::panicking() {
+            self.unwound_cold();
+        }
+    }
+
+    /// A rejected call: counted by kind (and as unwound when it is).
+    #[cold]
+    #[inline(never)]
+    fn reject_cold(&self, why: Reject) {
+        self.reject(why);
         if std::thread::panicking() {
             bump(&self.c.unwound, 1);
         }
+    }
+
+    /// A call ended while its thread unwinds.
+    #[cold]
+    #[inline(never)]
+    fn unwound_cold(&self) {
+        bump(&self.c.unwound, 1);
     }
 
     /// Folds one accepted call time into `min` and `max`.

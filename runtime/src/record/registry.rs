@@ -147,9 +147,17 @@ fn try_lock(wait: Duration) -> Option<MutexGuard<'static, Registry>> {
     }
 }
 
-/// A new arena for the calling thread, listed as live.
-pub(super) fn new_thread(name: String) -> Arc<Arena> {
+/// A thread number from the arenas' counter, for a thread that has no
+/// arena (hooks running while the profile is off).
+pub(super) fn next_thread_id() -> u64 {
+    NEXT_THREAD_ID.fetch_add(1, Ordering::Relaxed)
+}
+
+/// A new arena for the calling thread, listed as live; `name` is `None`
+/// when not known yet (a placeholder with the thread's number is used).
+pub(super) fn new_thread(name: Option<String>) -> Arc<Arena> {
     let id = NEXT_THREAD_ID.fetch_add(1, Ordering::Relaxed);
+    let name = name.unwrap_or_else(|| format!("<thread {id}>"));
     let arena = Arc::new(Arena::new(name, id));
     lock().live.push(Arc::clone(&arena));
     arena
@@ -160,7 +168,7 @@ fn events_of(arena: &Arena) -> ThreadEvents {
     let (events, dropped) = arena.trace.copy();
     ThreadEvents {
         thread_id: arena.thread_id,
-        thread_name: arena.thread_name.clone(),
+        thread_name: arena.name().to_owned(),
         events,
         dropped,
     }
@@ -170,13 +178,13 @@ impl Registry {
     /// Merges a finished thread's tree into its name's row: a new row while
     /// fewer than `kept` names have one, else the `<other threads>` row.
     fn merge_finished_row(&mut self, arena: &Arena, tree: Tree, kept: usize) {
-        let row = match self.by_name.get(&arena.thread_name) {
+        let row = match self.by_name.get(arena.name()) {
             Some(&i) => self.finished_threads.get_mut(i),
             None if self.finished_threads.len() < kept => {
                 self.by_name
-                    .insert(arena.thread_name.clone(), self.finished_threads.len());
+                    .insert(arena.name().to_owned(), self.finished_threads.len());
                 self.finished_threads.push(ThreadTree {
-                    name: arena.thread_name.clone(),
+                    name: arena.name().to_owned(),
                     id: arena.thread_id,
                     finished: true,
                     count: 1,
@@ -279,7 +287,7 @@ pub(crate) fn capture(with_traces: bool) -> Capture {
         c.merged.merge(&t);
         c.events.add(StackEvents::of(a));
         c.threads.push(ThreadTree {
-            name: a.thread_name.clone(),
+            name: a.name().to_owned(),
             id: a.thread_id,
             finished: false,
             count: 1,

@@ -11,11 +11,13 @@
 
 use super::arena::Arena;
 use super::fasthash::FastMap;
-use super::guard::{record_detached, DETACHED, TRACED};
+use super::guard::{record_detached, DETACHED, FLAGS, HOOKED, TRACED, UNRECORDED};
+use super::hook::{self, Ended};
 use super::node::{bump, Node};
 use super::registry;
+use super::sigmask;
 use crate::site::CallSite;
-use crate::switches::{recording, MAX_NODES, RECORDED_ANY};
+use crate::switches::{recording, MAX_NODES, MAX_TICKS, RECORDED_ANY};
 use crate::tree::{OVERFLOW_NESTED, OVERFLOW_OUTER};
 use core::sync::atomic::Ordering;
 use std::cell::Cell;
@@ -37,6 +39,10 @@ fn note_recorded(site: &'static CallSite) {
     }
 }
 
+/// What a push gives the guard: the node and the frame's depth (see
+/// [`ThreadState::push`]).
+pub(super) type Frame = (*const Node, usize);
+
 /// Owner-thread-only lookup tables, off the hot path.
 struct Maps {
     children: FastMap<(u32, usize), *const Node>,
@@ -57,6 +63,14 @@ pub(super) struct ThreadState {
     /// Set on tickprof's own calibration thread: only internal sites are
     /// recorded there (a marked global allocator's calls are not).
     internal_only: Cell<bool>,
+    /// Set when the first marked call could not ask std for the thread's
+    /// name (it may have run in a signal handler while std was starting
+    /// the thread): the name is found on a later cold path.
+    name_pending: Cell<bool>,
+    /// `MAX_TICKS`, copied at set-up (it is settled before any thread
+    /// records): the pop reads it from the thread-local it already
+    /// addresses, not through the global's address.
+    max_ticks: Cell<u64>,
 }
 
 /// The shadow stack of a torn-down state: one null frame, only ever read
@@ -90,6 +104,8 @@ thread_local! {
             busy: Cell::new(false),
             dead: Cell::new(false),
             internal_only: Cell::new(false),
+            name_pending: Cell::new(false),
+            max_ticks: Cell::new(i64::MAX as u64),
         }
     };
     static EXIT: ThreadExit = const { ThreadExit };
@@ -111,10 +127,48 @@ pub(super) fn current() -> &'static ThreadState {
     STATE.with(|s| unsafe { &*(s as *const ThreadState) })
 }
 
+/// Where an allocation made now on this thread is counted.
+pub(super) enum AllocTarget {
+    /// The node on top of the thread's stack (its root outside marked calls).
+    Node(&'static Node),
+    /// The thread has no tree yet: its pending counters.
+    Pending,
+    /// Not counted: tickprof's own work, its calibration thread, or a
+    /// thread whose state was torn down.
+    Skip,
+}
+
 impl ThreadState {
-    /// Pushes a frame for `site`; returns the node and the frame's depth.
+    /// Where an allocation made now is counted (see [`super::alloc`]).
     #[inline(always)]
-    pub(super) fn push(&self, site: &'static CallSite) -> Option<(*const Node, usize)> {
+    pub(super) fn alloc_target(&self) -> AllocTarget {
+        if self.busy.get() || self.internal_only.get() {
+            return AllocTarget::Skip;
+        }
+        let stack = self.stack.get();
+        if stack.is_null() {
+            return AllocTarget::Pending;
+        }
+        // SAFETY: not busy, so the stack is not being set up, grown or torn
+        // down: `depth < cap` while set up; torn down, `stack` is
+        // `DEAD_STACK` and `depth` is 0.
+        let node = unsafe { *stack.add(self.depth.get()) };
+        // SAFETY: a stacked pointer is null (torn down) or a node of this
+        // thread's arena, which outlives the state; the reference is used
+        // only for the current allocation.
+        match unsafe { node.as_ref() } {
+            Some(n) => AllocTarget::Node(n),
+            None => AllocTarget::Skip,
+        }
+    }
+
+    /// Pushes a frame for `site`; returns the guard's frame: the node and
+    /// the frame's depth, or, when no frame could be pushed, a null node
+    /// with depth 0 or, on a torn-down state, the site with depth
+    /// [`DETACHED`] (see [`ThreadState::no_frame`]). Sixteen bytes, so that
+    /// cold paths return it in registers.
+    #[inline(always)]
+    pub(super) fn push(&self, site: &'static CallSite) -> Frame {
         let depth = self.depth.get();
         let next = depth + 1;
         if next >= self.cap.get() {
@@ -128,26 +182,58 @@ impl ThreadState {
         // which outlives the state.
         let parent_ref = unsafe { &*parent };
         let site_ptr = (site as *const CallSite).cast_mut();
-        let node = if parent_ref.mru_site.load(Ordering::Relaxed) == site_ptr {
-            parent_ref.mru_child.load(Ordering::Relaxed).cast_const()
-        } else {
-            self.lookup(parent_ref, site)?
-        };
+        if parent_ref.mru_site.load(Ordering::Relaxed) != site_ptr {
+            // The whole push in one cold call at the end: no value of the
+            // hot path lives across it, so the marked function needs no
+            // callee-saved registers for it.
+            return self.push_miss(site);
+        }
+        let node = parent_ref.mru_child.load(Ordering::Relaxed).cast_const();
         // SAFETY: `next < cap`, as above.
         unsafe { *stack.add(next) = node };
         self.depth.set(next);
-        Some((node, next))
+        (node, next)
+    }
+
+    /// A push whose parent's one-entry cache holds another site.
+    #[cold]
+    #[inline(never)]
+    fn push_miss(&self, site: &'static CallSite) -> Frame {
+        let depth = self.depth.get();
+        let next = depth + 1;
+        let stack = self.stack.get();
+        // SAFETY: as in `push`, whose checks held (`next < cap`).
+        let parent = unsafe { &**stack.add(depth) };
+        let Some(node) = self.lookup(parent, site) else {
+            return self.no_frame(site);
+        };
+        // SAFETY: as in `push`.
+        unsafe { *stack.add(next) = node };
+        self.depth.set(next);
+        (node, next)
+    }
+
+    /// The frame of a call for which no frame was pushed: profiling off, a
+    /// re-entrant call, or this thread's state already torn down (then the
+    /// call is timed detached: the site, and depth [`DETACHED`]).
+    #[cold]
+    pub(super) fn no_frame(&self, site: &'static CallSite) -> Frame {
+        if recording() && self.is_dead() {
+            ((site as *const CallSite).cast(), DETACHED)
+        } else {
+            (core::ptr::null(), 0)
+        }
     }
 
     #[cold]
     #[inline(never)]
-    fn push_cold(&self, site: &'static CallSite) -> Option<(*const Node, usize)> {
+    fn push_cold(&self, site: &'static CallSite) -> Frame {
         if self.busy.get() {
             self.note_reentrant();
-            return None;
+            return self.no_frame(site);
         }
         if self.dead.get() || !recording() {
-            return None;
+            return self.no_frame(site);
         }
         self.busy.set(true);
         let ok = if self.arena.get().is_null() {
@@ -157,7 +243,7 @@ impl ThreadState {
         };
         self.busy.set(false);
         if !ok {
-            return None;
+            return self.no_frame(site);
         }
         self.push(site)
     }
@@ -204,18 +290,23 @@ impl ThreadState {
             self.stack.set(DEAD_STACK.0.as_ptr().cast_mut());
             return false;
         }
-        let current = std::thread::current();
-        let name = current
-            .name()
-            .map_or_else(|| format!("{:?}", current.id()), str::to_owned);
+        // Asking std for the name while std is still starting the thread
+        // (from a signal handler) would abort the thread's start.
+        let pending = sigmask::any_blocked();
+        let name = (!pending).then(sigmask::std_thread_name);
         // tickprof's calibration thread records only tickprof's own sites
         // (a marked global allocator's calls there are not the program's).
-        self.internal_only.set(name == CALIBRATION_THREAD);
+        self.internal_only
+            .set(name.as_deref() == Some(CALIBRATION_THREAD));
+        self.name_pending.set(pending);
         crate::switches::settle_max_ticks();
+        self.max_ticks.set(MAX_TICKS.load(Ordering::Relaxed));
         let arena = registry::new_thread(name);
         let Some(root) = arena.push(None, u32::MAX, 0) else {
             return false;
         };
+        // SAFETY: `root` is a node of `arena`, alive here.
+        super::alloc::fold_pending(unsafe { &*root }, !self.internal_only.get());
         let maps = Box::new(Maps {
             children: FastMap::default(),
             overflow: FastMap::default(),
@@ -271,6 +362,10 @@ impl ThreadState {
         let maps = unsafe { &mut *self.maps.get() };
         // SAFETY: as in `note_reentrant`.
         let arena = unsafe { &*self.arena.get() };
+        if self.name_pending.get() && !sigmask::any_blocked() {
+            self.name_pending.set(false);
+            arena.set_late_name(sigmask::std_thread_name());
+        }
         if self.internal_only.get() && !site.is_internal() {
             return None;
         }
@@ -349,13 +444,14 @@ impl ThreadState {
             self.depth.set(top - 1);
             // SAFETY: the frame on top of this thread's live stack holds a
             // node of its arena, which outlives the state.
-            unsafe { &*node }.record(end.wrapping_sub(start));
+            unsafe { &*node }.record(end.wrapping_sub(start), self.max_ticks.get());
         } else {
             self.pop_slow(depth, node, start, end);
         }
     }
 
-    /// A guard that is detached, traced, or not on top of the stack.
+    /// A guard that is detached, traced, hooked, or not on top of the
+    /// stack.
     #[cold]
     #[inline(never)]
     fn pop_slow(&self, depth: usize, node: *const Node, start: u64, end: u64) {
@@ -364,15 +460,42 @@ impl ThreadState {
             record_detached(unsafe { &*node.cast::<CallSite>() }, start, end);
             return;
         }
-        if !self.pop_frame(depth & !TRACED, node) {
+        let bits = depth & FLAGS;
+        let depth = depth & !FLAGS;
+        if bits & UNRECORDED != 0 {
+            // SAFETY: an unrecorded guard's `node` holds its `&'static CallSite`.
+            let site = unsafe { &*node.cast::<CallSite>() };
+            let out_of_order = hook::unrecorded_exit(depth);
+            hook::exit(&Ended::call(site, depth, (start, end), out_of_order));
+            return;
+        }
+        let out_of_order = self.depth.get() != depth;
+        if !self.pop_frame(depth, node) {
             return;
         }
         // SAFETY: `node` was handed out by this thread's arena, which is
         // alive: the state is not torn down (`pop_frame` said so).
         let node = unsafe { &*node };
-        node.record(end.wrapping_sub(start));
-        if depth & TRACED != 0 {
+        node.record(end.wrapping_sub(start), self.max_ticks.get());
+        if bits & TRACED != 0 {
             self.trace(node, start, end);
+        }
+        if let (true, Some(site)) = (bits & HOOKED != 0, node.site()) {
+            hook::exit(&Ended::call(site, depth, (start, end), out_of_order));
+        }
+    }
+
+    /// The depth of the frame on top of the stack (0: none).
+    pub(super) fn top_depth(&self) -> usize {
+        self.depth.get()
+    }
+
+    /// Points a state that was never set up at the (read-only) dead stack,
+    /// so that a guard's drop can read its top frame (hooks with the
+    /// profile off, where no frame is ever pushed).
+    pub(super) fn ensure_stack(&self) {
+        if self.stack.get().is_null() {
+            self.stack.set(DEAD_STACK.0.as_ptr().cast_mut());
         }
     }
 
@@ -456,6 +579,14 @@ impl ThreadState {
         }
         // SAFETY: created by `Arc::into_raw` in `setup`, released once here.
         let arena = unsafe { Arc::from_raw(arena) };
+        if self.name_pending.replace(false) {
+            // std's thread handle may already be gone (its teardown can run
+            // before this one when the first marked call preceded std's
+            // start): the operating system's name, at most 15 bytes.
+            if let Some(name) = sigmask::os_thread_name() {
+                arena.set_late_name(name);
+            }
+        }
         // Frames still open now belong to guards that were never dropped.
         arena
             .leaked

@@ -127,3 +127,80 @@ pub(super) fn threads(out: &mut String, report: &Report, links: &HashMap<&str, u
     }
     out.push_str("</tbody></table>\n");
 }
+
+/// The coverage part (marks that never ran, by file and line) and the
+/// faults injected per site, when the report has them.
+pub(super) fn tools(out: &mut String, report: &Report) {
+    if let Some(c) = report.coverage.as_ref().filter(|c| c.marked > 0) {
+        let _ = write!(
+            out,
+            "<h2 id=\"coverage\">Coverage</h2>\n<p>{} of {} marked functions ran; {} never called.</p>\n",
+            c.ran,
+            c.marked,
+            c.never_called.len()
+        );
+        if !c.never_called.is_empty() {
+            out.push_str("<table class=\"coverage\"><thead><tr><th>never called</th><th>where</th></tr></thead><tbody>");
+            for m in &c.never_called {
+                out.push_str("<tr><td>");
+                push_esc(out, &m.name);
+                out.push_str("</td><td>");
+                push_esc(out, &m.file);
+                let _ = write!(out, ":{}</td></tr>", m.line);
+            }
+            out.push_str("</tbody></table>\n");
+        }
+    }
+    if let Some(f) = &report.faults {
+        let _ = write!(
+            out,
+            "<h2 id=\"faults\">Faults injected</h2>\n<p>Failpoints armed (seed {}); {} injected.</p>\n",
+            f.seed,
+            f.total()
+        );
+        if f.total() > 0 {
+            out.push_str("<table class=\"faults\"><thead><tr><th>site</th><th>faults</th></tr></thead><tbody>");
+            for (name, n) in &f.sites {
+                out.push_str("<tr><td>");
+                push_esc(out, name);
+                let _ = write!(out, "</td><td>{n}</td></tr>");
+            }
+            out.push_str("</tbody></table>\n");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::report::{Coverage, Faults, Mark, Report, SiteKind};
+
+    #[test]
+    fn coverage_and_faults_are_listed_escaped() {
+        let mut r = Report::empty();
+        r.coverage = Some(Coverage {
+            marked: 2,
+            ran: 1,
+            never_called: vec![Mark {
+                name: "a::<b>".into(),
+                kind: SiteKind::Function,
+                file: "x.rs".into(),
+                line: 4,
+            }],
+        });
+        r.faults = Some(Faults {
+            seed: 3,
+            sites: vec![("f".into(), 2)],
+        });
+        let mut out = String::new();
+        super::tools(&mut out, &r);
+        assert!(
+            out.contains("<p>1 of 2 marked functions ran; 1 never called.</p>"),
+            "{out}"
+        );
+        assert!(
+            out.contains("<tr><td>a::&lt;b&gt;</td><td>x.rs:4</td></tr>"),
+            "{out}"
+        );
+        assert!(out.contains("<tr><td>f</td><td>2</td></tr>"), "{out}");
+    }
+}

@@ -94,6 +94,13 @@ fn full_report(name: &str, f: f64, g: f64) -> Report {
         tracing: true,
         trace_dropped: 6,
         pid: u32::MAX,
+        alloc_installed: true,
+        outside: AllocStats {
+            allocs: 30,
+            bytes: u64::MAX,
+            frees: 31,
+            freed_bytes: 32,
+        },
     };
     let edge = |n: &str| Edge {
         name: n.to_owned(),
@@ -112,6 +119,7 @@ fn full_report(name: &str, f: f64, g: f64) -> Report {
         self_ns: 11,
         p_self: 0.125,
         mean_ns: f,
+        resolved: name.len() % 2 == 0,
         min_ns: 12,
         max_ns: 13,
         total_ticks: 14,
@@ -127,6 +135,18 @@ fn full_report(name: &str, f: f64, g: f64) -> Report {
         unwound: 24,
         wall_ns: 25,
         cancelled: 26,
+        alloc: AllocStats {
+            allocs: 27,
+            bytes: 28,
+            frees: 29,
+            freed_bytes: 30,
+        },
+        self_alloc: AllocStats {
+            allocs: 1,
+            bytes: 2,
+            frees: 3,
+            freed_bytes: 4,
+        },
         callers: vec![edge("<root>"), edge(name)],
         callees: Vec::new(),
     });
@@ -149,6 +169,12 @@ fn full_report(name: &str, f: f64, g: f64) -> Report {
             calls: 27,
             total_ns: 28,
             self_ns: 29,
+            alloc: AllocStats {
+                allocs: 5,
+                bytes: 6,
+                frees: 7,
+                freed_bytes: 8,
+            },
         }],
     });
     r.threads.push(ThreadStats {
@@ -161,8 +187,24 @@ fn full_report(name: &str, f: f64, g: f64) -> Report {
     r.tree.push(crate::export::test_node("", None, 0));
     let mut child = crate::export::test_node(name, Some(0), 30);
     child.depth = 1;
+    child.alloc.bytes = 40;
+    child.self_alloc.frees = 41;
     r.tree.push(child);
     r.trace = Some(crate::report::Trace::default());
+    r.coverage = Some(crate::report::Coverage {
+        marked: 2,
+        ran: 1,
+        never_called: vec![crate::report::Mark {
+            name: name.to_owned(),
+            kind: SiteKind::Scope,
+            file: name.to_owned(),
+            line: 7,
+        }],
+    });
+    r.faults = Some(crate::report::Faults {
+        seed: u64::MAX,
+        sites: vec![(name.to_owned(), 3), (String::new(), 0)],
+    });
     r
 }
 

@@ -1,0 +1,273 @@
+//! `tickprof diff`: per-site changes between two reports, and the
+//! regression gate.
+
+use std::fmt::Write as _;
+use tickprof_runtime::{fmt_ns, Report};
+
+/// The figure a site's change is measured on, sorted by, and gated on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Metric {
+    /// Total time.
+    Total,
+    /// Self time.
+    #[value(name = "self")]
+    SelfTime,
+    /// Mean time per call.
+    Mean,
+}
+
+/// What `diff` was asked.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Changes smaller than this fraction of the before value are noise:
+    /// not shown (unless `all`), never failing.
+    pub noise: f64,
+    /// The compared figure.
+    pub metric: Metric,
+    /// Fail when a site got slower by more than this fraction.
+    pub fail_if_slower: Option<f64>,
+    /// Gate on this site only.
+    pub site: Option<String>,
+    /// Show the rows within the noise too.
+    pub all: bool,
+}
+
+/// One site's figures in one report.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Figures {
+    /// Calls.
+    pub calls: u64,
+    /// Total time, ns.
+    pub total_ns: u64,
+    /// Self time, ns.
+    pub self_ns: u64,
+    /// Mean time per call, ns.
+    pub mean_ns: f64,
+}
+
+impl Figures {
+    fn get(&self, m: Metric) -> f64 {
+        match m {
+            Metric::Total => self.total_ns as f64,
+            Metric::SelfTime => self.self_ns as f64,
+            Metric::Mean => self.mean_ns,
+        }
+    }
+}
+
+/// One site in either report, matched by name.
+#[derive(Clone, Debug)]
+pub struct Row {
+    /// The site's name.
+    pub name: String,
+    /// Its figures before (`None`: new).
+    pub before: Option<Figures>,
+    /// Its figures after (`None`: gone).
+    pub after: Option<Figures>,
+}
+
+impl Row {
+    /// The change of `m` in ns (after − before; a missing side counts 0).
+    pub fn delta(&self, m: Metric) -> f64 {
+        self.after.map_or(0.0, |f| f.get(m)) - self.before.map_or(0.0, |f| f.get(m))
+    }
+
+    /// The relative change of `m` (`None` when the site is new or gone, or
+    /// its before value is 0).
+    pub fn change(&self, m: Metric) -> Option<f64> {
+        let (b, a) = (self.before?.get(m), self.after?.get(m));
+        (b > 0.0).then(|| (a - b) / b)
+    }
+
+    /// Whether the change of `m` is within the noise.
+    pub fn is_noise(&self, m: Metric, noise: f64) -> bool {
+        match (self.before, self.after) {
+            (Some(b), Some(a)) if b.get(m) == 0.0 => a.get(m) == 0.0,
+            (Some(_), Some(_)) => self.change(m).is_some_and(|c| c.abs() < noise),
+            _ => false,
+        }
+    }
+}
+
+/// The sites of both reports, matched by name, biggest absolute change of
+/// `m` first (ties by name).
+pub fn rows(before: &Report, after: &Report, m: Metric) -> Vec<Row> {
+    let fig = |r: &Report, name: &str| {
+        r.site(name).map(|s| Figures {
+            calls: s.calls,
+            total_ns: s.total_ns,
+            self_ns: s.self_ns,
+            mean_ns: s.mean_ns,
+        })
+    };
+    let mut names: Vec<&str> = before
+        .sites
+        .iter()
+        .chain(&after.sites)
+        .map(|s| s.name.as_str())
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    let mut v: Vec<Row> = names
+        .into_iter()
+        .map(|n| Row {
+            name: n.to_owned(),
+            before: fig(before, n),
+            after: fig(after, n),
+        })
+        .collect();
+    v.sort_by(|a, b| {
+        b.delta(m)
+            .abs()
+            .total_cmp(&a.delta(m).abs())
+            .then_with(|| a.name.cmp(&b.name))
+    });
+    v
+}
+
+/// The sites slower than allowed, as one line each; `Err` when the gated
+/// site is missing from a report.
+pub fn violations(rows: &[Row], o: &Options) -> Result<Vec<String>, String> {
+    let Some(limit) = o.fail_if_slower else {
+        return Ok(Vec::new());
+    };
+    let gated: Vec<&Row> = match &o.site {
+        Some(name) => {
+            let r = rows
+                .iter()
+                .find(|r| &r.name == name)
+                .ok_or_else(|| format!("site {name:?} is in neither report"))?;
+            if r.before.is_none() || r.after.is_none() {
+                let side = if r.before.is_none() {
+                    "before"
+                } else {
+                    "after"
+                };
+                return Err(format!("site {name:?} is not in the {side} report"));
+            }
+            vec![r]
+        }
+        None => rows.iter().collect(),
+    };
+    Ok(gated
+        .into_iter()
+        .filter(|r| !r.is_noise(o.metric, o.noise))
+        .filter_map(|r| {
+            let c = r.change(o.metric)?;
+            (c > limit).then(|| {
+                format!(
+                    "{}: {} {} (allowed {})",
+                    r.name,
+                    metric_name(o.metric),
+                    pct(c),
+                    pct(limit)
+                )
+            })
+        })
+        .collect())
+}
+
+fn metric_name(m: Metric) -> &'static str {
+    match m {
+        Metric::Total => "total",
+        Metric::SelfTime => "self",
+        Metric::Mean => "mean",
+    }
+}
+
+/// `+5.0%`, `-12.3%`.
+pub fn pct(f: f64) -> String {
+    format!("{:+.1}%", f * 100.0)
+}
+
+/// The human table.
+pub fn table(rows: &[Row], o: &Options) -> String {
+    let shown: Vec<&Row> = rows
+        .iter()
+        .filter(|r| o.all || !r.is_noise(o.metric, o.noise))
+        .collect();
+    let cell = |r: &Row, f: fn(&Figures) -> String, m: Option<Metric>| {
+        let side = |x: Option<Figures>| x.as_ref().map_or("-".to_owned(), f);
+        let change = m
+            .and_then(|m| r.change(m))
+            .map_or(String::new(), |c| format!(" {}", pct(c)));
+        format!("{} → {}{change}", side(r.before), side(r.after))
+    };
+    let cols: Vec<[String; 6]> = shown
+        .iter()
+        .map(|r| {
+            let status = match (r.before, r.after) {
+                (None, _) => "new",
+                (_, None) => "gone",
+                _ if r.delta(o.metric) > 0.0 => "slower",
+                _ if r.delta(o.metric) < 0.0 => "faster",
+                _ => "same",
+            };
+            [
+                r.name.clone(),
+                cell(r, |f| f.calls.to_string(), None),
+                cell(r, |f| fmt_ns(f.total_ns as f64), Some(Metric::Total)),
+                cell(r, |f| fmt_ns(f.self_ns as f64), Some(Metric::SelfTime)),
+                cell(r, |f| fmt_ns(f.mean_ns), Some(Metric::Mean)),
+                status.to_owned(),
+            ]
+        })
+        .collect();
+    let head = ["site", "calls", "total", "self", "mean", ""];
+    let mut width = head.map(|h| h.chars().count());
+    for c in &cols {
+        for (w, s) in width.iter_mut().zip(c) {
+            *w = (*w).max(s.chars().count());
+        }
+    }
+    let mut out = String::new();
+    for line in std::iter::once(head.map(str::to_owned)).chain(cols) {
+        let mut l = String::new();
+        for (i, (s, w)) in line.iter().zip(width).enumerate() {
+            let pad = w - s.chars().count();
+            if i == 0 {
+                let _ = write!(l, "{s}{}  ", " ".repeat(pad));
+            } else {
+                let _ = write!(l, "{}{s}  ", " ".repeat(pad));
+            }
+        }
+        let _ = writeln!(out, "{}", l.trim_end());
+    }
+    let hidden = rows.len() - shown.len();
+    if hidden > 0 {
+        let _ = writeln!(
+            out,
+            "{hidden} site{} within the noise (±{:.1}% {}; --all shows them)",
+            if hidden == 1 { "" } else { "s" },
+            o.noise * 100.0,
+            metric_name(o.metric)
+        );
+    }
+    out
+}
+
+/// Tab-separated figures in ns, one line per site (every site), for
+/// scripts.
+pub fn raw(rows: &[Row], m: Metric) -> String {
+    let mut out = String::from(
+        "name\tcalls_before\tcalls_after\ttotal_ns_before\ttotal_ns_after\tself_ns_before\tself_ns_after\tmean_ns_before\tmean_ns_after\tchange\n",
+    );
+    let side = |f: Option<Figures>, g: fn(&Figures) -> String| f.as_ref().map_or("-".to_owned(), g);
+    for r in rows {
+        let _ = writeln!(
+            out,
+            "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
+            r.name,
+            side(r.before, |f| f.calls.to_string()),
+            side(r.after, |f| f.calls.to_string()),
+            side(r.before, |f| f.total_ns.to_string()),
+            side(r.after, |f| f.total_ns.to_string()),
+            side(r.before, |f| f.self_ns.to_string()),
+            side(r.after, |f| f.self_ns.to_string()),
+            side(r.before, |f| f.mean_ns.to_string()),
+            side(r.after, |f| f.mean_ns.to_string()),
+            r.change(m).map_or("-".to_owned(), |c| c.to_string()),
+        );
+    }
+    out
+}

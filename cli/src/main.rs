@@ -1,0 +1,238 @@
+//! The `tickprof` command: compare saved tickprof JSON reports (a
+//! regression gate for CI) and render a saved report again.
+//!
+//! Exit codes: 0 success; 1 `diff --fail-if-slower` exceeded; 2 bad input
+//! (a missing file, not a tickprof JSON report, a version this command does
+//! not read, a bad option) or an output that cannot be written — with one
+//! line on stderr saying which.
+
+mod diff;
+mod load;
+
+use clap::{Parser, Subcommand};
+use std::io::Write;
+use std::process::ExitCode;
+use tickprof_runtime::TextOptions;
+
+/// Compare and render tickprof JSON reports (`TICKPROF_OUT=run.json`).
+#[derive(Parser, Debug)]
+#[command(name = "tickprof", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Per-site changes from one report to another (sites matched by name),
+    /// biggest change first; exit 1 when `--fail-if-slower` is exceeded.
+    Diff {
+        /// The baseline report.
+        before: String,
+        /// The report to compare with it.
+        after: String,
+        /// Fail (exit 1) when a site's figure grew by more than this, e.g.
+        /// `5%`.
+        #[arg(long, value_name = "PERCENT", value_parser = percent)]
+        fail_if_slower: Option<f64>,
+        /// Gate on this site only (its full name, as in the report).
+        #[arg(long, value_name = "NAME", requires = "fail_if_slower")]
+        site: Option<String>,
+        /// Changes below this are noise: not shown, never failing.
+        #[arg(long, value_name = "PERCENT", value_parser = percent, default_value = "1%")]
+        noise: f64,
+        /// The figure compared, sorted by and gated on.
+        #[arg(long, value_enum, default_value = "total")]
+        metric: diff::Metric,
+        /// Show the sites within the noise too.
+        #[arg(long)]
+        all: bool,
+        /// Print every site's figures in ns, tab-separated, for scripts.
+        #[arg(long)]
+        raw: bool,
+    },
+    /// Render a saved report as the program would have: the text report
+    /// (default), with callers and callees (`--tree`), or as files.
+    Show {
+        /// The saved report.
+        report: String,
+        /// Add a caller/callee section per site.
+        #[arg(long)]
+        tree: bool,
+        /// Add the per-thread breakdown.
+        #[arg(long)]
+        threads: bool,
+        /// List the marked functions that never ran (reports with a
+        /// coverage section).
+        #[arg(long)]
+        coverage: bool,
+        /// Show at most this many sites.
+        #[arg(long, value_name = "N")]
+        top: Option<usize>,
+        /// Write the HTML drill-down page here instead of printing.
+        #[arg(long, value_name = "FILE")]
+        html: Option<String>,
+        /// Write this file instead of printing, in the format its
+        /// extension names (.txt .csv .json .html .folded .svg; repeatable).
+        #[arg(long, value_name = "FILE")]
+        out: Vec<String>,
+    },
+    /// Render a recorded trace (`TICKPROF_OUT=run.trace.json`) as the trace
+    /// log (`TICKPROF_LOG`), with the same filters.
+    Replay {
+        /// The recorded trace.
+        trace: String,
+        /// Only calls matching these glob patterns, and their subtrees
+        /// (comma-separated, as `TICKPROF_LOG_FILTER`).
+        #[arg(long, value_name = "PATTERNS", value_delimiter = ',')]
+        filter: Vec<String>,
+        /// Hide calls matching these glob patterns, with their subtrees.
+        #[arg(long, value_name = "PATTERNS", value_delimiter = ',')]
+        notrace: Vec<String>,
+        /// At most this many levels of shown calls (0: no limit).
+        #[arg(long, value_name = "N", default_value_t = 0)]
+        depth: usize,
+        /// Hide calls shorter than this (`5us`, `2ms`), with their subtrees.
+        #[arg(long, value_name = "DURATION", value_parser = duration_ns, default_value = "0")]
+        threshold: u64,
+        /// Only these threads (tickprof's thread numbers; comma-separated).
+        #[arg(long, value_name = "IDS", value_delimiter = ',')]
+        tid: Vec<u64>,
+    },
+}
+
+/// `5us`, `2ms`, `1s`, `100ns` or `0`: nanoseconds.
+fn duration_ns(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let scale = match unit.trim() {
+        "" if num == "0" => 0.0,
+        "ns" => 1.0,
+        "us" | "µs" => 1e3,
+        "ms" => 1e6,
+        "s" => 1e9,
+        _ => return Err(format!("{s:?} is not a duration (e.g. 5us, 2ms)")),
+    };
+    match num.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok((v * scale).round() as u64),
+        _ => Err(format!("{s:?} is not a duration (e.g. 5us, 2ms)")),
+    }
+}
+
+/// `5%`, `5` or `0.5%`: a fraction.
+fn percent(s: &str) -> Result<f64, String> {
+    let n = s.strip_suffix('%').unwrap_or(s).trim();
+    match n.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v / 100.0),
+        _ => Err(format!("{s:?} is not a percentage (e.g. 5%)")),
+    }
+}
+
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("tickprof: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Prints to stdout; a closed pipe is not an error worth reporting.
+fn print(s: &str) {
+    let _ = std::io::stdout().lock().write_all(s.as_bytes());
+}
+
+fn run(cli: Cli) -> Result<ExitCode, String> {
+    match cli.command {
+        Command::Diff {
+            before,
+            after,
+            fail_if_slower,
+            site,
+            noise,
+            metric,
+            all,
+            raw,
+        } => {
+            let b = load::read(&before)?;
+            let a = load::read(&after)?;
+            let o = diff::Options {
+                noise,
+                metric,
+                fail_if_slower,
+                site,
+                all,
+            };
+            let rows = diff::rows(&b, &a, metric);
+            let bad = diff::violations(&rows, &o)?;
+            if raw {
+                print(&diff::raw(&rows, metric));
+            } else {
+                print(&format!("tickprof diff: {before} → {after}\n"));
+                print(&diff::table(&rows, &o));
+            }
+            if bad.is_empty() {
+                return Ok(ExitCode::SUCCESS);
+            }
+            for line in &bad {
+                eprintln!("tickprof: slower than allowed: {line}");
+            }
+            Ok(ExitCode::from(1))
+        }
+        Command::Show {
+            report,
+            tree,
+            threads,
+            coverage,
+            top,
+            html,
+            out,
+        } => {
+            let r = load::read(&report)?;
+            let opts = TextOptions {
+                top,
+                tree,
+                threads,
+                coverage,
+            };
+            if html.is_none() && out.is_empty() {
+                print(&r.text(&opts));
+            }
+            if let Some(f) = &html {
+                let page = tickprof_runtime::export::html::render(&r);
+                std::fs::write(f, page).map_err(|e| format!("{f}: {e}"))?;
+            }
+            for f in &out {
+                tickprof_runtime::export::write_to_path(&r, f, &opts)
+                    .map_err(|e| format!("{f}: {e}"))?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Replay {
+            trace,
+            filter,
+            notrace,
+            depth,
+            threshold,
+            tid,
+        } => {
+            let text = std::fs::read_to_string(&trace).map_err(|e| format!("{trace}: {e}"))?;
+            let opts = tickprof_runtime::log::LogOptions {
+                filter,
+                notrace,
+                depth,
+                threshold_ns: threshold,
+                tids: tid,
+            };
+            let mut out = Vec::new();
+            tickprof_runtime::log::replay_trace_json(&text, &mut out, &opts)
+                .map_err(|e| format!("{trace}: {e}"))?;
+            let _ = std::io::stdout().lock().write_all(&out);
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}

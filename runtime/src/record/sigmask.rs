@@ -1,0 +1,50 @@
+//! Whether a thread's first marked call may be running in a signal
+//! handler, and the operating system's name of a thread.
+//!
+//! A signal delivered to a thread that std is still starting runs its
+//! handler before std has set the thread's handle; `std::thread::current()`
+//! would then create one, and std aborts the thread's start ("current
+//! thread handle already set"). While a handler runs, its signal is blocked
+//! (unless it was installed with `SA_NODEFER`), so a thread whose signal
+//! mask is empty is not in one: only then does tickprof ask std for the
+//! thread's name. Otherwise the name is found later (see
+//! `ThreadState::setup`).
+
+/// Whether the calling thread blocks any signal (then it may be running a
+/// signal handler).
+#[cfg(target_os = "linux")]
+pub(super) fn any_blocked() -> bool {
+    extern "C" {
+        fn pthread_sigmask(how: i32, set: *const u64, old: *mut u64) -> i32;
+    }
+    // glibc's and musl's `sigset_t` are 128 bytes; the kernel writes 8.
+    let mut old = [0u64; 16];
+    // SAFETY: with a null `set` the mask is only read, into `old`, which is
+    // as large as any `sigset_t`.
+    let r = unsafe { pthread_sigmask(0, core::ptr::null(), old.as_mut_ptr()) };
+    r != 0 || old.iter().any(|&w| w != 0)
+}
+
+/// Whether the calling thread blocks any signal: not known off Linux, so
+/// never assumed.
+#[cfg(not(target_os = "linux"))]
+pub(super) fn any_blocked() -> bool {
+    false
+}
+
+/// The calling thread's name as the operating system has it (at most 15
+/// bytes on Linux), without asking std.
+pub(super) fn os_thread_name() -> Option<String> {
+    let name = std::fs::read_to_string("/proc/thread-self/comm").ok()?;
+    let name = name.trim_end_matches('\n');
+    (!name.is_empty()).then(|| name.to_owned())
+}
+
+/// The calling thread's name as std has it (its id when unnamed). Only
+/// where std has set the thread's handle (see the module docs).
+pub(super) fn std_thread_name() -> String {
+    let current = std::thread::current();
+    current
+        .name()
+        .map_or_else(|| format!("{:?}", current.id()), str::to_owned)
+}

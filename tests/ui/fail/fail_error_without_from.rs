@@ -1,0 +1,11 @@
+#[derive(Debug)]
+struct MyError;
+
+#[tickprof::profile(fail)]
+fn open() -> Result<(), MyError> {
+    Ok(())
+}
+
+fn main() {
+    let _ = open();
+}

@@ -356,15 +356,9 @@ fn pprof_has_allocation_sample_types() {
         caller();
     }
     let r = tickprof::snapshot().since(&before);
-    let opts = tickprof::TextOptions::default();
-    let pb = tickprof::export::render(&r, "x.pb", &opts).unwrap();
-    let p: pprof_proto::Profile = prost::Message::decode(pb.as_slice()).unwrap();
-    let s = |i: i64| p.string_table[i as usize].as_str();
-    let types: Vec<(&str, &str)> = p
-        .sample_type
-        .iter()
-        .map(|t| (s(t.r#type), s(t.unit)))
-        .collect();
+    let p = pprof_proto::Profile::of(&r);
+    let s = |i: i64| p.s(i);
+    let types = p.types();
     assert_eq!(
         types,
         [

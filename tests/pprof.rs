@@ -68,13 +68,8 @@ fn pprof_decodes_with_one_function_per_site_and_flat_self_cum_total() {
     let gz = tickprof::export::render(&report, "x.pb.gz", &opts).unwrap();
     assert_eq!(unstore(&gz), pb);
     let p: Profile = prost::Message::decode(pb.as_slice()).unwrap();
-    let s = |i: i64| p.string_table[i as usize].as_str();
-    assert_eq!(p.string_table[0], "");
-    let types: Vec<(&str, &str)> = p
-        .sample_type
-        .iter()
-        .map(|t| (s(t.r#type), s(t.unit)))
-        .collect();
+    let s = |i: i64| p.s(i);
+    let types = p.types();
     assert_eq!(types, [("calls", "count"), ("time", "nanoseconds")]);
     assert_eq!(s(p.default_sample_type), "time");
     assert_eq!(p.duration_nanos as u64, report.run.wall_ns);

@@ -85,3 +85,25 @@ pub struct Function {
     #[prost(int64, tag = "5")]
     pub start_line: i64,
 }
+
+impl Profile {
+    /// The `.pb` export of `report`, decoded.
+    pub fn of(report: &tickprof::Report) -> Profile {
+        let opts = tickprof::TextOptions::default();
+        let pb = tickprof::export::render(report, "x.pb", &opts).unwrap();
+        prost::Message::decode(pb.as_slice()).unwrap()
+    }
+
+    /// The string at index `i` of the string table.
+    pub fn s(&self, i: i64) -> &str {
+        &self.string_table[i as usize]
+    }
+
+    /// The sample types as (type, unit) names.
+    pub fn types(&self) -> Vec<(&str, &str)> {
+        self.sample_type
+            .iter()
+            .map(|t| (self.s(t.r#type), self.s(t.unit)))
+            .collect()
+    }
+}

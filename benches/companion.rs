@@ -10,7 +10,7 @@
 //! With `cargo bench --bench companion --features
 //! tickprof-testsuite/criterion -- --profile-time 1`, criterion profiles
 //! each benchmark instead of measuring it, through
-//! `tickprof::criterion::Profiler`: `tickprof.{txt,folded,svg,json}` in
+//! `tickprof::criterion::Profiler`: `tickprof.{txt,folded,svg,json,pb.gz}` in
 //! `target/criterion/<benchmark>/profile/` (scripts/ci_criterion.sh checks
 //! them).
 

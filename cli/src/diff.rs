@@ -159,7 +159,7 @@ pub fn violations(rows: &[Row], o: &Options) -> Result<Vec<String>, String> {
                     "{}: {} {} (allowed {})",
                     r.name,
                     metric_name(o.metric),
-                    pct(c),
+                    pct_over(c, limit),
                     pct(limit)
                 )
             })
@@ -178,6 +178,16 @@ fn metric_name(m: Metric) -> &'static str {
 /// `+5.0%`, `-12.3%`.
 pub fn pct(f: f64) -> String {
     format!("{:+.1}%", f * 100.0)
+}
+
+/// `c` as [`pct`], with two decimals when one would print it equal to
+/// `limit` (`+5.04%`, not `+5.0%`, over an allowed `+5.0%`).
+fn pct_over(c: f64, limit: f64) -> String {
+    if pct(c) == pct(limit) {
+        format!("{:+.2}%", c * 100.0)
+    } else {
+        pct(c)
+    }
 }
 
 /// The human table.
@@ -270,4 +280,16 @@ pub fn raw(rows: &[Row], m: Metric) -> String {
         );
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_change_over_the_limit_never_prints_as_the_limit() {
+        assert_eq!(pct_over(0.0504, 0.05), "+5.04%");
+        assert_eq!(pct_over(0.258, 0.05), "+25.8%");
+        assert_eq!(pct(-0.123), "-12.3%");
+    }
 }

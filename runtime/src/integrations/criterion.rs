@@ -9,7 +9,7 @@
 //! `tickprof.json` in the benchmark's directory
 //! (`target/criterion/<group>/<benchmark>/profile/`), plus every other
 //! format this build's [`export`] writes from the list in
-//! [`FILES`] (the pprof `tickprof.pb.gz` where that writer is present).
+//! [`FILES`] (text, folded stacks, SVG flame graph, JSON, pprof `.pb.gz`).
 //!
 //! One feature per criterion major version, so that a project is not tied
 //! to one: `criterion05`, `criterion06`, `criterion07`, `criterion08`

@@ -26,11 +26,15 @@ pub(super) fn tools(r: &Report, s: &mut String, opts: &TextOptions) {
     if let Some(c) = r.coverage.as_ref().filter(|c| c.marked > 0) {
         let never = c.never_called.len();
         if never == 0 {
-            let _ = writeln!(
-                s,
-                "tickprof: coverage: all {} marked functions ran",
-                c.marked
-            );
+            let _ = if c.marked == 1 {
+                writeln!(s, "tickprof: coverage: the 1 marked function ran")
+            } else {
+                writeln!(
+                    s,
+                    "tickprof: coverage: all {} marked functions ran",
+                    c.marked
+                )
+            };
         } else {
             let hint = if opts.coverage {
                 ":"
@@ -100,6 +104,24 @@ mod tests {
             s,
             "tickprof: coverage: 1 of 3 marked functions ran; 2 never called:\n  a::x  src/a.rs:10\n  a::y  src/a.rs:11\n"
         );
+    }
+
+    #[test]
+    fn when_every_mark_ran_the_line_says_so_in_the_singular_too() {
+        let mut r = Report::empty();
+        for (marked, line) in [
+            (1, "tickprof: coverage: the 1 marked function ran\n"),
+            (4, "tickprof: coverage: all 4 marked functions ran\n"),
+        ] {
+            r.coverage = Some(Coverage {
+                marked,
+                ran: marked,
+                never_called: Vec::new(),
+            });
+            let mut s = String::new();
+            tools(&r, &mut s, &TextOptions::default());
+            assert_eq!(s, line);
+        }
     }
 
     #[test]

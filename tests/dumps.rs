@@ -104,7 +104,24 @@ struct Running {
 
 impl Running {
     fn start(mode: &str, env: &[(&str, &str)]) -> Running {
+        Running::start_ignoring(mode, env, None)
+    }
+
+    /// As [`Running::start`], with `ignored` set to `SIG_IGN` in the child
+    /// before it executes (as `nohup` does for SIGHUP).
+    fn start_ignoring(mode: &str, env: &[(&str, &str)], ignored: Option<i32>) -> Running {
         let mut cmd = child::child_command(CHILD, mode);
+        if let Some(sig) = ignored {
+            use std::os::unix::process::CommandExt;
+            // SAFETY: the closure only calls `signal`, which is
+            // async-signal-safe, between fork and exec.
+            unsafe {
+                cmd.pre_exec(move || {
+                    libc::signal(sig, libc::SIG_IGN);
+                    Ok(())
+                });
+            }
+        }
         cmd.envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -266,6 +283,31 @@ fn on_term_writes_the_final_report_then_dies_of_the_signal() {
         );
         std::fs::remove_dir_all(&dir).unwrap();
     }
+}
+
+#[test]
+fn on_term_leaves_a_signal_the_process_was_started_ignoring_ignored() {
+    let dir = tmp_dir("nohup");
+    let out = dir.join("p.json");
+    let env = [
+        ("TICKPROF_ON_TERM", "1"),
+        ("TICKPROF_OUT", out.to_str().unwrap()),
+    ];
+    let mut c = Running::start_ignoring("until-killed", &env, Some(libc::SIGHUP));
+    c.expect("phase 1");
+    c.kill("HUP");
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(
+        c.child.try_wait().unwrap().is_none(),
+        "SIGHUP, ignored as under nohup, ended the process"
+    );
+    assert!(!out.exists(), "no report on an ignored signal");
+    c.kill("TERM");
+    let (status, err) = c.finish();
+    assert_eq!(status.signal(), Some(15), "{err}");
+    assert_eq!(calls_in(&out), 3);
+    assert!(!err.contains("SIGHUP"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

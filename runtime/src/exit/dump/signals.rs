@@ -80,7 +80,28 @@ pub(super) fn on_dump_signal(sig: DumpSignal) -> io::Result<()> {
 }
 
 /// `TICKPROF_ON_TERM`: SIGTERM, SIGINT and SIGHUP write the final report,
-/// then terminate the process.
+/// then terminate the process. A signal the process is ignoring when this
+/// runs (one started under `nohup` ignores SIGHUP; a background job of a
+/// non-interactive shell, SIGINT) stays ignored: without tickprof it would
+/// not end the process, so it does not with tickprof either.
 pub(super) fn on_termination() -> io::Result<()> {
-    watch(&TERMINATION)
+    let sigs: Vec<i32> = TERMINATION
+        .into_iter()
+        .filter(|&sig| !ignored(sig))
+        .collect();
+    if sigs.is_empty() {
+        return Ok(());
+    }
+    watch(&sigs)
+}
+
+/// Whether `sig`'s disposition is "ignore" (`SIG_IGN`).
+fn ignored(sig: i32) -> bool {
+    // SAFETY: `sigaction` with a null new action only reads the current
+    // disposition into `old`, a zeroed `sigaction` owned by this frame (an
+    // all-zero `sigaction` is a valid value of the C struct).
+    unsafe {
+        let mut old: libc::sigaction = std::mem::zeroed();
+        libc::sigaction(sig, std::ptr::null(), &mut old) == 0 && old.sa_sigaction == libc::SIG_IGN
+    }
 }

@@ -21,7 +21,20 @@ fn traced_parent() -> u64 {
 /// The child's work; does nothing unless run as a child.
 #[test]
 fn child_workload() {
-    if std::env::var_os(CHILD).is_none() {
+    let Ok(mode) = std::env::var(CHILD) else {
+        return;
+    };
+    if let Some(path) = mode.strip_prefix("since:") {
+        // A difference of snapshots (a delta dump) traces only the calls
+        // between them.
+        assert_eq!(traced_parent(), (1..=50).sum::<u64>());
+        let before = tickprof::snapshot();
+        (0..7).for_each(|i| {
+            traced_leaf(i);
+        });
+        let delta = tickprof::snapshot().since(&before);
+        let opts = tickprof::TextOptions::default();
+        tickprof::export::write_to_path(&delta, path, &opts).unwrap();
         return;
     }
     assert_eq!(traced_parent(), (1..=50).sum::<u64>());
@@ -37,7 +50,11 @@ fn child_workload() {
 mod child;
 
 fn run_child(dir: &std::path::Path, env: &[(&str, &str)]) -> String {
-    let mut cmd = child::child_command(CHILD, "1");
+    run_child_mode(dir, "1", env)
+}
+
+fn run_child_mode(dir: &std::path::Path, mode: &str, env: &[(&str, &str)]) -> String {
+    let mut cmd = child::child_command(CHILD, mode);
     cmd.current_dir(dir);
     for (k, v) in env {
         cmd.env(k, v);
@@ -118,6 +135,27 @@ fn trace_json_has_every_call_on_its_threads_timeline() {
             .count(),
         20
     );
+    assert_eq!(v["otherData"]["dropped_events"], 0);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn a_snapshot_difference_traces_only_the_calls_between() {
+    let dir = tmp("since");
+    let path = dir.join("delta.trace.json");
+    let mode = format!("since:{}", path.to_str().unwrap());
+    run_child_mode(
+        &dir,
+        &mode,
+        &[("TICKPROF_TRACE", "1"), ("TICKPROF_STDERR", "0")],
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let all = events(&v);
+    assert_eq!(all.len(), 7, "{all:?}");
+    assert!(all
+        .iter()
+        .all(|e| e["name"].as_str().unwrap().ends_with("::traced_leaf")));
     assert_eq!(v["otherData"]["dropped_events"], 0);
     let _ = std::fs::remove_dir_all(dir);
 }

@@ -324,7 +324,23 @@ impl Capture {
             events: self.events.minus(earlier.events),
             complete: self.complete && earlier.complete,
             at: self.at,
-            traces: Vec::new(),
+            traces: self
+                .traces
+                .iter()
+                .map(|t| {
+                    // A buffer only grows (until a reset empties it): the
+                    // calls since `earlier` are the events past its length.
+                    let before = earlier.traces.iter().find(|p| p.thread_id == t.thread_id);
+                    let (len, dropped) = before.map_or((0, 0), |b| (b.events.len(), b.dropped));
+                    let len = if len > t.events.len() { 0 } else { len };
+                    ThreadEvents {
+                        thread_id: t.thread_id,
+                        thread_name: t.thread_name.clone(),
+                        events: t.events[len..].to_vec(),
+                        dropped: t.dropped.saturating_sub(dropped),
+                    }
+                })
+                .collect(),
         }
     }
 }

@@ -90,6 +90,8 @@ pub use tickprof_runtime::log;
 /// The opt-in integrations present in this build: `criterion` (features
 /// `criterion05` … `criterion08`: criterion's profiler hook) and `tracing`
 /// (feature `tracing`: a `tracing_subscriber` layer).
+// Empty, hence unused, when no integration feature is on.
+#[allow(unused_imports)]
 pub use tickprof_runtime::integrations::*;
 
 pub use tickprof_runtime::{dump_every, dump_now, dump_on_signal, DumpMode, DumpSignal};

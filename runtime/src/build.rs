@@ -263,8 +263,17 @@ fn site_stats(
     } else {
         0.0
     };
-    let lo = ((min - per_call).max(0.0) * ns.0).min(mean);
     let hi = ((max - per_call).max(0.0) * ns.0).max(mean);
+    // No call is shorter than the calls' sum less the others at their
+    // longest: a compensated (or carried) total keeps `min` from claiming a
+    // call shorter than what was measured inside the calls.
+    let n = accepted as f64;
+    let by_sum = if accepted > 0 {
+        (mean * n - (n - 1.0) * hi).max(0.0)
+    } else {
+        0.0
+    };
+    let lo = ((min - per_call).max(0.0) * ns.0).max(by_sum).min(mean);
     SiteStats {
         name,
         function: site.function_path(),

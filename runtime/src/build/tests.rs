@@ -167,6 +167,23 @@ fn a_parent_shorter_than_its_children_is_carried_not_contradicted() {
 }
 
 #[test]
+fn min_never_claims_a_call_shorter_than_the_sum_allows() {
+    // root → a(4 calls, 400 ticks, shortest 1, longest 200) → b(400 calls,
+    // 380). With a call cost of 1 tick a's own time compensates to 0 and is
+    // carried to b's 380: a mean of 95. The shortest call less the cost
+    // beneath (100 per call on average) would say 0 ns; the sum says each
+    // call is at least 380 - 3 × 100 (the others at their longest).
+    let mut a = node(0, 0, 4, 400);
+    (a.acc.min, a.acc.max) = (1, 200);
+    let t = Tree::from_nodes(vec![TNode::ROOT, a, node(1, 1, 400, 380)]);
+    let r = report(t, cal(0.0, 1.0));
+    let a = r.site("a").unwrap();
+    assert_eq!((a.total_ns, r.run.carried), (380, 1));
+    assert_eq!((a.mean_ns, a.max_ns), (95.0, 100));
+    assert_eq!(a.min_ns, 80);
+}
+
+#[test]
 fn compensation_subtracts_inner_and_call_costs() {
     // root → a(100) → b(2 calls, 30, min 15); inner 2, call 10.
     let t = Tree::from_nodes(vec![TNode::ROOT, node(0, 0, 1, 100), node(1, 1, 2, 30)]);

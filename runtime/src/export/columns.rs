@@ -322,12 +322,12 @@ pub(crate) fn notes(report: &Report) -> Vec<String> {
         (
             r.clamped,
             "call path",
-            "whose compensated time came out below zero were set to 0",
+            "set to 0: the compensated time came out below zero",
         ),
         (
             r.carried,
             "call path",
-            "measured shorter than their marked children were raised to their children's total",
+            "raised to the total of the marked calls inside: measured shorter than them",
         ),
         (
             r.trace_dropped,

@@ -97,8 +97,9 @@ macro_rules! counters {
                 Cells { $( $name: AtomicU64::new(Kind::$kind.empty()), )* }
             }
 
-            /// A copy of the current values.
-            pub fn load(&self) -> Acc {
+            /// The cells as they are stored (`max` holding the width of
+            /// the range of accepted times: see [`Cells::load`]).
+            fn load_stored(&self) -> Acc {
                 Acc { $( $name: self.$name.load(Ordering::Relaxed), )* }
             }
 
@@ -108,6 +109,26 @@ macro_rules! counters {
             }
         }
     };
+}
+
+#[cfg(feature = "enabled")]
+impl Cells {
+    /// A copy of the current values. The `min` cell holds `min` negated
+    /// (wrapping) and the `max` cell the width of the range of accepted
+    /// times, `max - min + 1`, or 0 before the first accepted call: the hot
+    /// path decides with one add and one compare that a call inside the
+    /// range moves neither extreme (`Node::record`). This turns them back
+    /// into `min` and `max`.
+    pub fn load(&self) -> Acc {
+        let mut a = self.load_stored();
+        if a.max == 0 {
+            (a.min, a.max) = (Acc::EMPTY.min, Acc::EMPTY.max);
+        } else {
+            a.min = a.min.wrapping_neg();
+            a.max = a.min.saturating_add(a.max - 1);
+        }
+        a
+    }
 }
 
 // Order matters for the hot path: `calls`, `ticks`, `min`, `max` share the
@@ -247,8 +268,12 @@ mod tests {
         let c = Cells::new();
         assert_eq!(c.load(), Acc::EMPTY);
         c.calls.store(3, Ordering::Relaxed);
-        c.min.store(7, Ordering::Relaxed);
+        c.min.store(7u64.wrapping_neg(), Ordering::Relaxed);
         assert_eq!(c.load().calls, 3);
+        let a = c.load();
+        assert_eq!((a.min, a.max), (u64::MAX, 0), "no width: no accepted call");
+        c.max.store(5, Ordering::Relaxed);
+        assert_eq!((c.load().min, c.load().max), (7, 11), "width 5 from 7");
         c.reset();
         assert_eq!(c.load(), Acc::EMPTY);
     }

@@ -44,32 +44,47 @@ impl Node {
         unsafe { p.cast_const().as_ref() }
     }
 
-    /// Adds one finished call; deltas above `max_ticks` are rejected.
+    /// Adds one finished call; deltas above `MAX_TICKS` are rejected.
     /// Single writer: relaxed load + store.
+    ///
+    /// `c.min` holds `min` negated (wrapping) and `c.max` the width of the
+    /// range of accepted times, `max - min + 1` (0 before the first
+    /// accepted call); [`Cells::load`] turns them back into `min` and
+    /// `max`. A delta inside the range is accepted — it is at most
+    /// `max`, itself accepted — and changes neither extreme: one subtract
+    /// and one compare decide it. Anything else (the first call, a new
+    /// shortest or longest, a reversed or oversized delta) takes the cold
+    /// path, which applies the reject rule and moves the extremes.
     #[inline(always)]
-    pub(super) fn record(&self, delta: u64, max_ticks: u64) {
+    pub(super) fn record(&self, delta: u64) {
         bump(&self.c.calls, 1);
-        match accept(delta, max_ticks) {
-            Ok(d) => {
-                bump(&self.c.ticks, d);
-                self.min_max(d);
-            }
+        let neg_min = self.c.min.load(Ordering::Relaxed);
+        if delta.wrapping_add(neg_min) >= self.c.max.load(Ordering::Relaxed) {
             // Each cold call is the last thing the hot path does, so that
             // no value of the marked function's has to live across it
             // (which would cost callee-saved registers, saved and restored
             // on every call).
-            Err(r) => return self.reject_cold(r),
+            return self.record_cold(delta);
         }
+        bump(&self.c.ticks, delta);
         if std::thread::panicking() {
             self.unwound_cold();
         }
     }
 
-    /// A rejected call: counted by kind (and as unwound when it is).
+    /// A call outside the range of accepted times so far: accepted (a new
+    /// extreme) or rejected, by the reject rule; counted as unwound when
+    /// it is.
     #[cold]
     #[inline(never)]
-    fn reject_cold(&self, why: Reject) {
-        self.reject(why);
+    fn record_cold(&self, delta: u64) {
+        match accept(delta, MAX_TICKS.load(Ordering::Relaxed)) {
+            Ok(d) => {
+                bump(&self.c.ticks, d);
+                self.min_max(d);
+            }
+            Err(r) => self.reject(r),
+        }
         if std::thread::panicking() {
             bump(&self.c.unwound, 1);
         }
@@ -82,15 +97,20 @@ impl Node {
         bump(&self.c.unwound, 1);
     }
 
-    /// Folds one accepted call time into `min` and `max`.
-    #[inline(always)]
+    /// Folds one accepted call time into `min` and the width of the range
+    /// (see [`Node::record`]). The width is written after `min`, so a
+    /// report reading both between the two stores sees a range that is too
+    /// narrow, never one that claims a call that was not made.
     pub(super) fn min_max(&self, delta: u64) {
-        if delta < self.c.min.load(Ordering::Relaxed) {
-            self.c.min.store(delta, Ordering::Relaxed);
-        }
-        if delta > self.c.max.load(Ordering::Relaxed) {
-            self.c.max.store(delta, Ordering::Relaxed);
-        }
+        let min = self.c.min.load(Ordering::Relaxed).wrapping_neg();
+        let width = self.c.max.load(Ordering::Relaxed);
+        let (lo, hi) = if width == 0 {
+            (delta, delta)
+        } else {
+            (min.min(delta), min.wrapping_add(width - 1).max(delta))
+        };
+        self.c.min.store(lo.wrapping_neg(), Ordering::Relaxed);
+        self.c.max.store(hi - lo + 1, Ordering::Relaxed);
     }
 
     /// Adds one poll of an async call: busy time, no call. Returns the
@@ -126,4 +146,49 @@ pub(crate) fn bump(a: &AtomicU64, by: u64) {
         a.load(Ordering::Relaxed).wrapping_add(by),
         Ordering::Relaxed,
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::counters::Acc;
+
+    /// The range encoding of `min`/`max` gives the same figures as plain
+    /// extremes, with the reject rule applied on the cold path.
+    #[test]
+    fn record_keeps_exact_extremes_and_rejects() {
+        let n = Node::new();
+        assert_eq!(n.c.load(), Acc::EMPTY);
+        let over = MAX_TICKS.load(Ordering::Relaxed) + 1;
+        for d in [5, 3, 9, 4, 9, 3, u64::MAX, over, 6] {
+            n.record(d);
+        }
+        let a = n.c.load();
+        assert_eq!((a.calls, a.ticks, a.min, a.max), (9, 39, 3, 9));
+        // `over` is oversized, or reversed when MAX_TICKS is unbounded
+        // (`i64::MAX`, as in unit tests): either way rejected.
+        assert_eq!(a.reversed + a.oversized, 2);
+        assert!(a.reversed >= 1);
+        n.c.reset();
+        assert_eq!(n.c.load(), Acc::EMPTY);
+        n.record(0);
+        let a = n.c.load();
+        assert_eq!(
+            (a.calls, a.min, a.max),
+            (1, 0, 0),
+            "a 0-tick call is a range"
+        );
+        n.record(u64::MAX);
+        assert_eq!(n.c.load().reversed, 1, "reversed by one tick");
+    }
+
+    #[test]
+    fn min_max_of_polls_folds_into_the_range() {
+        let n = Node::new();
+        n.min_max(10);
+        n.min_max(2);
+        n.min_max(7);
+        let a = n.c.load();
+        assert_eq!((a.min, a.max), (2, 10));
+    }
 }

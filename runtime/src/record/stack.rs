@@ -17,7 +17,7 @@ use super::node::{bump, Node};
 use super::registry;
 use super::sigmask;
 use crate::site::CallSite;
-use crate::switches::{recording, MAX_NODES, MAX_TICKS, RECORDED_ANY};
+use crate::switches::{recording, MAX_NODES, RECORDED_ANY};
 use crate::tree::{OVERFLOW_NESTED, OVERFLOW_OUTER};
 use core::sync::atomic::Ordering;
 use std::cell::Cell;
@@ -67,10 +67,6 @@ pub(super) struct ThreadState {
     /// name (it may have run in a signal handler while std was starting
     /// the thread): the name is found on a later cold path.
     name_pending: Cell<bool>,
-    /// `MAX_TICKS`, copied at set-up (it is settled before any thread
-    /// records): the pop reads it from the thread-local it already
-    /// addresses, not through the global's address.
-    max_ticks: Cell<u64>,
 }
 
 /// The shadow stack of a torn-down state: one null frame, only ever read
@@ -105,7 +101,6 @@ thread_local! {
             dead: Cell::new(false),
             internal_only: Cell::new(false),
             name_pending: Cell::new(false),
-            max_ticks: Cell::new(i64::MAX as u64),
         }
     };
     static EXIT: ThreadExit = const { ThreadExit };
@@ -299,8 +294,9 @@ impl ThreadState {
         self.internal_only
             .set(name.as_deref() == Some(CALIBRATION_THREAD));
         self.name_pending.set(pending);
+        // Settled before any node of any thread records (the pop's cold
+        // path reads it).
         crate::switches::settle_max_ticks();
-        self.max_ticks.set(MAX_TICKS.load(Ordering::Relaxed));
         let arena = registry::new_thread(name);
         let Some(root) = arena.push(None, u32::MAX, 0) else {
             return false;
@@ -444,7 +440,7 @@ impl ThreadState {
             self.depth.set(top - 1);
             // SAFETY: the frame on top of this thread's live stack holds a
             // node of its arena, which outlives the state.
-            unsafe { &*node }.record(end.wrapping_sub(start), self.max_ticks.get());
+            unsafe { &*node }.record(end.wrapping_sub(start));
         } else {
             self.pop_slow(depth, node, start, end);
         }
@@ -476,7 +472,7 @@ impl ThreadState {
         // SAFETY: `node` was handed out by this thread's arena, which is
         // alive: the state is not torn down (`pop_frame` said so).
         let node = unsafe { &*node };
-        node.record(end.wrapping_sub(start), self.max_ticks.get());
+        node.record(end.wrapping_sub(start));
         if bits & TRACED != 0 {
             self.trace(node, start, end);
         }

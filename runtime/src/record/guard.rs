@@ -63,10 +63,10 @@ impl Guard {
     }
 
     /// Any mode but plain recording and off: the bits of `mode` say what
-    /// to do. Tracing and hooks push the frame as usual, and the guard's
-    /// depth carries [`TRACED`] / [`HOOKED`], which sends its drop to the
-    /// slow path (`pop_slow`), where the call is also traced and the exit
-    /// hooks run. Hooks with the profile off give a guard marked
+    /// to do. Tracing and hooks push the frame as usual, the guard's depth
+    /// carries [`TRACED`] / [`HOOKED`] and its node address is tagged
+    /// ([`TAG`]), which sends its drop to the slow path (`pop_slow`), where
+    /// the call is also traced and the exit hooks run. Hooks with the profile off give a guard marked
     /// [`UNRECORDED`] that only runs the hooks.
     #[cold]
     #[inline(never)]
@@ -101,6 +101,14 @@ impl Guard {
         if hooked {
             hook::enter(site, depth, ticks(), false);
         }
+        // Tagged, so that the drop's fast path (which compares the node
+        // only) cannot match it: it goes to `pop_slow` to be traced and
+        // hooked.
+        let node = if bits != 0 {
+            node.cast::<u8>().wrapping_add(TAG).cast::<Node>()
+        } else {
+            node
+        };
         (node, depth | bits)
     }
 
@@ -132,6 +140,11 @@ pub(super) const HOOKED: usize = 1 << (usize::BITS - 3);
 pub(super) const UNRECORDED: usize = 1 << (usize::BITS - 4);
 /// The depth bits that are not the depth.
 pub(super) const FLAGS: usize = TRACED | HOOKED | UNRECORDED;
+/// Set in the node address of a traced or hooked guard (nodes are aligned
+/// to 64 bytes, so the bit is free): the drop's fast path compares the
+/// guard's node with the node on top of the stack and nothing else, and a
+/// tagged address never equals a stacked one.
+pub(super) const TAG: usize = 1;
 
 /// A detached call (made after its thread's state was torn down): recorded
 /// straight into the finished threads' tree, as a call with no marked

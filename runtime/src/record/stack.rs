@@ -11,7 +11,7 @@
 
 use super::arena::Arena;
 use super::fasthash::FastMap;
-use super::guard::{record_detached, DETACHED, FLAGS, HOOKED, TRACED, UNRECORDED};
+use super::guard::{record_detached, DETACHED, FLAGS, HOOKED, TAG, TRACED, UNRECORDED};
 use super::hook::{self, Ended};
 use super::node::{bump, Node};
 use super::registry;
@@ -427,8 +427,16 @@ impl ThreadState {
     }
 
     /// Pops the guard's frame and records its delta: on top of the stack,
-    /// the fast path; anything else (detached, traced, out of order, torn
-    /// down) goes to `pop_slow`.
+    /// the fast path; anything else (detached, traced, hooked, out of
+    /// order, torn down) goes to `pop_slow`.
+    ///
+    /// The fast path compares the node only, not the depth: a traced or
+    /// hooked guard's node is tagged ([`TAG`]) and a detached or
+    /// unrecorded one holds a site, so neither can equal a stacked node.
+    /// The same node can sit at two depths only for an overflow node
+    /// (tree full), and then popping the top frame for a guard whose own
+    /// frame is deeper records the same call on the same node; the guard of
+    /// that top frame then finds it gone and is counted out of order.
     #[inline(always)]
     pub(super) fn pop(&self, depth: usize, node: *const Node, start: u64, end: u64) {
         let top = self.depth.get();
@@ -436,7 +444,7 @@ impl ThreadState {
         // SAFETY: `top < cap` holds for the current depth while the state is
         // set up; torn down, `stack` is `DEAD_STACK` and `top` is 0.
         let top_node = unsafe { *stack.add(top) };
-        if top == depth && top_node == node {
+        if top_node == node {
             self.depth.set(top - 1);
             // SAFETY: the frame on top of this thread's live stack holds a
             // node of its arena, which outlives the state.
@@ -458,6 +466,10 @@ impl ThreadState {
         }
         let bits = depth & FLAGS;
         let depth = depth & !FLAGS;
+        let node = node
+            .cast::<u8>()
+            .wrapping_sub(node as usize & TAG)
+            .cast::<Node>();
         if bits & UNRECORDED != 0 {
             // SAFETY: an unrecorded guard's `node` holds its `&'static CallSite`.
             let site = unsafe { &*node.cast::<CallSite>() };

@@ -49,6 +49,25 @@ struct Maps {
     overflow: FastMap<(usize, bool), *const Node>,
 }
 
+/// Slots of a thread's table of recent child lookups ([`Recent`]).
+const RECENT_SLOTS: usize = 256;
+
+/// A thread's direct-mapped table of recent child lookups, consulted when
+/// the parent's one-entry cache holds another site (a parent alternating
+/// between children: parse, validate, parse, …) before the hash map. A slot
+/// holds a child node only, one word, so a signal handler's marked call
+/// that overwrites it mid-read leaves either node; a hit is checked against
+/// the node's own (immutable) site and parent, so a slot shared by two
+/// (parent, site) pairs only misses. 2 KiB per recording thread.
+struct Recent([core::sync::atomic::AtomicPtr<Node>; RECENT_SLOTS]);
+
+/// The slot of (parent, site) in [`Recent`].
+#[inline(always)]
+fn recent_slot(parent: *const Node, site: *const CallSite) -> usize {
+    let key = (parent as usize as u64) ^ (site as usize as u64).rotate_left(29);
+    (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56) as usize
+}
+
 /// The calling thread's profiler state. Const-initialised; set up on the
 /// first marked call.
 pub(super) struct ThreadState {
@@ -57,6 +76,8 @@ pub(super) struct ThreadState {
     stack: Cell<*mut *const Node>,
     cap: Cell<usize>,
     maps: Cell<*mut Maps>,
+    /// Recent child lookups (see [`Recent`]); null until set up.
+    recent: Cell<*const Recent>,
     busy: Cell<bool>,
     /// Set when the thread's exit tore the state down.
     dead: Cell<bool>,
@@ -97,6 +118,7 @@ thread_local! {
             stack: Cell::new(core::ptr::null_mut()),
             cap: Cell::new(0),
             maps: Cell::new(core::ptr::null_mut()),
+            recent: Cell::new(core::ptr::null()),
             busy: Cell::new(false),
             dead: Cell::new(false),
             internal_only: Cell::new(false),
@@ -199,13 +221,55 @@ impl ThreadState {
         let stack = self.stack.get();
         // SAFETY: as in `push`, whose checks held (`next < cap`).
         let parent = unsafe { &**stack.add(depth) };
-        let Some(node) = self.lookup(parent, site) else {
-            return self.no_frame(site);
+        let node = match self.recent_child(parent, site) {
+            Some(node) => node,
+            None => match self.lookup(parent, site) {
+                Some(node) => {
+                    self.remember_child(parent, site, node);
+                    node
+                }
+                None => return self.no_frame(site),
+            },
         };
         // SAFETY: as in `push`.
         unsafe { *stack.add(next) = node };
         self.depth.set(next);
         (node, next)
+    }
+
+    /// `site`'s child of `parent` from the table of recent lookups, made
+    /// the parent's cached child; `None` when the slot holds another.
+    #[inline]
+    fn recent_child(&self, parent: &Node, site: &'static CallSite) -> Option<*const Node> {
+        if self.busy.get() {
+            // Inside tickprof's own bookkeeping: `lookup` turns it away.
+            return None;
+        }
+        let site_ptr = (site as *const CallSite).cast_mut();
+        // SAFETY: set up before `cap` is non-zero (only then is a push
+        // here), freed by the teardown after `cap` is 0; this thread's own.
+        let recent = unsafe { &*self.recent.get() };
+        let cached = recent.0[recent_slot(parent, site_ptr)].load(Ordering::Relaxed);
+        // SAFETY: a slot holds null or a node of this thread's arena, which
+        // outlives the state.
+        let child = unsafe { cached.cast_const().as_ref() }?;
+        if child.site.load(Ordering::Relaxed) != site_ptr
+            || child.parent.load(Ordering::Relaxed) != parent.index.load(Ordering::Relaxed)
+        {
+            return None;
+        }
+        parent.mru_site.store(site_ptr, Ordering::Relaxed);
+        parent.mru_child.store(cached, Ordering::Relaxed);
+        Some(cached)
+    }
+
+    /// Notes `node` as `site`'s child of `parent` in the table of recent
+    /// lookups.
+    #[inline]
+    fn remember_child(&self, parent: &Node, site: &'static CallSite, node: *const Node) {
+        // SAFETY: as in `recent_child`.
+        let recent = unsafe { &*self.recent.get() };
+        recent.0[recent_slot(parent, site)].store(node.cast_mut(), Ordering::Relaxed);
     }
 
     /// The frame of a call for which no frame was pushed: profiling off, a
@@ -308,6 +372,10 @@ impl ThreadState {
             overflow: FastMap::default(),
         });
         self.maps.set(Box::into_raw(maps));
+        let recent = Box::new(Recent(core::array::from_fn(|_| {
+            core::sync::atomic::AtomicPtr::new(core::ptr::null_mut())
+        })));
+        self.recent.set(Box::into_raw(recent));
         self.arena.set(Arc::into_raw(arena));
         const INITIAL_DEPTH: usize = 64;
         let mut v: Vec<*const Node> = vec![root; INITIAL_DEPTH];
@@ -604,6 +672,12 @@ impl ThreadState {
         if !maps.is_null() {
             // SAFETY: created by `Box::into_raw` in `setup`, released once.
             drop(unsafe { Box::from_raw(maps) });
+        }
+        let recent = self.recent.replace(core::ptr::null());
+        if !recent.is_null() {
+            // SAFETY: created by `Box::into_raw` in `setup`, released once;
+            // no push reaches `push_miss` any more (`cap` is 0).
+            drop(unsafe { Box::from_raw(recent.cast_mut()) });
         }
         let stack = self.stack.replace(DEAD_STACK.0.as_ptr().cast_mut());
         self.depth.set(0);

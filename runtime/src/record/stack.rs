@@ -231,14 +231,18 @@ impl ThreadState {
                 None => return self.no_frame(site),
             },
         };
+        parent
+            .mru_site
+            .store((site as *const CallSite).cast_mut(), Ordering::Relaxed);
+        parent.mru_child.store(node.cast_mut(), Ordering::Relaxed);
         // SAFETY: as in `push`.
         unsafe { *stack.add(next) = node };
         self.depth.set(next);
         (node, next)
     }
 
-    /// `site`'s child of `parent` from the table of recent lookups, made
-    /// the parent's cached child; `None` when the slot holds another.
+    /// `site`'s child of `parent` from the table of recent lookups; `None`
+    /// when the slot holds another.
     #[inline]
     fn recent_child(&self, parent: &Node, site: &'static CallSite) -> Option<*const Node> {
         if self.busy.get() {
@@ -258,8 +262,6 @@ impl ThreadState {
         {
             return None;
         }
-        parent.mru_site.store(site_ptr, Ordering::Relaxed);
-        parent.mru_child.store(cached, Ordering::Relaxed);
         Some(cached)
     }
 
@@ -440,8 +442,6 @@ impl ThreadState {
         // call beneath an overflow node (deep recursion, leaked guards past
         // the node cap) would scan the whole stack.
         if let Some(&node) = maps.children.get(&(parent_index, site_ptr as usize)) {
-            parent.mru_site.store(site_ptr, Ordering::Relaxed);
-            parent.mru_child.store(node.cast_mut(), Ordering::Relaxed);
             return Some(node);
         }
         if !is_overflow_parent && arena.len() < MAX_NODES.load(Ordering::Relaxed) {
@@ -449,8 +449,6 @@ impl ThreadState {
             let node = arena.push(Some(site), parent_index, 0)?;
             maps.children
                 .insert((parent_index, site_ptr as usize), node);
-            parent.mru_site.store(site_ptr, Ordering::Relaxed);
-            parent.mru_child.store(node.cast_mut(), Ordering::Relaxed);
             return Some(node);
         }
         // The tree is full (or the parent is an overflow node, whose path is
@@ -474,8 +472,6 @@ impl ThreadState {
         // is nested is decided here, once per (overflow parent, site).
         maps.children
             .insert((parent_index, site_ptr as usize), node);
-        parent.mru_site.store(site_ptr, Ordering::Relaxed);
-        parent.mru_child.store(node.cast_mut(), Ordering::Relaxed);
         Some(node)
     }
 

@@ -25,9 +25,24 @@
 ///     static __TICKPROF_MARK: &::tickprof::__private::CallSite = &__TICKPROF_SITE; // in the link-time list of marks
 ///     let __tickprof_guard = ::tickprof::__private::Guard::enter(&__TICKPROF_SITE);
 ///     // with `fail`: if ::tickprof::__private::fail_armed() { if let Some(e) = take_injected(&__TICKPROF_SITE) { return Err(From::from(e)); } }
-///     '__tickprof_body: { /* the original body */ }
+///     let __tickprof_value: u32 = if ::tickprof::__private::ALWAYS {
+///         '__tickprof_body: { /* the original body */ }
+///     } else {
+///         ::tickprof::__private::never_taken() // never taken: only a value of the type
+///     };
+///     __tickprof_guard.exit(); // the call returned: no unwinding check
+///     __tickprof_value
 /// }
 /// ```
+///
+/// The body's value is held in a local of the declared return type, so the
+/// body infers exactly as it does as the function's tail, and the call ends
+/// there, on the normal path. A `return`, a `?` or a panic leaves through
+/// the guard's drop instead. The `if`, whose condition is the constant
+/// `true`, keeps a body that never returns (`todo!()`, `loop {}`,
+/// `std::process::exit(..)`) from leaving the exit as unreachable code.
+/// When the return type cannot be named in a `let` (`impl Trait`, `!`),
+/// the body stays the function's tail and the guard's drop ends the call.
 ///
 /// The nested `fn` gives the report the function's full path (with the
 /// type for methods); the file and line are those of the `#[profile]`

@@ -233,6 +233,54 @@ fn a_panic_in_a_grandchild_is_traced_and_the_stack_stays_right() {
     assert_eq!(edge(&grand.callers, "::p_child"), 1);
 }
 
+/// Runs marked code from a destructor while its thread unwinds.
+struct CleansUp;
+
+impl Drop for CleansUp {
+    fn drop(&mut self) {
+        assert!(std::thread::panicking());
+        assert_eq!(d_returns(), 7);
+        assert_eq!(d_early(true), None);
+        tickprof::prof_scope!("in_drop");
+    }
+}
+
+#[profile]
+fn d_returns() -> u32 {
+    7
+}
+
+#[profile]
+fn d_early(stop: bool) -> Option<u32> {
+    if stop {
+        return None;
+    }
+    Some(1)
+}
+
+#[profile]
+fn d_panics() {
+    let _c = CleansUp;
+    panic!("d_panics");
+}
+
+#[test]
+fn a_call_that_returns_during_unwinding_is_not_counted_as_unwound() {
+    let prev = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    assert!(std::panic::catch_unwind(d_panics).is_err());
+    std::panic::set_hook(prev);
+    let r = tickprof::report();
+    let u = |s: &str| (site(&r, s).calls, site(&r, s).unwound);
+    // The marked function that returned its value: ended normally. The
+    // one that returned early and the scope end in the guard's drop,
+    // which sees the thread unwinding (as documented).
+    assert_eq!(u("::d_returns"), (1, 0));
+    assert_eq!(u("::d_early"), (1, 1));
+    assert_eq!(u("::in_drop"), (1, 1));
+    assert_eq!(u("::d_panics"), (1, 1));
+}
+
 #[profile]
 fn ooo_marker() {}
 

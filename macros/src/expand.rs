@@ -49,10 +49,32 @@ pub(crate) fn instrument(args: &Args, marked: Marked) -> TokenStream2 {
             let guard = Ident::new("__tickprof_guard", Span::mixed_site());
             let label = Lifetime::new("'__tickprof_body", Span::mixed_site());
             let fail = crate::fail::early_return(args, &private);
-            let run = quote! {
-                let #guard = #private::Guard::enter(&__TICKPROF_SITE);
-                #fail
-                #label: #block
+            let run = match returned_type(&sig.output) {
+                // The body's value is taken, then the guard ends on the
+                // normal path, with no unwinding check; early returns and
+                // panics leave through its drop. The `if` keeps a body
+                // that never returns (`todo!()`, `loop {}`, `exit(..)`)
+                // from making the exit unreachable code: its `else`, never
+                // taken, has the function's type and does not diverge.
+                Some(ty) => {
+                    let value = Ident::new("__tickprof_value", Span::mixed_site());
+                    quote! {
+                        let #guard = #private::Guard::enter(&__TICKPROF_SITE);
+                        #fail
+                        let #value: #ty = if #private::ALWAYS {
+                            #label: #block
+                        } else {
+                            #private::never_taken()
+                        };
+                        #guard.exit();
+                        #value
+                    }
+                }
+                None => quote! {
+                    let #guard = #private::Guard::enter(&__TICKPROF_SITE);
+                    #fail
+                    #label: #block
+                },
             };
             (quote!(function), run)
         }
@@ -102,6 +124,22 @@ fn async_output(output: &ReturnType) -> TokenStream2 {
             quote!(_)
         }
         ReturnType::Type(_, ty) => ty.to_token_stream(),
+    }
+}
+
+/// The type to hold the body's value in, so that the body infers as it
+/// does as the function's tail; `None` where it cannot be written in a
+/// `let`: an `impl Trait` (closures in the body infer their signature from
+/// it) and `!` (not a type on stable).
+fn returned_type(output: &ReturnType) -> Option<TokenStream2> {
+    match output {
+        ReturnType::Default => Some(quote!(())),
+        ReturnType::Type(_, ty)
+            if mentions_impl(&ty.to_token_stream()) || matches!(**ty, syn::Type::Never(_)) =>
+        {
+            None
+        }
+        ReturnType::Type(_, ty) => Some(ty.to_token_stream()),
     }
 }
 
@@ -168,14 +206,44 @@ mod tests {
                 #[linkme(crate = my::tp::__private::linkme)]
                 static __TICKPROF_MARK: &my::tp::__private::CallSite = &__TICKPROF_SITE;
                 let __tickprof_guard = my::tp::__private::Guard::enter(&__TICKPROF_SITE);
-                '__tickprof_body: {
-                    x
-                }
+                let __tickprof_value: T = if my::tp::__private::ALWAYS {
+                    '__tickprof_body: {
+                        x
+                    }
+                } else {
+                    my::tp::__private::never_taken()
+                };
+                __tickprof_guard.exit();
+                __tickprof_value
             }
         };
         assert_eq!(
             expanded(quote!(name = "w", crate = my::tp), item),
             expected.to_string()
+        );
+    }
+
+    /// A return type that cannot be written in a `let` (`impl Trait`, `!`)
+    /// keeps the body as the tail: the guard ends in its drop.
+    #[test]
+    fn unnameable_return_types_end_in_the_drop() {
+        for item in [
+            quote! { fn f() -> impl Fn(u8) -> u8 { |x| x } },
+            quote! { fn f() -> Box<impl Fn()> { Box::new(|| ()) } },
+            quote! { fn f() -> ! { loop {} } },
+        ] {
+            let out = expanded(quote!(), item);
+            assert!(!out.contains("exit"), "{out}");
+            assert!(out.contains("'__tickprof_body"), "{out}");
+        }
+        let out = expanded(quote!(), quote! { fn f() {} });
+        assert!(
+            out.contains(&quote!(let __tickprof_value: () =).to_string()),
+            "{out}"
+        );
+        assert!(
+            out.contains(&quote!(__tickprof_guard.exit();).to_string()),
+            "{out}"
         );
     }
 

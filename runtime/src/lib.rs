@@ -288,6 +288,21 @@ pub mod __private {
     #[cfg(feature = "enabled")]
     pub use linkme;
 
+    /// Always true. `#[profile]` takes the body's value as
+    /// `if ALWAYS { body } else { never_taken() }`: the `else` does not
+    /// diverge, so a body that never returns leaves no unreachable code
+    /// (the guard's exit) after it.
+    #[cfg(feature = "enabled")]
+    pub const ALWAYS: bool = true;
+
+    /// The `else` of that `if`, never taken: a value of any type, for the
+    /// type checker only.
+    #[cfg(feature = "enabled")]
+    #[inline(always)]
+    pub fn never_taken<T>() -> T {
+        unreachable!("tickprof: the `else` of `if ALWAYS` was taken")
+    }
+
     /// Wraps the future of a marked `async fn` (or the `async` block a
     /// marked function returns) in the poll-by-poll timer.
     ///

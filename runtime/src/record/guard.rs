@@ -165,6 +165,23 @@ pub(super) fn record_detached(site: &'static CallSite, start: u64, end: u64) {
     current().while_busy(|| registry::add_detached(&Tree::single(site, one)));
 }
 
+impl Guard {
+    /// Ends the activation of a call that returned: the code `#[profile]`
+    /// generates calls it after the body has produced its value. The call
+    /// did not unwind, so the drop's unwinding check
+    /// (`std::thread::panicking()`) is skipped. Early returns (`return`,
+    /// `?`) and panics leave through the drop, which checks.
+    #[inline(always)]
+    pub fn exit(self) {
+        let g = core::mem::ManuallyDrop::new(self);
+        if g.depth == 0 {
+            return;
+        }
+        let end = ticks();
+        current().pop(g.depth, g.node, g.start, end, false);
+    }
+}
+
 impl Drop for Guard {
     #[inline(always)]
     fn drop(&mut self) {
@@ -172,7 +189,7 @@ impl Drop for Guard {
             return;
         }
         let end = ticks();
-        current().pop(self.depth, self.node, self.start, end);
+        current().pop(self.depth, self.node, self.start, end, true);
     }
 }
 
@@ -275,6 +292,7 @@ pub(crate) fn poll_exit(p: &Poll, completed: Option<(u64, u64)>) -> u64 {
             out_of_order,
             poll: true,
             completed: completed.is_some(),
+            returned: false,
         });
     }
     accepted
@@ -342,7 +360,7 @@ pub fn record_raw(site: &'static CallSite, delta: u64) {
     STATE.with(|s| {
         let (node, depth) = s.push(site);
         if !node.is_null() && depth != DETACHED {
-            s.pop(depth, node, 0, delta);
+            s.pop(depth, node, 0, delta, true);
         }
     });
 }

@@ -198,6 +198,9 @@ pub(super) struct Ended {
     pub out_of_order: bool,
     pub poll: bool,
     pub completed: bool,
+    /// Known to have returned (the explicit exit of a `#[profile]`
+    /// function): not unwinding, whatever `std::thread::panicking()` says.
+    pub returned: bool,
 }
 
 impl Ended {
@@ -207,6 +210,7 @@ impl Ended {
         depth: usize,
         (start, end): (u64, u64),
         out_of_order: bool,
+        returned: bool,
     ) -> Ended {
         Ended {
             site,
@@ -216,6 +220,7 @@ impl Ended {
             out_of_order,
             poll: false,
             completed: true,
+            returned,
         }
     }
 }
@@ -226,7 +231,7 @@ impl Ended {
 pub(super) fn exit(x: &Ended) {
     let ticks = x.end.wrapping_sub(x.start);
     let duration_ns = ticks as f64 * 1e9 / hz();
-    let unwinding = std::thread::panicking();
+    let unwinding = !x.returned && std::thread::panicking();
     with_thread(|thread_id, thread_name| {
         let e = Exit {
             site: x.site,

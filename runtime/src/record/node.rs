@@ -55,8 +55,13 @@ impl Node {
     /// and one compare decide it. Anything else (the first call, a new
     /// shortest or longest, a reversed or oversized delta) takes the cold
     /// path, which applies the reject rule and moves the extremes.
+    ///
+    /// `check` says whether to ask if the thread is unwinding (a guard's
+    /// drop); `false` when the call is known to have returned (the
+    /// explicit exit `#[profile]` generates after the body), which saves
+    /// the check on the hot path.
     #[inline(always)]
-    pub(super) fn record(&self, delta: u64) {
+    pub(super) fn record(&self, delta: u64, check: bool) {
         bump(&self.c.calls, 1);
         let neg_min = self.c.min.load(Ordering::Relaxed);
         if delta.wrapping_add(neg_min) >= self.c.max.load(Ordering::Relaxed) {
@@ -64,10 +69,10 @@ impl Node {
             // no value of the marked function's has to live across it
             // (which would cost callee-saved registers, saved and restored
             // on every call).
-            return self.record_cold(delta);
+            return self.record_cold(delta, check);
         }
         bump(&self.c.ticks, delta);
-        if std::thread::panicking() {
+        if check && std::thread::panicking() {
             self.unwound_cold();
         }
     }
@@ -77,7 +82,7 @@ impl Node {
     /// it is.
     #[cold]
     #[inline(never)]
-    fn record_cold(&self, delta: u64) {
+    fn record_cold(&self, delta: u64, check: bool) {
         match accept(delta, MAX_TICKS.load(Ordering::Relaxed)) {
             Ok(d) => {
                 bump(&self.c.ticks, d);
@@ -85,7 +90,7 @@ impl Node {
             }
             Err(r) => self.reject(r),
         }
-        if std::thread::panicking() {
+        if check && std::thread::panicking() {
             bump(&self.c.unwound, 1);
         }
     }
@@ -161,7 +166,7 @@ mod tests {
         assert_eq!(n.c.load(), Acc::EMPTY);
         let over = MAX_TICKS.load(Ordering::Relaxed) + 1;
         for d in [5, 3, 9, 4, 9, 3, u64::MAX, over, 6] {
-            n.record(d);
+            n.record(d, true);
         }
         let a = n.c.load();
         assert_eq!((a.calls, a.ticks, a.min, a.max), (9, 39, 3, 9));
@@ -171,14 +176,14 @@ mod tests {
         assert!(a.reversed >= 1);
         n.c.reset();
         assert_eq!(n.c.load(), Acc::EMPTY);
-        n.record(0);
+        n.record(0, true);
         let a = n.c.load();
         assert_eq!(
             (a.calls, a.min, a.max),
             (1, 0, 0),
             "a 0-tick call is a range"
         );
-        n.record(u64::MAX);
+        n.record(u64::MAX, true);
         assert_eq!(n.c.load().reversed, 1, "reversed by one tick");
     }
 

@@ -502,7 +502,7 @@ impl ThreadState {
     /// frame is deeper records the same call on the same node; the guard of
     /// that top frame then finds it gone and is counted out of order.
     #[inline(always)]
-    pub(super) fn pop(&self, depth: usize, node: *const Node, start: u64, end: u64) {
+    pub(super) fn pop(&self, depth: usize, node: *const Node, start: u64, end: u64, check: bool) {
         let top = self.depth.get();
         let stack = self.stack.get();
         // SAFETY: `top < cap` holds for the current depth while the state is
@@ -512,9 +512,9 @@ impl ThreadState {
             self.depth.set(top - 1);
             // SAFETY: the frame on top of this thread's live stack holds a
             // node of its arena, which outlives the state.
-            unsafe { &*node }.record(end.wrapping_sub(start));
+            unsafe { &*node }.record(end.wrapping_sub(start), check);
         } else {
-            self.pop_slow(depth, node, start, end);
+            self.pop_slow(depth, node, start, end, check);
         }
     }
 
@@ -522,7 +522,7 @@ impl ThreadState {
     /// stack.
     #[cold]
     #[inline(never)]
-    fn pop_slow(&self, depth: usize, node: *const Node, start: u64, end: u64) {
+    fn pop_slow(&self, depth: usize, node: *const Node, start: u64, end: u64, check: bool) {
         if depth == DETACHED {
             // SAFETY: a detached guard's `node` holds its `&'static CallSite`.
             record_detached(unsafe { &*node.cast::<CallSite>() }, start, end);
@@ -538,7 +538,13 @@ impl ThreadState {
             // SAFETY: an unrecorded guard's `node` holds its `&'static CallSite`.
             let site = unsafe { &*node.cast::<CallSite>() };
             let out_of_order = hook::unrecorded_exit(depth);
-            hook::exit(&Ended::call(site, depth, (start, end), out_of_order));
+            hook::exit(&Ended::call(
+                site,
+                depth,
+                (start, end),
+                out_of_order,
+                !check,
+            ));
             return;
         }
         let out_of_order = self.depth.get() != depth;
@@ -548,12 +554,18 @@ impl ThreadState {
         // SAFETY: `node` was handed out by this thread's arena, which is
         // alive: the state is not torn down (`pop_frame` said so).
         let node = unsafe { &*node };
-        node.record(end.wrapping_sub(start));
+        node.record(end.wrapping_sub(start), check);
         if bits & TRACED != 0 {
             self.trace(node, start, end);
         }
         if let (true, Some(site)) = (bits & HOOKED != 0, node.site()) {
-            hook::exit(&Ended::call(site, depth, (start, end), out_of_order));
+            hook::exit(&Ended::call(
+                site,
+                depth,
+                (start, end),
+                out_of_order,
+                !check,
+            ));
         }
     }
 

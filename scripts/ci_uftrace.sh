@@ -39,11 +39,16 @@ events() {
     /^#/ { next }
     {
       line = $0
-      if (match(line, /tree_(root|middle|leaf)/) == 0) next
+      if (line ~ /^ *\}.*\/\* ([A-Za-z0-9_]+::)*tree_(root|middle|leaf) \*\//) {
+        match(line, /tree_(root|middle|leaf)/); print "-" substr(line, RSTART, RLENGTH); next
+      }
+      # A call line starts with the name, maybe with its path (not, e.g.,
+      # a type_name::<..>() call that mentions it).
+      if (match(line, /^ *([A-Za-z0-9_]+::)*tree_(root|middle|leaf)\(\)/) == 0) next
+      match(line, /tree_(root|middle|leaf)/)
       name = substr(line, RSTART, RLENGTH)
-      if (line ~ /^ *}/) print "-" name
-      else if (line ~ /\(\) \{ *$/) print "+" name
-      else if (line ~ /\(\); /) { print "+" name; print "-" name }
+      if (line ~ /\(\) \{ *$/) print "+" name
+      else if (line ~ /\(\);/) { print "+" name; print "-" name }
     }'
 }
 

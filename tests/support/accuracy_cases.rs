@@ -247,6 +247,78 @@ mod tree {
     pub fn level3() {
         spin_us(2, 1);
     }
+
+    /// Ticks spun by the unmarked twins, kept apart from [`SPUN`].
+    pub static PLAIN_SPUN: [AtomicU64; 3] =
+        [AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0)];
+
+    fn plain_spin_us(level: usize, n: u64) {
+        let t = spin_ticks(n * TPU.load(Ordering::Relaxed));
+        PLAIN_SPUN[level].fetch_add(t, Ordering::Relaxed);
+    }
+
+    /// The tree again, unmarked: what each level costs beyond its spinning
+    /// (the calls, the loop, the counter's locked add, the spin's first
+    /// clock read) with no instrumentation.
+    #[inline(never)]
+    pub fn plain_level1() {
+        plain_spin_us(0, 100);
+        for _ in 0..5 {
+            plain_level2();
+        }
+    }
+
+    #[inline(never)]
+    pub fn plain_level2() {
+        plain_spin_us(1, 10);
+        for _ in 0..5 {
+            plain_level3();
+        }
+    }
+
+    #[inline(never)]
+    pub fn plain_level3() {
+        plain_spin_us(2, 1);
+    }
+}
+
+/// Ticks per call each level of the tree spends beyond its own spinning,
+/// unmarked: the lowest of five measurements of its unmarked twin (a
+/// preempted one only comes out higher), its children's whole time taken
+/// out.
+#[cfg(target_arch = "x86_64")]
+fn bookkeeping_ticks() -> [f64; 3] {
+    use std::sync::atomic::Ordering;
+    let spun = || -> [u64; 3] {
+        let p = &tree::PLAIN_SPUN;
+        [0, 1, 2].map(|k| p[k].load(Ordering::Relaxed))
+    };
+    // (function, calls per measurement, its level)
+    let twins: [(fn(), u64, usize); 3] = [
+        (tree::plain_level3, 200, 2),
+        (tree::plain_level2, 20, 1),
+        (tree::plain_level1, 4, 0),
+    ];
+    let mut bk = [f64::MAX; 3];
+    for _ in 0..5 {
+        for &(f, n, level) in &twins {
+            let s0 = spun();
+            let t0 = now_ticks();
+            for _ in 0..n {
+                f();
+            }
+            let elapsed = now_ticks() - t0;
+            let s1 = spun();
+            let spun_all: u64 = (0..3).map(|k| s1[k] - s0[k]).sum();
+            // Calls of each deeper level made per call of this one.
+            let below: f64 = (level + 1..3)
+                .map(|k| 5f64.powi((k - level) as i32) * bk[k])
+                .sum();
+            let per_call = (elapsed - spun_all) as f64 / n as f64 - below;
+            bk[level] = bk[level].min(per_call.max(0.0));
+        }
+    }
+    bk
 }
 
 /// One figure of the tree case: (name, "total"/"self", compensated error,
@@ -255,12 +327,16 @@ pub type TreeError = (&'static str, &'static str, f64, f64);
 
 /// Case C: a 3-level tree of spins of known cost (100 µs → 5 × 10 µs →
 /// 5 × 1 µs),
-/// `calls` top-level calls per round; truth is the ticks actually spun.
+/// `calls` top-level calls per round; truth is the ticks actually spun,
+/// plus each level's own work beyond its spinning as its unmarked twin
+/// measures it (about 20 ns per call: the calls, a locked add, the spin's
+/// first clock read).
 #[cfg(target_arch = "x86_64")]
 pub fn spin_tree(calls: u64, rounds: usize) -> Vec<TreeError> {
     use std::sync::atomic::Ordering;
     let hz = tickprof::report().run.frequency_hz;
     tree::TPU.store((hz / 1e6).round() as u64, Ordering::Relaxed);
+    let bk = bookkeeping_ticks();
     let names = ["::tree::level1", "::tree::level2", "::tree::level3"];
     let mut errs: Vec<Vec<f64>> = vec![vec![]; 6];
     let mut raw: Vec<Vec<f64>> = vec![vec![]; 6];
@@ -277,8 +353,11 @@ pub fn spin_tree(calls: u64, rounds: usize) -> Vec<TreeError> {
         let ns = |k: usize| {
             (tree::SPUN[k].load(Ordering::Relaxed) - spun0[k]) as f64 * 1e9 / r.run.frequency_hz
         };
-        // Self is each level's own spinning; total adds the levels below.
-        let selfs = [ns(0), ns(1), ns(2)];
+        // Self is each level's own spinning plus its own work beyond it
+        // (measured unmarked); total adds the levels below.
+        let per_level_calls = [calls, 5 * calls, 25 * calls];
+        let own = |k: usize| ns(k) + (per_level_calls[k] as f64 * bk[k]) * 1e9 / r.run.frequency_hz;
+        let selfs = [own(0), own(1), own(2)];
         let totals = [
             selfs[0] + selfs[1] + selfs[2],
             selfs[1] + selfs[2],

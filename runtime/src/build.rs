@@ -125,6 +125,9 @@ pub(crate) fn build(c: &Capture, facts: &Facts) -> Report {
         v
     };
     let (inner, call) = cal.map_or((0.0, 0.0), |c| (c.inner_ticks, c.call_ticks));
+    // The share counts each call at the cost of one around a short body,
+    // typical of code made of many small calls.
+    let typical = cal.map_or(0.0, |c| c.typical_call_ticks);
     let mut total_calls = 0u64;
     // A site whose calls are all still running is shown if it allocated:
     // its allocations are counted already.
@@ -182,7 +185,7 @@ pub(crate) fn build(c: &Capture, facts: &Facts) -> Report {
                 },
             ),
             overhead_share: overhead_share(
-                total_calls as f64 * call_ns,
+                total_calls as f64 * typical * ns.0,
                 facts.wall_ns as f64,
                 fig.raw.total.first().copied().unwrap_or(0) as f64,
             ),

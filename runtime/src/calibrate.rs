@@ -11,13 +11,16 @@
 //!   the Intel host); a longer body gives different costs for the two shapes
 //!   (29 ns in a dependent chain, 42-61 ns for overlapping calls), so the
 //!   calibration takes the one figure they share.
+//! - **typical call**: the call cost around a ~10 ns body, calls independent:
+//!   what code made of many small calls pays per call; only the header's
+//!   instrumentation share uses it.
 //!
 //! Real bodies overlap the clock reads (`rdtsc` is not serialising), so the
 //! inner cost is measured around a body rather than an empty function,
 //! which would overstate it.
 //!
 //! Measured when the first report is built, on a thread of its own, in batches
-//! of `BATCH` calls of each of the four functions: at least `BATCHES` batches,
+//! of `BATCH` calls of each of the six functions: at least `BATCHES` batches,
 //! and until half of them fall in the machine's fast state (see
 //! `fast_cluster`), at most `MAX_TIME`. Each figure is the median over the
 //! fast batches. Takes about 2 ms, 10 ms at most.
@@ -31,6 +34,12 @@ use std::sync::OnceLock;
 /// Rounds of the body the call cost is measured around: none (see the
 /// module docs).
 const CALL_ROUNDS: u32 = 0;
+/// Rounds of the body the *typical* call cost is measured around (about
+/// 10 ns, independent calls): what a marked call costs its caller in code
+/// made of many small calls, such as a crate with every function marked.
+/// Used for the header's instrumentation share only; compensation
+/// subtracts the empty-body cost.
+const TYPICAL_ROUNDS: u32 = 8;
 /// Rounds of the body the inner cost is measured around (about 20 ns): the
 /// end stamp overlaps more of a longer body, so the inner cost shrinks with
 /// body length; below one clock read calls are not resolved anyway.
@@ -53,6 +62,8 @@ const CLUSTER: f64 = 0.04;
 pub(crate) struct Calibration {
     pub inner_ticks: f64,
     pub call_ticks: f64,
+    /// The call cost around a ~10 ns body (see `TYPICAL_ROUNDS`).
+    pub typical_call_ticks: f64,
     pub calls: u64,
 }
 
@@ -85,6 +96,19 @@ fn small_marked(x: u64) -> u64 {
 #[inline(never)]
 fn small_unmarked(x: u64) -> u64 {
     body::<CALL_ROUNDS>(x)
+}
+
+#[inline(never)]
+fn typical_marked(x: u64) -> u64 {
+    let g = Guard::enter(&CALIBRATION_SITE);
+    let v = body::<TYPICAL_ROUNDS>(x);
+    g.exit();
+    v
+}
+
+#[inline(never)]
+fn typical_unmarked(x: u64) -> u64 {
+    body::<TYPICAL_ROUNDS>(x)
 }
 
 #[inline(never)]
@@ -150,17 +174,26 @@ pub(crate) fn ensure() -> Option<Calibration> {
 fn calibrate() -> Option<Calibration> {
     let start = std::time::Instant::now();
     for _ in 0..WARMUP_BATCHES {
-        for f in [small_marked, small_unmarked, medium_marked, medium_unmarked] {
+        for f in [
+            small_marked,
+            small_unmarked,
+            typical_marked,
+            typical_unmarked,
+            medium_marked,
+            medium_unmarked,
+        ] {
             batch(f);
         }
     }
-    // (inner, call) per batch, in ticks per call.
-    let mut samples: Vec<(f64, f64)> = Vec::with_capacity(4 * BATCHES);
+    // (inner, call, typical call) per batch, in ticks per call.
+    let mut samples: Vec<(f64, f64, f64)> = Vec::with_capacity(4 * BATCHES);
     loop {
         // Call: what the caller paid beyond the unmarked call, same body,
         // back to back.
         let marked = batch(small_marked);
         let unmarked = batch(small_unmarked);
+        let typical_marked_ticks = batch(typical_marked);
+        let typical_unmarked_ticks = batch(typical_unmarked);
         // Inner: what the guard recorded beyond the body's own time.
         let (c0, t0) = site_totals_on_this_thread(&CALIBRATION_SITE);
         batch(medium_marked);
@@ -172,7 +205,8 @@ fn calibrate() -> Option<Calibration> {
         let n = BATCH as f64;
         let call = (marked as f64 - unmarked as f64) / n;
         let inner = ((t1 - t0) as f64 - medium_unmarked_ticks as f64) / n;
-        samples.push((inner.max(0.0), call.max(0.0)));
+        let typical = (typical_marked_ticks as f64 - typical_unmarked_ticks as f64) / n;
+        samples.push((inner.max(0.0), call.max(0.0), typical.max(0.0)));
         if samples.len() >= BATCHES
             && (fast_cluster(&samples).len() >= BATCHES / 2 || start.elapsed() >= MAX_TIME)
         {
@@ -182,10 +216,12 @@ fn calibrate() -> Option<Calibration> {
     let fast = fast_cluster(&samples);
     let inner_ticks = median(fast.iter().map(|s| s.0).collect());
     let call_ticks = median(fast.iter().map(|s| s.1).collect()).max(inner_ticks);
+    let typical_call_ticks = median(fast.iter().map(|s| s.2).collect()).max(call_ticks);
     Some(Calibration {
         inner_ticks,
         call_ticks,
-        calls: 4 * BATCH * samples.len() as u64,
+        typical_call_ticks,
+        calls: 6 * BATCH * samples.len() as u64,
     })
 }
 
@@ -194,7 +230,7 @@ fn calibrate() -> Option<Calibration> {
 /// instruction costs more; the calibration wants the usual, fast state. The
 /// cluster is the batches whose call cost is within `CLUSTER` of the 10th
 /// percentile.
-fn fast_cluster(samples: &[(f64, f64)]) -> Vec<(f64, f64)> {
+fn fast_cluster(samples: &[(f64, f64, f64)]) -> Vec<(f64, f64, f64)> {
     let mut calls: Vec<f64> = samples.iter().map(|s| s.1).collect();
     calls.sort_by(f64::total_cmp);
     let low = calls.get(calls.len() / 10).copied().unwrap_or(0.0);

@@ -23,7 +23,7 @@
 //! of `BATCH` calls of each of the six functions: at least `BATCHES` batches,
 //! and until half of them fall in the machine's fast state (see
 //! `fast_cluster`), at most `MAX_TIME`. Each figure is the median over the
-//! fast batches. Takes about 2 ms, 10 ms at most.
+//! fast batches. Takes a few milliseconds, 10 ms at most.
 
 use crate::clock::ticks;
 use crate::record::guard::{site_totals_on_this_thread, Guard};

@@ -77,8 +77,12 @@
 /// (2.7 ms, 335 bytes) and the rest the call site's `static` and its path
 /// function (0.6 ms, 345 bytes); about 0.7 ms and 961 bytes (386 stripped)
 /// to a debug build. Measured with `scripts/compile_cost.sh` on 1,000
-/// functions (rustc 1.95, Intel Xeon at 2.1 GHz). With the feature off a
-/// mark adds no code; the attribute only parses and checks the function.
+/// functions (rustc 1.95, Intel Xeon at 2.1 GHz), before the call ended
+/// after the body's value; side by side in a later, busier session that
+/// change took a release mark from 5.1 to 6.6 ms and 540 to 647 stripped
+/// bytes, and a debug mark from 4.2 to 4.1 ms and 1374 to 1578 stripped
+/// bytes. With the feature off a mark adds no code; the attribute only
+/// parses and checks the function.
 ///
 /// # Examples
 ///

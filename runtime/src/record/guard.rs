@@ -171,7 +171,13 @@ impl Guard {
     /// did not unwind, so the drop's unwinding check
     /// (`std::thread::panicking()`) is skipped. Early returns (`return`,
     /// `?`) and panics leave through the drop, which checks.
-    #[inline(always)]
+    ///
+    /// Inlined always in optimised builds (the hot path); in builds with
+    /// debug assertions a plain `#[inline]`, so that an unoptimised crate
+    /// calls one copy instead of carrying a second inlined pop (after the
+    /// drop's) in every marked function.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn exit(self) {
         let g = core::mem::ManuallyDrop::new(self);
         if g.depth == 0 {

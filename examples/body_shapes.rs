@@ -30,35 +30,24 @@ fn small<const R: u32>(x: u64) -> u64 {
     h
 }
 
-macro_rules! case {
-    ($m:ident, $u:ident, $pm:ident, $pu:ident, $body:expr, dep) => {
-        #[inline(never)]
-        #[profile]
-        fn $m(x: u64) -> u64 {
-            $body(x)
-        }
-        #[inline(never)]
-        fn $u(x: u64) -> u64 {
-            $body(x)
-        }
-        #[inline(never)]
-        fn $pm(n: u64) -> u64 {
-            let mut a = 0u64;
-            for i in 0..n {
-                a = $m(a ^ i);
-            }
-            a
-        }
-        #[inline(never)]
-        fn $pu(n: u64) -> u64 {
-            let mut a = 0u64;
-            for i in 0..n {
-                a = $u(a ^ i);
-            }
-            a
-        }
+/// One step of the calling loop: a dependent chain (the argument is the
+/// last result) or overlapping calls (results summed).
+macro_rules! dep {
+    ($a:ident, $i:ident, $f:ident) => {
+        $f($a ^ $i)
     };
-    ($m:ident, $u:ident, $pm:ident, $pu:ident, $body:expr, ovl) => {
+}
+
+macro_rules! ovl {
+    ($a:ident, $i:ident, $f:ident) => {
+        $a.wrapping_add($f($i))
+    };
+}
+
+/// A marked and an unmarked leaf with `$body`, and a loop over each, whose
+/// step is `$step` (`dep` or `ovl`).
+macro_rules! case {
+    ($m:ident, $u:ident, $pm:ident, $pu:ident, $body:expr, $step:ident) => {
         #[inline(never)]
         #[profile]
         fn $m(x: u64) -> u64 {
@@ -72,7 +61,7 @@ macro_rules! case {
         fn $pm(n: u64) -> u64 {
             let mut a = 0u64;
             for i in 0..n {
-                a = a.wrapping_add($m(i));
+                a = $step!(a, i, $m);
             }
             a
         }
@@ -80,7 +69,7 @@ macro_rules! case {
         fn $pu(n: u64) -> u64 {
             let mut a = 0u64;
             for i in 0..n {
-                a = a.wrapping_add($u(i));
+                a = $step!(a, i, $u);
             }
             a
         }

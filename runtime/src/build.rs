@@ -228,16 +228,25 @@ fn overhead_share(cost_ns: f64, wall_ns: f64, busy_ns: f64) -> f64 {
 }
 
 /// Multiple of the calibrated inner cost (ticks inside a timed call) that a
-/// site's raw mean must reach for its calls to count as resolved: the
-/// call's own time is then at least the instrumentation's.
+/// site's shortest raw call must reach for its calls to count as resolved:
+/// the call's own time is then at least the instrumentation's.
 pub(crate) const RESOLUTION: f64 = 2.0;
+
+/// Multiple of the inner cost that a site's raw mean must reach to count
+/// as resolved although its shortest call did not (a long function with a
+/// rare short path). Well above [`RESOLUTION`]: on a busy machine every
+/// call of a tiny function measures several times longer than in the
+/// fast spell the calibration was taken in, while its shortest call stays
+/// near the instrumentation's own cost.
+pub(crate) const RESOLUTION_MEAN: f64 = 8.0;
 
 /// Whether a site's calls are long enough to be timed (see
 /// [`SiteStats::resolved`]).
 fn resolved(f: &Flat, accepted: u64, inner_ticks: f64) -> bool {
     accepted == 0
         || inner_ticks <= 0.0
-        || f.every.ticks as f64 / accepted as f64 >= RESOLUTION * inner_ticks
+        || f.acc.min_or_zero() as f64 >= RESOLUTION * inner_ticks
+        || f.every.ticks as f64 / accepted as f64 >= RESOLUTION_MEAN * inner_ticks
 }
 
 /// One site's row (edges left empty).

@@ -83,45 +83,21 @@ fn body<const ROUNDS: u32>(x: u64) -> u64 {
     h
 }
 
-/// Ends its call as `#[profile]` does, with [`Guard::exit`] (marked
-/// functions are what the calibration stands for).
+/// A marked function with `ROUNDS` rounds of the body. Ends its call as
+/// `#[profile]` does, with [`Guard::exit`] (marked functions are what the
+/// calibration stands for).
 #[inline(never)]
-fn small_marked(x: u64) -> u64 {
+fn marked<const ROUNDS: u32>(x: u64) -> u64 {
     let g = Guard::enter(&CALIBRATION_SITE);
-    let v = body::<CALL_ROUNDS>(x);
+    let v = body::<ROUNDS>(x);
     g.exit();
     v
 }
 
+/// The same body, unmarked.
 #[inline(never)]
-fn small_unmarked(x: u64) -> u64 {
-    body::<CALL_ROUNDS>(x)
-}
-
-#[inline(never)]
-fn typical_marked(x: u64) -> u64 {
-    let g = Guard::enter(&CALIBRATION_SITE);
-    let v = body::<TYPICAL_ROUNDS>(x);
-    g.exit();
-    v
-}
-
-#[inline(never)]
-fn typical_unmarked(x: u64) -> u64 {
-    body::<TYPICAL_ROUNDS>(x)
-}
-
-#[inline(never)]
-fn medium_marked(x: u64) -> u64 {
-    let g = Guard::enter(&CALIBRATION_SITE);
-    let v = body::<INNER_ROUNDS>(x);
-    g.exit();
-    v
-}
-
-#[inline(never)]
-fn medium_unmarked(x: u64) -> u64 {
-    body::<INNER_ROUNDS>(x)
+fn unmarked<const ROUNDS: u32>(x: u64) -> u64 {
+    body::<ROUNDS>(x)
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -175,12 +151,12 @@ fn calibrate() -> Option<Calibration> {
     let start = std::time::Instant::now();
     for _ in 0..WARMUP_BATCHES {
         for f in [
-            small_marked,
-            small_unmarked,
-            typical_marked,
-            typical_unmarked,
-            medium_marked,
-            medium_unmarked,
+            marked::<CALL_ROUNDS>,
+            unmarked::<CALL_ROUNDS>,
+            marked::<TYPICAL_ROUNDS>,
+            unmarked::<TYPICAL_ROUNDS>,
+            marked::<INNER_ROUNDS>,
+            unmarked::<INNER_ROUNDS>,
         ] {
             batch(f);
         }
@@ -190,20 +166,20 @@ fn calibrate() -> Option<Calibration> {
     loop {
         // Call: what the caller paid beyond the unmarked call, same body,
         // back to back.
-        let marked = batch(small_marked);
-        let unmarked = batch(small_unmarked);
-        let typical_marked_ticks = batch(typical_marked);
-        let typical_unmarked_ticks = batch(typical_unmarked);
+        let call_marked = batch(marked::<CALL_ROUNDS>);
+        let call_unmarked = batch(unmarked::<CALL_ROUNDS>);
+        let typical_marked_ticks = batch(marked::<TYPICAL_ROUNDS>);
+        let typical_unmarked_ticks = batch(unmarked::<TYPICAL_ROUNDS>);
         // Inner: what the guard recorded beyond the body's own time.
         let (c0, t0) = site_totals_on_this_thread(&CALIBRATION_SITE);
-        batch(medium_marked);
+        batch(marked::<INNER_ROUNDS>);
         let (c1, t1) = site_totals_on_this_thread(&CALIBRATION_SITE);
-        let medium_unmarked_ticks = batch(medium_unmarked);
+        let medium_unmarked_ticks = batch(unmarked::<INNER_ROUNDS>);
         if c1 - c0 != BATCH {
             return None;
         }
         let n = BATCH as f64;
-        let call = (marked as f64 - unmarked as f64) / n;
+        let call = (call_marked as f64 - call_unmarked as f64) / n;
         let inner = ((t1 - t0) as f64 - medium_unmarked_ticks as f64) / n;
         let typical = (typical_marked_ticks as f64 - typical_unmarked_ticks as f64) / n;
         samples.push((inner.max(0.0), call.max(0.0), typical.max(0.0)));

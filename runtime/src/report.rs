@@ -185,10 +185,11 @@ pub struct SiteStats {
     /// site every activation counts with its own time, so `min_ns <= mean_ns
     /// <= max_ns` always holds.
     pub mean_ns: f64,
-    /// Whether the site's calls are long enough to be timed: its raw mean
-    /// is at least twice the calibrated cost of the instrumentation inside
-    /// a timed call (`RunInfo::overhead_inner_ns`), so the call's own time is
-    /// at least that cost. When it is not, its times are estimates below
+    /// Whether the site's calls are long enough to be timed: its shortest
+    /// raw call is at least twice the calibrated cost of the
+    /// instrumentation inside a timed call (`RunInfo::overhead_inner_ns`),
+    /// so the call's own time is at least that cost, or its raw mean at
+    /// least eight times that cost. When it is not, its times are estimates below
     /// what TSC instrumentation can resolve: the text and HTML reports show
     /// them as `~15 ns`. Always true without a calibration.
     pub resolved: bool,

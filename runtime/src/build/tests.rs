@@ -184,6 +184,24 @@ fn min_never_claims_a_call_shorter_than_the_sum_allows() {
     assert_eq!(a.min_ns, 80);
 }
 
+/// Resolved: the shortest call at least twice the inner cost, or the mean
+/// at least eight times it. A tiny function slowed down by a busy machine
+/// (mean 40 with an inner cost of 12) keeps its short shortest call and
+/// stays unresolved.
+#[test]
+fn resolution_looks_at_the_shortest_call_then_the_mean() {
+    let resolved = |calls: u64, ticks: u64, min: u64| {
+        let mut n = node(0, 0, calls, ticks);
+        (n.acc.min, n.acc.max) = (min, ticks);
+        let t = Tree::from_nodes(vec![TNode::ROOT, n]);
+        report(t, cal(12.0, 30.0)).site("a").unwrap().resolved
+    };
+    assert!(!resolved(10, 400, 15), "mean 40, shortest 15");
+    assert!(resolved(10, 400, 24), "shortest at twice the inner cost");
+    assert!(!resolved(10, 950, 5), "mean 95, under 8 x 12");
+    assert!(resolved(10, 960, 5), "mean 96: a rare short call");
+}
+
 #[test]
 fn compensation_subtracts_inner_and_call_costs() {
     // root → a(100) → b(2 calls, 30, min 15); inner 2, call 10.

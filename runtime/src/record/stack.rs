@@ -530,6 +530,9 @@ impl ThreadState {
         }
         let bits = depth & FLAGS;
         let depth = depth & !FLAGS;
+        // What the exit hooks are told (returned: the exit's `check` off).
+        let ended =
+            |site, out_of_order| Ended::call(site, depth, (start, end), out_of_order, !check);
         let node = node
             .cast::<u8>()
             .wrapping_sub(node as usize & TAG)
@@ -538,13 +541,7 @@ impl ThreadState {
             // SAFETY: an unrecorded guard's `node` holds its `&'static CallSite`.
             let site = unsafe { &*node.cast::<CallSite>() };
             let out_of_order = hook::unrecorded_exit(depth);
-            hook::exit(&Ended::call(
-                site,
-                depth,
-                (start, end),
-                out_of_order,
-                !check,
-            ));
+            hook::exit(&ended(site, out_of_order));
             return;
         }
         let out_of_order = self.depth.get() != depth;
@@ -559,13 +556,7 @@ impl ThreadState {
             self.trace(node, start, end);
         }
         if let (true, Some(site)) = (bits & HOOKED != 0, node.site()) {
-            hook::exit(&Ended::call(
-                site,
-                depth,
-                (start, end),
-                out_of_order,
-                !check,
-            ));
+            hook::exit(&ended(site, out_of_order));
         }
     }
 

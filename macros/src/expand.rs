@@ -49,6 +49,10 @@ pub(crate) fn instrument(args: &Args, marked: Marked) -> TokenStream2 {
             let guard = Ident::new("__tickprof_guard", Span::mixed_site());
             let label = Lifetime::new("'__tickprof_body", Span::mixed_site());
             let fail = crate::fail::early_return(args, &private);
+            let enter = quote! {
+                let #guard = #private::Guard::enter(&__TICKPROF_SITE);
+                #fail
+            };
             let run = match returned_type(&sig.output) {
                 // The body's value is taken, then the guard ends on the
                 // normal path, with no unwinding check; early returns and
@@ -59,8 +63,7 @@ pub(crate) fn instrument(args: &Args, marked: Marked) -> TokenStream2 {
                 Some(ty) => {
                     let value = Ident::new("__tickprof_value", Span::mixed_site());
                     quote! {
-                        let #guard = #private::Guard::enter(&__TICKPROF_SITE);
-                        #fail
+                        #enter
                         let #value: #ty = if #private::ALWAYS {
                             #label: #block
                         } else {
@@ -71,8 +74,7 @@ pub(crate) fn instrument(args: &Args, marked: Marked) -> TokenStream2 {
                     }
                 }
                 None => quote! {
-                    let #guard = #private::Guard::enter(&__TICKPROF_SITE);
-                    #fail
+                    #enter
                     #label: #block
                 },
             };

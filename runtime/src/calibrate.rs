@@ -100,6 +100,22 @@ fn unmarked<const ROUNDS: u32>(x: u64) -> u64 {
     body::<ROUNDS>(x)
 }
 
+/// What the caller pays per marked call beyond the unmarked call, around
+/// `ROUNDS` rounds of the body: one batch of each, back to back, in ticks.
+fn marginal<const ROUNDS: u32>() -> f64 {
+    let marked = batch(marked::<ROUNDS>);
+    let unmarked = batch(unmarked::<ROUNDS>);
+    (marked as f64 - unmarked as f64) / BATCH as f64
+}
+
+/// One batch's figures, in ticks per call.
+#[derive(Clone, Copy)]
+struct Sample {
+    inner: f64,
+    call: f64,
+    typical: f64,
+}
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v.get(v.len() / 2).copied().unwrap_or(0.0)
@@ -161,15 +177,10 @@ fn calibrate() -> Option<Calibration> {
             batch(f);
         }
     }
-    // (inner, call, typical call) per batch, in ticks per call.
-    let mut samples: Vec<(f64, f64, f64)> = Vec::with_capacity(4 * BATCHES);
+    let mut samples: Vec<Sample> = Vec::with_capacity(2 * BATCHES);
     loop {
-        // Call: what the caller paid beyond the unmarked call, same body,
-        // back to back.
-        let call_marked = batch(marked::<CALL_ROUNDS>);
-        let call_unmarked = batch(unmarked::<CALL_ROUNDS>);
-        let typical_marked_ticks = batch(marked::<TYPICAL_ROUNDS>);
-        let typical_unmarked_ticks = batch(unmarked::<TYPICAL_ROUNDS>);
+        let call = marginal::<CALL_ROUNDS>();
+        let typical = marginal::<TYPICAL_ROUNDS>();
         // Inner: what the guard recorded beyond the body's own time.
         let (c0, t0) = site_totals_on_this_thread(&CALIBRATION_SITE);
         batch(marked::<INNER_ROUNDS>);
@@ -178,11 +189,12 @@ fn calibrate() -> Option<Calibration> {
         if c1 - c0 != BATCH {
             return None;
         }
-        let n = BATCH as f64;
-        let call = (call_marked as f64 - call_unmarked as f64) / n;
-        let inner = ((t1 - t0) as f64 - medium_unmarked_ticks as f64) / n;
-        let typical = (typical_marked_ticks as f64 - typical_unmarked_ticks as f64) / n;
-        samples.push((inner.max(0.0), call.max(0.0), typical.max(0.0)));
+        let inner = ((t1 - t0) as f64 - medium_unmarked_ticks as f64) / BATCH as f64;
+        samples.push(Sample {
+            inner: inner.max(0.0),
+            call: call.max(0.0),
+            typical: typical.max(0.0),
+        });
         if samples.len() >= BATCHES
             && (fast_cluster(&samples).len() >= BATCHES / 2 || start.elapsed() >= MAX_TIME)
         {
@@ -190,9 +202,9 @@ fn calibrate() -> Option<Calibration> {
         }
     }
     let fast = fast_cluster(&samples);
-    let inner_ticks = median(fast.iter().map(|s| s.0).collect());
-    let call_ticks = median(fast.iter().map(|s| s.1).collect()).max(inner_ticks);
-    let typical_call_ticks = median(fast.iter().map(|s| s.2).collect()).max(call_ticks);
+    let inner_ticks = median(fast.iter().map(|s| s.inner).collect());
+    let call_ticks = median(fast.iter().map(|s| s.call).collect()).max(inner_ticks);
+    let typical_call_ticks = median(fast.iter().map(|s| s.typical).collect()).max(call_ticks);
     Some(Calibration {
         inner_ticks,
         call_ticks,
@@ -206,13 +218,13 @@ fn calibrate() -> Option<Calibration> {
 /// instruction costs more; the calibration wants the usual, fast state. The
 /// cluster is the batches whose call cost is within `CLUSTER` of the 10th
 /// percentile.
-fn fast_cluster(samples: &[(f64, f64, f64)]) -> Vec<(f64, f64, f64)> {
-    let mut calls: Vec<f64> = samples.iter().map(|s| s.1).collect();
+fn fast_cluster(samples: &[Sample]) -> Vec<Sample> {
+    let mut calls: Vec<f64> = samples.iter().map(|s| s.call).collect();
     calls.sort_by(f64::total_cmp);
     let low = calls.get(calls.len() / 10).copied().unwrap_or(0.0);
     samples
         .iter()
         .copied()
-        .filter(|s| s.1 <= low * (1.0 + CLUSTER))
+        .filter(|s| s.call <= low * (1.0 + CLUSTER))
         .collect()
 }

@@ -221,65 +221,47 @@ mod tree {
     pub static TPU: AtomicU64 = AtomicU64::new(0);
     /// Ticks actually spun by each level's own body.
     pub static SPUN: [AtomicU64; 3] = [AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0)];
-
-    fn spin_us(level: usize, n: u64) {
-        let t = spin_ticks(n * TPU.load(Ordering::Relaxed));
-        SPUN[level].fetch_add(t, Ordering::Relaxed);
-    }
-
-    #[tickprof::profile]
-    pub fn level1() {
-        spin_us(0, 100);
-        for _ in 0..5 {
-            level2();
-        }
-    }
-
-    #[tickprof::profile]
-    pub fn level2() {
-        spin_us(1, 10);
-        for _ in 0..5 {
-            level3();
-        }
-    }
-
-    #[tickprof::profile]
-    pub fn level3() {
-        spin_us(2, 1);
-    }
-
     /// Ticks spun by the unmarked twins, kept apart from [`SPUN`].
     pub static PLAIN_SPUN: [AtomicU64; 3] =
         [AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0)];
 
-    fn plain_spin_us(level: usize, n: u64) {
+    /// The three levels, each spinning then calling the next five times,
+    /// with the attribute given and their spins counted in `$spun`.
+    macro_rules! levels {
+        (#[$attr:meta], $spun:ident, $l1:ident, $l2:ident, $l3:ident) => {
+            #[$attr]
+            pub fn $l1() {
+                spin_us(&$spun[0], 100);
+                for _ in 0..5 {
+                    $l2();
+                }
+            }
+
+            #[$attr]
+            pub fn $l2() {
+                spin_us(&$spun[1], 10);
+                for _ in 0..5 {
+                    $l3();
+                }
+            }
+
+            #[$attr]
+            pub fn $l3() {
+                spin_us(&$spun[2], 1);
+            }
+        };
+    }
+
+    fn spin_us(spun: &AtomicU64, n: u64) {
         let t = spin_ticks(n * TPU.load(Ordering::Relaxed));
-        PLAIN_SPUN[level].fetch_add(t, Ordering::Relaxed);
+        spun.fetch_add(t, Ordering::Relaxed);
     }
 
-    /// The tree again, unmarked: what each level costs beyond its spinning
-    /// (the calls, the loop, the counter's locked add, the spin's first
-    /// clock read) with no instrumentation.
-    #[inline(never)]
-    pub fn plain_level1() {
-        plain_spin_us(0, 100);
-        for _ in 0..5 {
-            plain_level2();
-        }
-    }
-
-    #[inline(never)]
-    pub fn plain_level2() {
-        plain_spin_us(1, 10);
-        for _ in 0..5 {
-            plain_level3();
-        }
-    }
-
-    #[inline(never)]
-    pub fn plain_level3() {
-        plain_spin_us(2, 1);
-    }
+    levels!(#[tickprof::profile], SPUN, level1, level2, level3);
+    // The tree again, unmarked: what each level costs beyond its spinning
+    // (the calls, the loop, the counter's locked add, the spin's first
+    // clock read) with no instrumentation.
+    levels!(#[inline(never)], PLAIN_SPUN, plain_level1, plain_level2, plain_level3);
 }
 
 /// Ticks per call each level of the tree spends beyond its own spinning,

@@ -179,23 +179,25 @@ impl Guard {
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
     pub fn exit(self) {
-        let g = core::mem::ManuallyDrop::new(self);
-        if g.depth == 0 {
+        core::mem::ManuallyDrop::new(self).end(false);
+    }
+
+    /// Reads the clock and pops the frame (nothing for an inert guard);
+    /// `check`: whether the call may be unwinding (see [`Node::record`]).
+    #[inline(always)]
+    fn end(&self, check: bool) {
+        if self.depth == 0 {
             return;
         }
         let end = ticks();
-        current().pop(g.depth, g.node, g.start, end, false);
+        current().pop(self.depth, self.node, self.start, end, check);
     }
 }
 
 impl Drop for Guard {
     #[inline(always)]
     fn drop(&mut self) {
-        if self.depth == 0 {
-            return;
-        }
-        let end = ticks();
-        current().pop(self.depth, self.node, self.start, end, true);
+        self.end(true);
     }
 }
 

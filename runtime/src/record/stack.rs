@@ -63,9 +63,30 @@ struct Recent([core::sync::atomic::AtomicPtr<Node>; RECENT_SLOTS]);
 
 /// The slot of (parent, site) in [`Recent`].
 #[inline(always)]
-fn recent_slot(parent: *const Node, site: *const CallSite) -> usize {
+fn recent_index(parent: *const Node, site: *const CallSite) -> usize {
     let key = (parent as usize as u64) ^ (site as usize as u64).rotate_left(29);
     (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56) as usize
+}
+
+/// `site`'s child of `parent` held in `slot`; `None` when the slot holds
+/// another (parent, site)'s child, or nothing.
+#[inline]
+fn recent_child(
+    slot: &core::sync::atomic::AtomicPtr<Node>,
+    parent: &Node,
+    site: &'static CallSite,
+) -> Option<*const Node> {
+    let cached = slot.load(Ordering::Relaxed);
+    // SAFETY: a slot holds null or a node of this thread's arena, which
+    // outlives the state.
+    let child = unsafe { cached.cast_const().as_ref() }?;
+    let site_ptr = (site as *const CallSite).cast_mut();
+    if child.site.load(Ordering::Relaxed) != site_ptr
+        || child.parent.load(Ordering::Relaxed) != parent.index.load(Ordering::Relaxed)
+    {
+        return None;
+    }
+    Some(cached)
 }
 
 /// The calling thread's profiler state. Const-initialised; set up on the
@@ -221,11 +242,14 @@ impl ThreadState {
         let stack = self.stack.get();
         // SAFETY: as in `push`, whose checks held (`next < cap`).
         let parent = unsafe { &**stack.add(depth) };
-        let node = match self.recent_child(parent, site) {
+        let slot = self.recent_slot(parent, site);
+        let node = match slot.and_then(|slot| recent_child(slot, parent, site)) {
             Some(node) => node,
             None => match self.lookup(parent, site) {
                 Some(node) => {
-                    self.remember_child(parent, site, node);
+                    if let Some(slot) = slot {
+                        slot.store(node.cast_mut(), Ordering::Relaxed);
+                    }
                     node
                 }
                 None => return self.no_frame(site),
@@ -241,37 +265,22 @@ impl ThreadState {
         (node, next)
     }
 
-    /// `site`'s child of `parent` from the table of recent lookups; `None`
-    /// when the slot holds another.
+    /// The slot of (`parent`, `site`) in this thread's table of recent
+    /// lookups; `None` inside tickprof's own bookkeeping (`lookup` turns
+    /// such calls away).
     #[inline]
-    fn recent_child(&self, parent: &Node, site: &'static CallSite) -> Option<*const Node> {
+    fn recent_slot(
+        &self,
+        parent: &Node,
+        site: &'static CallSite,
+    ) -> Option<&core::sync::atomic::AtomicPtr<Node>> {
         if self.busy.get() {
-            // Inside tickprof's own bookkeeping: `lookup` turns it away.
             return None;
         }
-        let site_ptr = (site as *const CallSite).cast_mut();
         // SAFETY: set up before `cap` is non-zero (only then is a push
         // here), freed by the teardown after `cap` is 0; this thread's own.
         let recent = unsafe { &*self.recent.get() };
-        let cached = recent.0[recent_slot(parent, site_ptr)].load(Ordering::Relaxed);
-        // SAFETY: a slot holds null or a node of this thread's arena, which
-        // outlives the state.
-        let child = unsafe { cached.cast_const().as_ref() }?;
-        if child.site.load(Ordering::Relaxed) != site_ptr
-            || child.parent.load(Ordering::Relaxed) != parent.index.load(Ordering::Relaxed)
-        {
-            return None;
-        }
-        Some(cached)
-    }
-
-    /// Notes `node` as `site`'s child of `parent` in the table of recent
-    /// lookups.
-    #[inline]
-    fn remember_child(&self, parent: &Node, site: &'static CallSite, node: *const Node) {
-        // SAFETY: as in `recent_child`.
-        let recent = unsafe { &*self.recent.get() };
-        recent.0[recent_slot(parent, site)].store(node.cast_mut(), Ordering::Relaxed);
+        Some(&recent.0[recent_index(parent, site)])
     }
 
     /// The frame of a call for which no frame was pushed: profiling off, a

@@ -14,19 +14,15 @@
 //! after 3 s is counted as hung and killed. Unix only.
 
 #[cfg(unix)]
+#[path = "../tests/support/forking.rs"]
+mod forking;
+
+#[cfg(unix)]
 mod run {
+    use super::forking::{self, fork, kill_child, start_churn, wait_for};
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::Arc;
-    use std::time::{Duration, Instant};
-
-    extern "C" {
-        fn fork() -> i32;
-        fn waitpid(pid: i32, status: *mut i32, options: i32) -> i32;
-        fn kill(pid: i32, sig: i32) -> i32;
-        fn _exit(code: i32) -> !;
-    }
-    const WNOHANG: i32 = 1;
-    const SIGKILL: i32 = 9;
+    use std::time::Duration;
 
     #[tickprof::profile]
     fn churned() {
@@ -49,28 +45,7 @@ mod run {
         let ok = h.is_ok_and(|h| h.join().is_ok());
         // SAFETY: ends the forked child without running the parent's exit
         // handlers.
-        unsafe { _exit(if ok { 0 } else { 2 }) }
-    }
-
-    /// Whether the child `pid` ran longer than the limit (then killed).
-    fn hung(pid: i32) -> bool {
-        let start = Instant::now();
-        loop {
-            let mut status = 0;
-            // SAFETY: `pid` is our child; `status` is a valid out-pointer.
-            if unsafe { waitpid(pid, &mut status, WNOHANG) } == pid {
-                return false;
-            }
-            if start.elapsed() > Duration::from_secs(3) {
-                // SAFETY: plain system calls on our own child.
-                unsafe {
-                    kill(pid, SIGKILL);
-                    waitpid(pid, &mut status, 0);
-                }
-                return true;
-            }
-            std::thread::sleep(Duration::from_millis(1));
-        }
+        unsafe { forking::_exit(if ok { 0 } else { 2 }) }
     }
 
     /// Forks `n` children while another thread starts and joins threads.
@@ -80,21 +55,7 @@ mod run {
             .and_then(|a| a.parse().ok())
             .unwrap_or(400);
         let stop = Arc::new(AtomicBool::new(false));
-        let stopped = Arc::clone(&stop);
-        let churner = std::thread::Builder::new()
-            .name("churner".into())
-            .spawn(move || {
-                let mut churned_threads = 0u64;
-                while !stopped.load(Ordering::Relaxed) {
-                    let t = std::thread::Builder::new().name("churned".into());
-                    if let Ok(h) = t.spawn(churned) {
-                        let _ = h.join();
-                        churned_threads += 1;
-                    }
-                }
-                churned_threads
-            })
-            .expect("start the churner");
+        let churner = start_churn(Arc::clone(&stop), churned);
         let mut hangs = 0;
         for _ in 0..n {
             // SAFETY: the child runs only `child`, which leaves with `_exit`.
@@ -103,7 +64,10 @@ mod run {
             if pid == 0 {
                 child();
             }
-            hangs += u32::from(hung(pid));
+            if wait_for(pid, Duration::from_secs(3)).is_none() {
+                kill_child(pid);
+                hangs += 1;
+            }
         }
         stop.store(true, Ordering::Relaxed);
         let churned_threads = churner.join().expect("churner");

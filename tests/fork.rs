@@ -14,23 +14,19 @@ mod quiet;
 #[path = "support/child.rs"]
 mod child;
 
+#[path = "support/forking.rs"]
+mod forking;
+
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use tickprof::profile;
 
 const CHILD: &str = "TICKPROF_FORK_CHILD";
 
 extern "C" {
-    fn fork() -> i32;
-    fn waitpid(pid: i32, status: *mut i32, options: i32) -> i32;
-    fn kill(pid: i32, sig: i32) -> i32;
-    fn _exit(code: i32) -> !;
     fn exit(code: i32) -> !;
 }
-
-const WNOHANG: i32 = 1;
-const SIGKILL: i32 = 9;
 
 #[profile]
 fn before_fork() {}
@@ -40,25 +36,6 @@ fn churned() {}
 
 #[profile]
 fn in_child() {}
-
-/// Starts a thread that starts short threads (each making a marked call)
-/// until `stop` is set.
-fn start_churn(stop: Arc<AtomicBool>) -> std::thread::JoinHandle<u64> {
-    std::thread::Builder::new()
-        .name("churner".into())
-        .spawn(move || {
-            let mut n = 0;
-            while !stop.load(Ordering::Relaxed) {
-                let t = std::thread::Builder::new().name("churned".into());
-                if let Ok(h) = t.spawn(churned) {
-                    let _ = h.join();
-                    n += 1;
-                }
-            }
-            n
-        })
-        .unwrap()
-}
 
 /// In a forked child: start a thread that makes 3 marked calls, then check
 /// that the report has exactly these (none of the parent's). Exit code 0
@@ -121,33 +98,16 @@ fn stacks(pid: i32) -> Option<String> {
 
 /// Waits for `pid` up to `limit`, then takes its stacks and kills it.
 fn wait_for(pid: i32, limit: Duration) -> End {
-    let start = Instant::now();
-    loop {
-        let mut status = 0;
-        // SAFETY: `pid` is our child; `status` is a valid out-pointer.
-        let r = unsafe { waitpid(pid, &mut status, WNOHANG) };
-        if r == pid {
-            return End::Exited(if status & 0x7f == 0 {
-                (status >> 8) & 0xff
-            } else {
-                128 + (status & 0x7f)
-            });
-        }
-        if start.elapsed() > limit {
-            let stacks = stacks(pid);
-            if let Some(s) = &stacks {
-                eprintln!("hung forked child {pid}:\n{s}");
-            }
-            // SAFETY: plain system calls on our own child.
-            unsafe {
-                kill(pid, SIGKILL);
-                waitpid(pid, &mut status, 0);
-            }
-            return End::Hung {
-                in_tickprof: stacks.is_some_and(|s| s.contains("tickprof_runtime")),
-            };
-        }
-        std::thread::sleep(Duration::from_millis(1));
+    if let Some(code) = forking::wait_for(pid, limit) {
+        return End::Exited(code);
+    }
+    let stacks = stacks(pid);
+    if let Some(s) = &stacks {
+        eprintln!("hung forked child {pid}:\n{s}");
+    }
+    forking::kill_child(pid);
+    End::Hung {
+        in_tickprof: stacks.is_some_and(|s| s.contains("tickprof_runtime")),
     }
 }
 
@@ -161,7 +121,7 @@ fn child_workload() {
         before_fork();
     }
     let stop = Arc::new(AtomicBool::new(false));
-    let churner = start_churn(Arc::clone(&stop));
+    let churner = forking::start_churn(Arc::clone(&stop), churned);
     let parts: Vec<&str> = mode.split(':').collect();
     match parts.as_slice() {
         ["forks", n] => {
@@ -170,13 +130,13 @@ fn child_workload() {
             for _ in 0..n {
                 // SAFETY: the child runs only `forked_child_checks` and
                 // leaves with `_exit`.
-                let pid = unsafe { fork() };
+                let pid = unsafe { forking::fork() };
                 assert!(pid >= 0, "fork failed");
                 if pid == 0 {
                     let code = forked_child_checks();
                     // SAFETY: ends the forked child without running the
                     // parent's exit handlers.
-                    unsafe { _exit(code) };
+                    unsafe { forking::_exit(code) };
                 }
                 match wait_for(pid, Duration::from_secs(10)) {
                     End::Hung { in_tickprof: t } => {
@@ -206,7 +166,7 @@ fn child_workload() {
         // exit report on the same stderr, each with its own pid.
         ["exit-reports"] => {
             // SAFETY: the child makes marked calls and exits through `exit`.
-            let pid = unsafe { fork() };
+            let pid = unsafe { forking::fork() };
             assert!(pid >= 0, "fork failed");
             if pid == 0 {
                 let code = forked_child_checks();

@@ -9,9 +9,10 @@
 //! is checked for impls of std traits whose `Self` is a std type before it
 //! goes on this list; a new dependency fails this test until it is.
 //!
-//! Runs `cargo tree` on the workspace (offline, every target platform), with
-//! the default features, with `--no-default-features`, and with the opt-in
-//! `tracing` feature. The `criterion05` … `criterion08` features add
+//! Runs `cargo tree` on the workspace (every target platform; offline when
+//! the registry already holds every platform's crates, else downloading
+//! them), with the default features, with `--no-default-features`, and
+//! with the opt-in `tracing` feature. The `criterion05` … `criterion08` features add
 //! criterion's own graph (serde_json among it): they are meant for
 //! `[dev-dependencies]`, where criterion already is, and are not audited
 //! here.
@@ -144,17 +145,36 @@ const DISABLED: &[&str] = &[
     "unicode-ident",
 ];
 
-/// The crate names in `cargo tree -e normal -p tickprof` (plus `extra`).
-fn graph(extra: &[&str]) -> BTreeSet<String> {
+/// `cargo tree -e normal -p tickprof` for every target platform (plus
+/// `extra`), offline first; when a platform's dependency is not in the
+/// local registry (a plain build downloads only the host's), once more
+/// with downloads allowed, so the audit works from a fresh cargo home.
+fn cargo_tree(extra: &[&str]) -> std::process::Output {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let manifest = concat!(env!("CARGO_MANIFEST_DIR"), "/../Cargo.toml");
-    let out = Command::new(cargo)
-        .args(["tree", "--offline", "--quiet", "--manifest-path", manifest])
-        .args(["-p", "tickprof", "-e", "normal", "--prefix", "none"])
-        .args(["--target", "all", "--format", "{p}"])
-        .args(extra)
-        .output()
-        .expect("cargo runs");
+    let run = |offline: bool| {
+        let mut cmd = Command::new(&cargo);
+        cmd.args(["tree", "--locked", "--quiet", "--manifest-path", manifest]);
+        if offline {
+            cmd.arg("--offline");
+        }
+        cmd.args(["-p", "tickprof", "-e", "normal", "--prefix", "none"])
+            .args(["--target", "all", "--format", "{p}"])
+            .args(extra)
+            .output()
+            .expect("cargo runs")
+    };
+    let out = run(true);
+    if out.status.success() {
+        out
+    } else {
+        run(false)
+    }
+}
+
+/// The crate names in `cargo tree -e normal -p tickprof` (plus `extra`).
+fn graph(extra: &[&str]) -> BTreeSet<String> {
+    let out = cargo_tree(extra);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),

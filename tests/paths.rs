@@ -77,7 +77,9 @@ fn early_return_error_path_and_panic_are_each_timed_and_counted() {
     let r = tickprof::report();
     let e = r.find("::early").unwrap();
     assert_eq!(e.calls, 2);
-    assert!(e.min_ns < 50_000 && e.max_ns >= 50_000, "{e:?}");
+    // The spinning call lasts 50 us or more; the early return is counted
+    // (its duration is not asserted: a preemption can stretch any call).
+    assert!(e.min_ns <= e.max_ns && e.max_ns >= 50_000, "{e:?}");
     let q = r.find("::question").unwrap();
     assert_eq!(q.calls, 2);
     assert!(q.total_ns > 0);

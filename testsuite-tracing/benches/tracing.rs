@@ -1,7 +1,7 @@
 //! Cost of the tracing bridge per span, against `#[profile]` and against
 //! tracing's own timing layer.
 //!
-//! Run: `cargo bench --bench tracing`. The variants run interleaved, round
+//! Run: `cargo bench -p tickprof-testsuite-tracing --bench tracing`. The variants run interleaved, round
 //! after round, in one process; each round times a batch of calls. Printed:
 //! the median ns per call over the rounds, the spread (min–max of the
 //! rounds), and the median minus the unmarked function's.

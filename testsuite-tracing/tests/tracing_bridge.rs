@@ -1,7 +1,7 @@
 //! The tracing bridge (`tickprof::tracing::Layer`, feature `tracing`):
 //! spans become tickprof sites in the same trees as `#[profile]` marks.
 
-#[path = "support/quiet.rs"]
+#[path = "../../tests/support/quiet.rs"]
 mod quiet;
 
 use std::hint::black_box;

@@ -1,0 +1,2 @@
+//! Empty: this package holds the tracing bridge's test (`tests/`) and bench
+//! (`benches/`).

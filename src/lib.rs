@@ -122,6 +122,34 @@ pub use tickprof_runtime::{
     TreeNode, CSV_HEADER,
 };
 
+/// The code blocks of the `docs/` pages, compiled and run as doctests by
+/// `cargo test --doc -p tickprof`. (The README's, and
+/// `docs/integrations.md`'s, which need criterion and tracing-subscriber,
+/// run in the `tickprof-testsuite` package.)
+#[cfg(doctest)]
+pub mod doc_pages {
+    #[doc = include_str!("../docs/guide.md")]
+    pub struct Guide;
+    #[doc = include_str!("../docs/report.md")]
+    pub struct ReportPage;
+    #[doc = include_str!("../docs/formats.md")]
+    pub struct Formats;
+    #[doc = include_str!("../docs/accuracy.md")]
+    pub struct Accuracy;
+    #[doc = include_str!("../docs/overhead.md")]
+    pub struct Overhead;
+    #[doc = include_str!("../docs/services.md")]
+    pub struct Services;
+    #[doc = include_str!("../docs/tools.md")]
+    pub struct Tools;
+    #[doc = include_str!("../docs/internals.md")]
+    pub struct Internals;
+    #[doc = include_str!("../cli/README.md")]
+    pub struct Cli;
+    #[doc = include_str!("../CONTRIBUTING.md")]
+    pub struct Contributing;
+}
+
 #[doc(hidden)]
 /// Used by generated code, not public API.
 pub mod __private {

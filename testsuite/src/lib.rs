@@ -6,3 +6,8 @@
 #[cfg(doctest)]
 #[doc = include_str!("../../README.md")]
 pub struct ReadmeDoctests;
+
+/// The code blocks of `docs/integrations.md` (criterion, tracing-subscriber).
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/integrations.md")]
+pub struct IntegrationsDoctests;

@@ -131,9 +131,10 @@ pub use tickprof_runtime::{
 };
 
 /// The code blocks of the `docs/` pages, compiled and run as doctests by
-/// `cargo test --doc -p tickprof`. (The README's, and
-/// `docs/integrations.md`'s, which need criterion and tracing-subscriber,
-/// run in the `tickprof-testsuite` package.)
+/// `cargo test --doc -p tickprof`. (The README's and
+/// `docs/integrations.md`'s, which need criterion, run in the
+/// `tickprof-testsuite` package; `docs/tracing.md`'s, which need the
+/// `tracing` feature, in `tickprof-testsuite-tracing`.)
 #[cfg(doctest)]
 pub mod doc_pages {
     #[doc = include_str!("../docs/guide.md")]

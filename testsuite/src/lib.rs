@@ -7,7 +7,7 @@
 #[doc = include_str!("../../README.md")]
 pub struct ReadmeDoctests;
 
-/// The code blocks of `docs/integrations.md` (criterion, tracing-subscriber).
+/// The code blocks of `docs/integrations.md` (criterion).
 #[cfg(doctest)]
 #[doc = include_str!("../../docs/integrations.md")]
 pub struct IntegrationsDoctests;

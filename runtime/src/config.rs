@@ -53,6 +53,7 @@ settings! {
             var: "TICKPROF_OUT",
             parse: Paths,
             default: Vec::new(),
+            note: "no files",
             help: "`path[,path…]`: also write these files at exit, the format chosen by the extension (see [formats](formats.md)). In a path, `%p` becomes the process id, `%e` the executable's file name, `%%` a `%`. A comma cannot be part of a path. An unknown extension or an unwritable path gives one warning line.",
         },
         /// Print the exit report to stderr (true) or not (false; the
@@ -105,7 +106,7 @@ settings! {
             var: "TICKPROF_MAX_NODES",
             parse: Whole(1),
             default: DEFAULT_MAX_NODES,
-            help: "calling-context tree nodes per thread (a memory bound); calls on new paths beyond it are folded into their parent and counted",
+            help: "calling-context tree nodes per thread (a memory bound, 128 bytes a node); beyond it, calls on new paths are recorded on one overflow node per site (their counts and times stay in the site's figures) and the report says how many were folded",
         },
         /// The text report's layout and sections.
         report: Sections {

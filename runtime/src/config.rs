@@ -283,7 +283,11 @@ impl Value for SectionList {
         })
     }
     fn show(&self, v: &Sections) -> Option<String> {
-        let layout = if v.layout == Layout::Tree { "tree" } else { "flat" };
+        let layout = if v.layout == Layout::Tree {
+            "tree"
+        } else {
+            "flat"
+        };
         Some(if v.coverage {
             format!("{layout},coverage")
         } else {

@@ -134,7 +134,12 @@ fn switches_take_every_spelling() {
     ] {
         for (v, on) in [("1", true), ("on", true), ("TRUE", true), (" yes ", true)]
             .into_iter()
-            .chain([("0", false), ("off", false), ("False", false), ("no", false)])
+            .chain([
+                ("0", false),
+                ("off", false),
+                ("False", false),
+                ("no", false),
+            ])
         {
             let (c, w) = parse(&[(var, v)]);
             assert!(w.is_empty() && get(&c) == on, "{var}={v:?}: {w:?}");
@@ -212,13 +217,25 @@ fn log_settings() {
     let o = &c.log_options;
     assert_eq!(o.filter, ["app::*", "main"]);
     assert_eq!(o.notrace, ["noisy"]);
-    assert_eq!((o.depth, o.threshold_ns, o.tids.clone()), (3, 5000, vec![1, 3]));
-    assert_eq!(parse(&[("TICKPROF_LOG_THRESHOLD", "0")]).0.log_options.threshold_ns, 0);
+    assert_eq!(
+        (o.depth, o.threshold_ns, o.tids.clone()),
+        (3, 5000, vec![1, 3])
+    );
+    assert_eq!(
+        parse(&[("TICKPROF_LOG_THRESHOLD", "0")])
+            .0
+            .log_options
+            .threshold_ns,
+        0
+    );
 }
 
 #[test]
 fn warnings_follow_the_table_order() {
-    let (_, w) = parse(&[("TICKPROF_LOG_DEPTH", "deep"), ("TICKPROF_LOG_FILTER", "a,,b")]);
+    let (_, w) = parse(&[
+        ("TICKPROF_LOG_DEPTH", "deep"),
+        ("TICKPROF_LOG_FILTER", "a,,b"),
+    ]);
     assert_eq!(w.len(), 2);
     assert!(w[0].contains("TICKPROF_LOG_FILTER") && w[1].contains("TICKPROF_LOG_DEPTH"));
 }

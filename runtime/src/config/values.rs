@@ -207,12 +207,7 @@ impl Value for Numbers {
             .map_err(|_| "is not a comma-separated list of whole numbers".into())
     }
     fn show(&self, v: &Vec<u64>) -> Option<String> {
-        (!v.is_empty()).then(|| {
-            v.iter()
-                .map(u64::to_string)
-                .collect::<Vec<_>>()
-                .join(",")
-        })
+        (!v.is_empty()).then(|| v.iter().map(u64::to_string).collect::<Vec<_>>().join(","))
     }
 }
 
@@ -327,7 +322,10 @@ mod tests {
         for off in ["off", "0", "False", "no"] {
             assert_eq!(Switch.parse(off), Ok(false), "{off}");
         }
-        assert_eq!(Switch.parse("maybe"), Err("is not on or off (1 or 0)".into()));
+        assert_eq!(
+            Switch.parse("maybe"),
+            Err("is not on or off (1 or 0)".into())
+        );
         round_trips(&Switch, true);
         round_trips(&Switch, false);
     }
@@ -336,7 +334,10 @@ mod tests {
     fn whole_numbers_and_limits() {
         assert_eq!(Whole(0usize).parse(" 7 "), Ok(7));
         assert_eq!(Whole(0usize).parse("0"), Ok(0));
-        assert_eq!(Whole(0usize).parse("-1"), Err("is not a whole number".into()));
+        assert_eq!(
+            Whole(0usize).parse("-1"),
+            Err("is not a whole number".into())
+        );
         assert_eq!(
             Whole(1usize).parse("0"),
             Err("is not a positive whole number".into())
@@ -374,7 +375,15 @@ mod tests {
         assert_eq!(fmt_duration(Duration::from_millis(1500)), "1500ms");
         assert_eq!(fmt_duration(Duration::from_nanos(1001)), "1001ns");
         assert_eq!(fmt_duration(Duration::ZERO), "0");
-        for d in [0, 1, 999, 1_000, 1_500_000, 90_000_000_000, 7_200_000_000_000] {
+        for d in [
+            0,
+            1,
+            999,
+            1_000,
+            1_500_000,
+            90_000_000_000,
+            7_200_000_000_000,
+        ] {
             round_trips(&Span(false), Duration::from_nanos(d));
             round_trips(&Nanos, d);
         }
@@ -402,12 +411,18 @@ mod tests {
 
     #[test]
     fn lists() {
-        assert_eq!(Paths.parse(" a.csv, ,b.txt "), Ok(vec!["a.csv".into(), "b.txt".into()]));
+        assert_eq!(
+            Paths.parse(" a.csv, ,b.txt "),
+            Ok(vec!["a.csv".into(), "b.txt".into()])
+        );
         round_trips(&Paths, vec!["a.csv".into(), "b.txt".into()]);
         assert_eq!(Numbers.parse("1, 3,"), Ok(vec![1, 3]));
         assert!(Numbers.parse("main").is_err());
         round_trips(&Numbers, vec![1, 3]);
-        assert_eq!(Globs.parse("app::*, main"), Ok(vec!["app::*".into(), "main".into()]));
+        assert_eq!(
+            Globs.parse("app::*, main"),
+            Ok(vec!["app::*".into(), "main".into()])
+        );
         assert!(Globs.parse("a,,b").unwrap_err().contains("empty pattern"));
         assert!(Globs.parse("[ab]").unwrap_err().contains("'['"));
         round_trips(&Globs, vec!["app::*".into(), "main".into()]);
@@ -417,7 +432,10 @@ mod tests {
     #[test]
     fn addresses() {
         assert_eq!(Address.parse("6060"), Ok(([127, 0, 0, 1], 6060).into()));
-        assert_eq!(Address.parse("0.0.0.0:7070"), Ok(([0, 0, 0, 0], 7070).into()));
+        assert_eq!(
+            Address.parse("0.0.0.0:7070"),
+            Ok(([0, 0, 0, 0], 7070).into())
+        );
         assert!(Address.parse("localhost").is_err());
         round_trips(&Address, ([10, 0, 0, 1], 80).into());
     }

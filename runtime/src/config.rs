@@ -109,10 +109,10 @@ settings! {
             help: "calling-context tree nodes per thread (a memory bound, 128 bytes a node); beyond it, calls on new paths are recorded on one overflow node per site (their counts and times stay in the site's figures) and the report says how many were folded",
         },
         /// The text report's layout and sections.
-        report: Sections {
+        report: ReportSections {
             var: "TICKPROF_REPORT",
             parse: SectionList,
-            default: Sections::default(),
+            default: ReportSections::default(),
             help: "`flat`, or `tree`: after the table, a section per site with its callers and callees (see [the report](report.md)). `coverage`: list the marks that never ran (see [coverage](tools.md#coverage-marks-that-never-ran)). Combine as a comma list, at most one of `flat` and `tree`: `tree,coverage`",
         },
         /// Show figures with the calibrated instrumentation cost subtracted
@@ -245,16 +245,16 @@ pub enum DumpMode {
 /// What the text report shows (`TICKPROF_REPORT`).
 #[non_exhaustive]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Sections {
+pub struct ReportSections {
     /// The table alone, or with a caller/callee section per site.
     pub layout: Layout,
     /// List the marks that never ran.
     pub coverage: bool,
 }
 
-impl Default for Sections {
+impl Default for ReportSections {
     fn default() -> Self {
-        Sections {
+        ReportSections {
             layout: Layout::Flat,
             coverage: false,
         }
@@ -266,8 +266,8 @@ impl Default for Sections {
 struct SectionList;
 
 impl Value for SectionList {
-    type Out = Sections;
-    fn parse(&self, s: &str) -> Result<Sections, String> {
+    type Out = ReportSections;
+    fn parse(&self, s: &str) -> Result<ReportSections, String> {
         let (mut layout, mut coverage) = (None, false);
         for word in s.split(',').map(|w| w.trim().to_ascii_lowercase()) {
             match word.as_str() {
@@ -277,12 +277,12 @@ impl Value for SectionList {
                 _ => return Err("is not flat, tree, coverage or a comma list of them".into()),
             }
         }
-        Ok(Sections {
+        Ok(ReportSections {
             layout: layout.unwrap_or(Layout::Flat),
             coverage,
         })
     }
-    fn show(&self, v: &Sections) -> Option<String> {
+    fn show(&self, v: &ReportSections) -> Option<String> {
         let layout = if v.layout == Layout::Tree {
             "tree"
         } else {

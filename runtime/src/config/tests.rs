@@ -267,3 +267,26 @@ fn the_docs_table_has_one_row_per_variable_with_its_default() {
         assert!(table.contains(row), "{row} in\n{table}");
     }
 }
+
+#[test]
+fn each_default_the_docs_show_reads_back_as_the_default() {
+    let mut rows = Vec::new();
+    Config::rows(&mut rows);
+    let mut shown = 0;
+    for row in &rows {
+        // "`1h`", "`0` (no limit)"; "unset (…)" has no text to read.
+        let Some(text) = row
+            .default
+            .strip_prefix('`')
+            .and_then(|s| s.split('`').next())
+        else {
+            assert!(row.default.starts_with("unset"), "{}", row.default);
+            continue;
+        };
+        let (c, w) = parse(&[(row.var, text)]);
+        assert!(w.is_empty(), "{}={text:?}: {w:?}", row.var);
+        assert_eq!(c, Config::default(), "{}={text:?}", row.var);
+        shown += 1;
+    }
+    assert_eq!(shown, 17);
+}

@@ -1,14 +1,15 @@
 //! Environment settings, parsed once into typed values.
 //!
-//! One table ([`settings!`](table) rows below, and the trace log's in
-//! `log.rs`) declares every variable: its `Config` field, parser, default
+//! One table (the `settings!` rows below, and the trace log's in
+//! `config/log.rs`; the macro is in `config/table.rs`, the value parsers
+//! in `config/values.rs`) declares every variable: its `Config` field, parser, default
 //! and help. The struct, its `Default`, the reader, its warnings and the
 //! docs table (`docs/configuration.md`, checked by a test) all come from
 //! it. A bad value gives one warning line naming the variable, the value
 //! and the default, which is then used; a value of only blanks counts as
 //! unset.
 
-pub use crate::defaults::{
+use crate::defaults::{
     DEFAULT_FAIL_SEED, DEFAULT_MAX_DELTA, DEFAULT_MAX_NODES, DEFAULT_THREADS_KEPT,
     DEFAULT_TRACE_EVENTS,
 };

@@ -236,11 +236,9 @@ fn a_recorded_trace_replays_as_the_same_log() {
     live_sorted.sort_by_key(|l| l.starts_with("[2]") || l.ends_with("worker"));
     let live_sorted = live_sorted.join("\n").replace(" unwound", "") + "\n";
     assert_eq!(replayed, live_sorted);
-    let opts = tickprof::log::LogOptions {
-        filter: vec!["middle".into()],
-        tids: vec![2],
-        ..Default::default()
-    };
+    let mut opts = tickprof::log::LogOptions::default();
+    opts.filter = vec!["middle".into()];
+    opts.tids = vec![2];
     let mut out = Vec::new();
     tickprof::log::replay_trace_json(&json, &mut out, &opts).unwrap();
     assert_eq!(

@@ -101,24 +101,12 @@ enum Command {
     },
 }
 
-/// `5us`, `2ms`, `1s`, `100ns` or `0`: nanoseconds.
+/// `5us`, `2ms`, `1s`, `100ns` or `0`: nanoseconds (the runtime's
+/// parser, as `TICKPROF_LOG_THRESHOLD` reads it).
 fn duration_ns(s: &str) -> Result<u64, String> {
-    let t = s.trim();
-    let split = t
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(t.len());
-    let (num, unit) = t.split_at(split);
-    let scale = match unit.trim() {
-        "" if num == "0" => 0.0,
-        "ns" => 1.0,
-        "us" | "µs" => 1e3,
-        "ms" => 1e6,
-        "s" => 1e9,
-        _ => return Err(format!("{s:?} is not a duration (e.g. 5us, 2ms)")),
-    };
-    match num.parse::<f64>() {
-        Ok(v) if v.is_finite() && v >= 0.0 => Ok((v * scale).round() as u64),
-        _ => Err(format!("{s:?} is not a duration (e.g. 5us, 2ms)")),
+    match tickprof_runtime::__private::parse_duration(s) {
+        Some(d) => Ok(u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)),
+        None => Err(format!("{s:?} is not a duration (e.g. 5us, 2ms)")),
     }
 }
 
@@ -221,13 +209,9 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             tid,
         } => {
             let text = std::fs::read_to_string(&trace).map_err(|e| format!("{trace}: {e}"))?;
-            let opts = tickprof_runtime::log::LogOptions {
-                filter,
-                notrace,
-                depth,
-                threshold_ns: threshold,
-                tids: tid,
-            };
+            let mut opts = tickprof_runtime::log::LogOptions::default();
+            (opts.filter, opts.notrace, opts.depth) = (filter, notrace, depth);
+            (opts.threshold_ns, opts.tids) = (threshold, tid);
             let mut out = Vec::new();
             tickprof_runtime::log::replay_trace_json(&text, &mut out, &opts)
                 .map_err(|e| format!("{trace}: {e}"))?;

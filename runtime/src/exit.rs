@@ -253,9 +253,9 @@ fn write_everywhere(rt: &Runtime, mut report: Report, heading: Option<&str>) {
     report.sort(rt.config.sort);
     let opts = TextOptions {
         top: rt.config.top,
-        tree: rt.config.layout == Layout::Tree,
+        tree: rt.config.report.layout == Layout::Tree,
         threads: rt.config.threads,
-        coverage: rt.config.coverage,
+        coverage: rt.config.report.coverage,
     };
     if rt.config.stderr {
         if let Some(h) = heading {

@@ -18,12 +18,13 @@
 //! | `report` | the `Report` types, `SortKey`, `Layout`, `fmt_ns` | `site` |
 //! | `counters` | the counter set of a tree node, once; the reject rule | — |
 //! | `tree` | plain trees: merge, minus, recursion nesting | `counters`, `site` |
-//! | `config` | environment → typed `Config`; defaults from the constants | `report`, `export`, `log` (its options) |
+//! | `defaults` | the settings' default values other modules need; plain constants | — |
+//! | `config` | environment → typed `Config`, from one settings table (the trace log's options too); its docs table | `defaults`, `report`, `export` (the known extensions) |
 //! | `hook` | the `Hook` trait, `Enter`/`Exit`, `SetHookError` | `site` |
-//! | `log` | the trace log (`TICKPROF_LOG`): options, rendering, the live hook, replay of a `.trace.json` | `hook`, `report`, `site`, `record` (thread exit), `export` (JSON strings) |
-//! | `switches` | the atomics the hot path reads; `apply(&Config)` | `config` |
+//! | `log` | the trace log (`TICKPROF_LOG`): matching, rendering, the live hook, replay of a `.trace.json` | `hook`, `report`, `site`, `record` (thread exit), `export` (JSON strings), `config` (its options) |
+//! | `switches` | the atomics the hot path reads; `apply(&Config)` | `defaults`, `config` (the type), `clock` |
 //! | `clock` | `ticks()`, the TSC frequency and where it came from | `report` |
-//! | `record` | the hot path: `node`, `arena`, `stack`, `guard`, `future`, `trace` buffers, `registry`; `hook` (the hooks' cold path) | `clock`, `counters`, `site`, `switches`, `tree`, `config` (a default), `hook` (the trait) |
+//! | `record` | the hot path: `node`, `arena`, `stack`, `guard`, `future`, `trace` buffers, `registry`; `hook` (the hooks' cold path) | `clock`, `counters`, `site`, `switches`, `tree`, `defaults`, `hook` (the trait) |
 //! | `calibrate` | overhead calibration and its cached result | `clock`, `record`, `site` |
 //! | `alloc` | `Alloc`, the global-allocator wrapper | `switches`, `record` (the counting) |
 //! | `build` | trees → `Report`: figures, compensation, flattening, edges, threads | `calibrate`, `counters`, `record` (the capture), `report`, `site`, `tree` |
@@ -51,6 +52,7 @@ mod config;
 mod counters;
 #[cfg(feature = "enabled")]
 mod coverage;
+mod defaults;
 #[cfg(feature = "enabled")]
 mod exit;
 pub mod export;
@@ -70,10 +72,8 @@ mod switches;
 mod tree;
 
 pub use alloc::Alloc;
-pub use config::{
-    Config, DumpMode, DumpSignal, Layout, SortKey, DEFAULT_FAIL_SEED, DEFAULT_THREADS_KEPT,
-    DEFAULT_TRACE_EVENTS,
-};
+pub use config::{Config, DumpMode, DumpSignal, Layout, ReportSections, SortKey};
+pub use defaults::{DEFAULT_FAIL_SEED, DEFAULT_THREADS_KEPT, DEFAULT_TRACE_EVENTS};
 pub use export::csv::CSV_HEADER;
 pub use fail::Injected;
 pub use hook::{Enter, Exit, Hook, SetHookError};
@@ -274,6 +274,7 @@ pub fn dump_every(period: std::time::Duration) {
 /// Used by generated code, not public API.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::config::{parse_duration, settings_markdown};
     #[cfg(feature = "enabled")]
     pub use crate::record::future::Instrumented;
     #[cfg(feature = "enabled")]

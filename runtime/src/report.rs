@@ -375,6 +375,7 @@ impl Report {
 }
 
 /// Report sort orders (`TICKPROF_SORT`).
+#[non_exhaustive]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SortKey {
     /// Total time, descending (the default).
@@ -395,6 +396,7 @@ pub enum SortKey {
 }
 
 /// Text report layouts (`TICKPROF_REPORT`).
+#[non_exhaustive]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Layout {
     /// The flat table (the default).

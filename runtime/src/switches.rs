@@ -33,11 +33,13 @@ pub(crate) static MODE: AtomicU8 = AtomicU8::new(RECORD);
 /// Deltas above this many ticks are rejected as oversized.
 pub(crate) static MAX_TICKS: AtomicU64 = AtomicU64::new(i64::MAX as u64);
 /// Calling-context tree nodes per thread.
-pub(crate) static MAX_NODES: AtomicUsize = AtomicUsize::new(crate::config::DEFAULT_MAX_NODES);
+pub(crate) static MAX_NODES: AtomicUsize = AtomicUsize::new(crate::defaults::DEFAULT_MAX_NODES);
 /// Trace events kept per thread.
-pub(crate) static TRACE_LIMIT: AtomicUsize = AtomicUsize::new(crate::config::DEFAULT_TRACE_EVENTS);
+pub(crate) static TRACE_LIMIT: AtomicUsize =
+    AtomicUsize::new(crate::defaults::DEFAULT_TRACE_EVENTS);
 /// Distinct names of finished threads that keep a per-thread row.
-pub(crate) static THREADS_KEPT: AtomicUsize = AtomicUsize::new(crate::config::DEFAULT_THREADS_KEPT);
+pub(crate) static THREADS_KEPT: AtomicUsize =
+    AtomicUsize::new(crate::defaults::DEFAULT_THREADS_KEPT);
 /// Set when a site that is not internal gets its first tree node: the exit
 /// report is skipped for programs that never made a marked call.
 pub(crate) static RECORDED_ANY: AtomicBool = AtomicBool::new(false);

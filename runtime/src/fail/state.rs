@@ -39,7 +39,7 @@ static BIT: Mutex<()> = Mutex::new(());
 /// Whether any table was ever armed (the report then has a faults part).
 static ARMED_EVER: AtomicBool = AtomicBool::new(false);
 /// The seed of the probabilities, and the draws made since it was set.
-static SEED: AtomicU64 = AtomicU64::new(crate::config::DEFAULT_FAIL_SEED);
+static SEED: AtomicU64 = AtomicU64::new(crate::defaults::DEFAULT_FAIL_SEED);
 static DRAWS: AtomicU64 = AtomicU64::new(0);
 /// Faults injected per site (address, site, count); locked only when one
 /// fires.

@@ -29,26 +29,7 @@ mod replay;
 
 pub use replay::replay_trace_json;
 
-/// What the trace log shows (`TICKPROF_LOG_*`, or given to
-/// [`replay_trace_json`]). The default shows everything.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct LogOptions {
-    /// `TICKPROF_LOG_FILTER`: when not empty, only calls matching one of
-    /// these glob patterns, and their subtrees, are shown.
-    pub filter: Vec<String>,
-    /// `TICKPROF_LOG_NOTRACE`: calls matching one of these glob patterns,
-    /// and their subtrees, are hidden.
-    pub notrace: Vec<String>,
-    /// `TICKPROF_LOG_DEPTH`: at most this many levels of shown calls (0: no
-    /// limit).
-    pub depth: usize,
-    /// `TICKPROF_LOG_THRESHOLD`, in nanoseconds: calls shorter than this
-    /// are hidden with their subtrees (0: none).
-    pub threshold_ns: u64,
-    /// `TICKPROF_LOG_TID`: when not empty, only these threads (tickprof's
-    /// thread numbers, as printed in brackets).
-    pub tids: Vec<u64>,
-}
+pub use crate::config::LogOptions;
 
 impl LogOptions {
     /// Whether thread `tid` is shown.
@@ -70,23 +51,6 @@ impl LogOptions {
 pub(crate) struct Match {
     pub filter: bool,
     pub notrace: bool,
-}
-
-/// Comma-separated glob patterns: `*` any run of characters, `?` one.
-pub(crate) fn parse_globs(v: &str) -> Result<Vec<String>, String> {
-    let mut out = Vec::new();
-    for p in v.split(',').map(str::trim) {
-        if p.is_empty() {
-            return Err("has an empty pattern (write patterns separated by single commas)".into());
-        }
-        if let Some(c) = p.chars().find(|c| matches!(c, '[' | ']' | '{' | '}')) {
-            return Err(format!(
-                "has {c:?} in {p:?} (patterns use only * and ?, e.g. app::parse*)"
-            ));
-        }
-        out.push(p.to_owned());
-    }
-    Ok(out)
 }
 
 /// Whether glob `pattern` matches `name`, or (a pattern without `::`) its

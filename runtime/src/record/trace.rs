@@ -171,7 +171,7 @@ mod tests {
                 end: i + 1,
             });
         }
-        TRACE_LIMIT.store(crate::config::DEFAULT_TRACE_EVENTS, Ordering::Relaxed);
+        TRACE_LIMIT.store(crate::defaults::DEFAULT_TRACE_EVENTS, Ordering::Relaxed);
         assert_eq!(b.events.len(), 3);
         assert_eq!(b.dropped, 7);
         assert!(b.events.capacity() <= 1024);

@@ -1,0 +1,19 @@
+//! The settings' default values that code outside `config` also needs (the
+//! switches' initial values, the failpoints' seed). Plain constants that
+//! import nothing, so any module can read them without depending on
+//! `config`; the settings table in `config` uses the same constants.
+
+use core::time::Duration;
+
+/// Default `TICKPROF_MAX_DELTA`: one hour.
+pub const DEFAULT_MAX_DELTA: Duration = Duration::from_secs(3600);
+/// Default `TICKPROF_MAX_NODES`: calling-context tree nodes per thread.
+pub const DEFAULT_MAX_NODES: usize = 1_000_000;
+/// Default `TICKPROF_TRACE_EVENTS`: trace events kept per thread.
+pub const DEFAULT_TRACE_EVENTS: usize = 2_000_000;
+/// Default `TICKPROF_THREADS_KEPT`: distinct names of finished threads that
+/// keep a per-thread row; later names share one `<other threads>` row.
+pub const DEFAULT_THREADS_KEPT: usize = 64;
+/// The seed of the failpoints' probabilities when `TICKPROF_FAIL_SEED` is
+/// not set: runs are reproducible by default.
+pub const DEFAULT_FAIL_SEED: u64 = 0x7469_636b_7072_6f66;

@@ -30,3 +30,38 @@ fn the_configuration_page_holds_the_generated_settings_table() {
          (rerun with TICKPROF_BLESS=1 to rewrite it). Generated:\n{generated}"
     );
 }
+
+/// The first and last cells of each `| `TICKPROF…` | … |` row of `text`.
+fn variable_rows(text: &str) -> Vec<(String, String)> {
+    text.lines()
+        .filter(|l| l.starts_with("| `TICKPROF"))
+        .map(|l| {
+            let cells: Vec<&str> = l.trim_matches('|').split(" | ").collect();
+            let name = cells[0].trim().trim_matches('`').to_owned();
+            let default = cells[cells.len() - 1].trim().to_owned();
+            (name, default)
+        })
+        .collect()
+}
+
+#[test]
+fn the_readme_lists_common_variables_with_their_generated_defaults() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md"))
+        .expect("README.md is readable");
+    let generated = variable_rows(&tickprof::__private::settings_markdown());
+    let rows = variable_rows(&readme);
+    assert!(rows.len() >= 5, "the README's variables table: {rows:?}");
+    for (name, default) in &rows {
+        let Some((_, want)) = generated.iter().find(|(n, _)| n == name) else {
+            panic!("README.md lists {name}, which is not a setting");
+        };
+        assert_eq!(
+            default, want,
+            "README.md's default for {name} differs from the settings table's"
+        );
+    }
+    assert!(
+        readme.contains("docs/configuration.md"),
+        "README.md links to the full table"
+    );
+}

@@ -309,49 +309,22 @@ pub mod __private {
     /// The `Output = T` bound lets the compiler infer the block's output
     /// type from the function's declared one before it checks the block, so
     /// `?` and `return` inside it infer as they do unwrapped.
-    #[cfg(feature = "enabled")]
     ///
     /// Armed failpoints are evaluated here: at the first poll of an
     /// `async fn`, when a function returning a future is called.
+    #[cfg(feature = "enabled")]
     pub fn instrument<T, F: core::future::Future<Output = T>>(
         site: &'static CallSite,
         future: F,
     ) -> Instrumented<F> {
-        #[cfg(feature = "failpoints")]
-        if fail_armed() {
-            crate::fail::state::at_entry(site);
-        }
+        crate::fail::check::at_entry(site, crate::switches::mode());
         Instrumented::new(site, future)
     }
 
-    /// Whether a failpoint table is armed: one relaxed load, for the check
-    /// `#[profile(fail)]` emits.
-    #[inline(always)]
-    pub fn fail_armed() -> bool {
-        #[cfg(feature = "failpoints")]
-        {
-            crate::switches::mode() & crate::switches::FAIL != 0
-        }
-        #[cfg(not(feature = "failpoints"))]
-        {
-            false
-        }
-    }
-
-    /// The error a failpoint's `return` left for this call of `site`.
-    #[cold]
-    #[inline(never)]
-    pub fn take_injected(site: &'static CallSite) -> Option<crate::fail::Injected> {
-        #[cfg(feature = "failpoints")]
-        {
-            crate::fail::state::take_injected(site)
-        }
-        #[cfg(not(feature = "failpoints"))]
-        {
-            let _ = site;
-            None
-        }
-    }
+    /// The error a failpoint's `return` left for this call of a
+    /// `#[profile(fail)]` function: one relaxed load when no table is armed.
+    #[cfg(feature = "enabled")]
+    pub use crate::fail::check::injected;
 
     pub use core::convert::From;
     pub use core::result::Result::Err;

@@ -1,4 +1,5 @@
 use super::*;
+use crate::fail::parse;
 
 #[test]
 fn the_stream_is_uniform_enough_and_reproducible() {
@@ -28,4 +29,9 @@ fn counts_and_chains_follow_the_fail_crate() {
             Some(Task::Off)
         ]
     );
+}
+
+#[test]
+fn the_default_seed_is_the_configs() {
+    assert_eq!(DEFAULT_SEED, crate::config::DEFAULT_FAIL_SEED);
 }

@@ -20,13 +20,15 @@
 //! | `tree` | plain trees: merge, minus, recursion nesting | `counters`, `site` |
 //! | `config` | environment → typed `Config`; defaults from the constants | `report`, `export`, `log` (its options) |
 //! | `hook` | the `Hook` trait, `Enter`/`Exit`, `SetHookError` | `site` |
+//! | `coverage` | the link-time list of every mark; the coverage part of a report | `report`, `site` |
 //! | `log` | the trace log (`TICKPROF_LOG`): options, rendering, the live hook, replay of a `.trace.json` | `hook`, `report`, `site`, `record` (thread exit), `export` (JSON strings) |
 //! | `switches` | the atomics the hot path reads; `apply(&Config)` | `config` |
 //! | `clock` | `ticks()`, the TSC frequency and where it came from | `report` |
-//! | `record` | the hot path: `node`, `arena`, `stack`, `guard`, `future`, `trace` buffers, `registry`; `hook` (the hooks' cold path) | `clock`, `counters`, `site`, `switches`, `tree`, `config` (a default), `hook` (the trait) |
+//! | `fail` | failpoints: `check` (the entry check every mark makes, once) over `eval` (the tables a call reads, the random stream; a leaf) · `state` (arming: names resolved, `TICKPROF_FAIL`, the faults part of a report) · `parse` | `switches`, `site`; `state`: `coverage`, `report` |
+//! | `record` | the hot path, bottom to top: `node`, `trace` buffers, `arena`, `registry`, `frame` (the guard's frame encoding), `pending`, `stack` (+ `children`, `life`), `alloc`, `hook` (the hooks' cold path), `cold` (the one cold entry and exit), `guard`, `poll`, `future` | `clock`, `counters`, `site`, `switches`, `tree`, `hook` (the trait), `fail` (the entry check), `config` (a default, in `trace`) |
 //! | `calibrate` | overhead calibration and its cached result | `clock`, `record`, `site` |
 //! | `alloc` | `Alloc`, the global-allocator wrapper | `switches`, `record` (the counting) |
-//! | `build` | trees → `Report`: figures, compensation, flattening, edges, threads | `calibrate`, `counters`, `record` (the capture), `report`, `site`, `tree` |
+//! | `build` | trees → `Report`: figures, compensation, flattening, edges, threads, the trace | `calibrate`, `counters`, `record` (the capture), `report`, `site`, `tree` |
 //! | `export` | every writer: `text`, `csv`, `json`, `html`, `folded`, `svg`, `trace`, and `columns` (the one column table and list of notes) | `report`, `naming` |
 //! | `snapshot` | `Snapshot` and differences | `exit`, `record`, `report` |
 //! | `integrations` | opt-in: criterion's `Profiler`, the `tracing` `Layer` | `export`, `report`, `snapshot`, `record` (span frames), `site` |

@@ -315,3 +315,6 @@ impl ThreadState {
         true
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -8,7 +8,6 @@
 //! the thread's first marked call, which also registers its teardown at
 //! thread exit, so the hot path's thread-local has no destructor and no
 //! state check.
-
 //!
 //! Child lookups past the one-entry cache are in [`children`]; set-up,
 //! growth and teardown in [`life`]. The cold paths that trace, run hooks or
@@ -167,6 +166,8 @@ impl ThreadState {
         }
     }
 
+    /// A push with no room: the thread's first marked call (set-up), a
+    /// full stack (growth), or a state that cannot take a frame.
     #[cold]
     #[inline(never)]
     fn push_cold(&self, site: &'static CallSite) -> Frame {

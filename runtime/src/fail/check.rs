@@ -13,7 +13,7 @@ use crate::site::CallSite;
 #[inline(always)]
 pub(crate) fn at_entry(site: &'static CallSite, mode: u8) {
     #[cfg(feature = "failpoints")]
-    if mode & crate::switches::FAIL != 0 {
+    if armed(mode) {
         super::eval::at_entry(site);
     }
     #[cfg(not(feature = "failpoints"))]
@@ -25,9 +25,17 @@ pub(crate) fn at_entry(site: &'static CallSite, mode: u8) {
 #[inline(always)]
 pub fn injected(site: &'static CallSite) -> Option<Injected> {
     #[cfg(feature = "failpoints")]
-    if crate::switches::mode() & crate::switches::FAIL != 0 {
+    if armed(crate::switches::mode()) {
         return super::eval::take_injected(site);
     }
     let _ = site;
     None
+}
+
+/// Whether `mode` says a failpoint table is armed (the `FAIL` bit, kept
+/// by `eval` whenever a table is armed or emptied).
+#[cfg(feature = "failpoints")]
+#[inline(always)]
+fn armed(mode: u8) -> bool {
+    mode & crate::switches::FAIL != 0
 }

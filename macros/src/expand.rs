@@ -12,8 +12,8 @@
 //! `allow` under a user's `forbid` is itself an error.
 
 use crate::args::Args;
-use crate::item::{Kind, Marked};
-use proc_macro2::{Ident, Span, TokenStream as TokenStream2, TokenTree};
+use crate::item::{mentions_impl, Kind, Marked};
+use proc_macro2::{Ident, Span, TokenStream as TokenStream2};
 use quote::{quote, ToTokens};
 use syn::Lifetime;
 use syn::{AttrStyle, Attribute, Block, Expr, ItemFn, ReturnType, Stmt};
@@ -161,15 +161,6 @@ fn timed_future(private: &TokenStream2, output: &TokenStream2, block: Block) -> 
         }
         other => other.into_token_stream(),
     }
-}
-
-/// Whether a type mentions `impl` anywhere (e.g. `Box<impl Fn()>`).
-pub(crate) fn mentions_impl(tokens: &TokenStream2) -> bool {
-    tokens.clone().into_iter().any(|t| match t {
-        TokenTree::Ident(i) => i == "impl",
-        TokenTree::Group(g) => mentions_impl(&g.stream()),
-        _ => false,
-    })
 }
 
 #[cfg(test)]

@@ -47,18 +47,17 @@ fn returns_result(ty: &Type) -> bool {
     }
 }
 
-/// The check before the body of a `#[profile(fail)]` function: one
-/// relaxed load when no table is armed; when a `return` fired at this
-/// call's entry, the function returns the injected error.
+/// The check before the body of a `#[profile(fail)]` function: a call of
+/// the runtime's `injected` (one relaxed load when no table is armed); when
+/// a `return` fired at this call's entry, the function returns the
+/// injected error.
 pub(crate) fn early_return(args: &Args, private: &TokenStream2) -> TokenStream2 {
     if args.fail.is_none() || !cfg!(feature = "failpoints") {
         return TokenStream2::new();
     }
     quote! {
-        if #private::fail_armed() {
-            if let #private::Some(__tickprof_injected) = #private::take_injected(&__TICKPROF_SITE) {
-                return #private::Err(#private::From::from(__tickprof_injected));
-            }
+        if let #private::Some(__tickprof_injected) = #private::injected(&__TICKPROF_SITE) {
+            return #private::Err(#private::From::from(__tickprof_injected));
         }
     }
 }

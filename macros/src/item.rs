@@ -88,7 +88,7 @@ pub(crate) fn parse_item(item: &TokenStream2) -> Result<Marked> {
         match future_block(&func.block.stmts) {
             Some(_) => Kind::ReturnsFuture {
                 output: output
-                    .filter(|ty| !crate::expand::mentions_impl(&ty.to_token_stream()))
+                    .filter(|ty| !mentions_impl(&ty.to_token_stream()))
                     .map(Box::new),
             },
             None => {
@@ -296,6 +296,15 @@ fn first_item_token(item: &TokenStream2) -> Span {
         tokens.next(); // the `[...]` group
     }
     tokens.next().map_or_else(Span::call_site, |t| t.span())
+}
+
+/// Whether a type mentions `impl` anywhere (e.g. `Box<impl Fn()>`).
+pub(crate) fn mentions_impl(tokens: &TokenStream2) -> bool {
+    tokens.clone().into_iter().any(|t| match t {
+        TokenTree::Ident(i) => i == "impl",
+        TokenTree::Group(g) => mentions_impl(&g.stream()),
+        _ => false,
+    })
 }
 
 #[cfg(test)]

@@ -26,17 +26,17 @@
 //!   a carried or compensated figure falls outside them.
 
 use crate::calibrate::Calibration;
-use crate::record::trace::ThreadEvents;
 use crate::record::Capture;
 use crate::report::{
     AllocStats, ClockSource, Edge, Report, RunInfo, SiteStats, ThreadSite, ThreadStats, Trace,
-    TraceEvent, TraceThread, TreeNode,
+    TreeNode,
 };
 use crate::site::CallSite;
 use crate::tree::{site_key, Tree};
 use std::collections::HashMap;
 
 mod figures;
+mod trace;
 pub(crate) use figures::{flatten, own_alloc, tree_figures, Flat, TreeFigures, Trio};
 
 /// What a report needs besides the captured trees.
@@ -153,7 +153,7 @@ pub(crate) fn build(c: &Capture, facts: &Facts) -> Report {
     let tree = tree_nodes(merged, &fig, &names, shown_comp);
     let trace = facts
         .tracing
-        .then(|| trace(&c.traces, facts.trace_origin, ns));
+        .then(|| trace::trace(&c.traces, facts.trace_origin, ns.0));
     let call_ns = call * ns.0;
     Report {
         run: RunInfo {
@@ -418,36 +418,6 @@ fn tree_nodes(
         });
     }
     out
-}
-
-/// Converts raw per-thread events into a [`Trace`] (internal sites left out).
-fn trace(raw: &[ThreadEvents], origin: u64, ns: Ns) -> Trace {
-    let mut names: Vec<String> = Vec::new();
-    let mut index: HashMap<usize, u32> = HashMap::new();
-    let mut threads = Vec::new();
-    for t in raw {
-        let mut out = Vec::with_capacity(t.events.len());
-        for e in t.events.iter().filter(|e| !e.site.is_internal()) {
-            let n = *index.entry(site_key(Some(e.site))).or_insert_with(|| {
-                names.push(e.site.name());
-                (names.len() - 1) as u32
-            });
-            out.push(TraceEvent {
-                name: n,
-                start_ns: e.start.wrapping_sub(origin) as i64 as f64 * ns.0,
-                duration_ns: e.end.wrapping_sub(e.start) as i64 as f64 * ns.0,
-            });
-        }
-        if !out.is_empty() || t.dropped > 0 {
-            threads.push(TraceThread {
-                id: t.thread_id,
-                name: t.thread_name.clone(),
-                events: out,
-                dropped: t.dropped,
-            });
-        }
-    }
-    Trace { names, threads }
 }
 
 #[cfg(test)]

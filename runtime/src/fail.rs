@@ -28,6 +28,10 @@
 //! reproducible. The `failpoints` cargo feature (on by default) compiles
 //! all of it out: the API below then arms nothing.
 
+#[cfg(feature = "enabled")]
+pub(crate) mod check;
+#[cfg(feature = "failpoints")]
+mod eval;
 #[cfg(feature = "failpoints")]
 mod parse;
 #[cfg(feature = "failpoints")]

@@ -21,13 +21,15 @@
 //! | `defaults` | the settings' default values other modules need; plain constants | — |
 //! | `config` | environment → typed `Config`, from one settings table (the trace log's options too); its docs table | `defaults`, `report`, `export` (the known extensions) |
 //! | `hook` | the `Hook` trait, `Enter`/`Exit`, `SetHookError` | `site` |
+//! | `coverage` | the link-time list of every mark; the coverage part of a report | `report`, `site` |
 //! | `log` | the trace log (`TICKPROF_LOG`): matching, rendering, the live hook, replay of a `.trace.json` | `hook`, `report`, `site`, `record` (thread exit), `export` (JSON strings), `config` (its options) |
 //! | `switches` | the atomics the hot path reads; `apply(&Config)` | `defaults`, `config` (the type), `clock` |
 //! | `clock` | `ticks()`, the TSC frequency and where it came from | `report` |
-//! | `record` | the hot path: `node`, `arena`, `stack`, `guard`, `future`, `trace` buffers, `registry`; `hook` (the hooks' cold path) | `clock`, `counters`, `site`, `switches`, `tree`, `defaults`, `hook` (the trait) |
+//! | `fail` | failpoints: `check` (the entry check every mark makes, once) over `eval` (the tables a call reads, the random stream; a leaf) · `state` (arming: names resolved, `TICKPROF_FAIL`, the faults part of a report) · `parse` | `defaults`, `switches`, `site`; `state`: `coverage`, `report` |
+//! | `record` | the hot path, bottom to top: `node`, `trace` buffers, `arena`, `registry`, `frame` (the guard's frame encoding), `pending`, `stack` (+ `children`, `life`), `alloc`, `hook` (the hooks' cold path), `cold` (the one cold entry and exit), `guard`, `poll`, `future` | `clock`, `counters`, `site`, `switches`, `tree`, `defaults`, `hook` (the trait), `fail` (the entry check) |
 //! | `calibrate` | overhead calibration and its cached result | `clock`, `record`, `site` |
 //! | `alloc` | `Alloc`, the global-allocator wrapper | `switches`, `record` (the counting) |
-//! | `build` | trees → `Report`: figures, compensation, flattening, edges, threads | `calibrate`, `counters`, `record` (the capture), `report`, `site`, `tree` |
+//! | `build` | trees → `Report`: figures, compensation, flattening, edges, threads, the trace | `calibrate`, `counters`, `record` (the capture), `report`, `site`, `tree` |
 //! | `export` | every writer: `text`, `csv`, `json`, `html`, `folded`, `svg`, `trace`, and `columns` (the one column table and list of notes) | `report`, `naming` |
 //! | `snapshot` | `Snapshot` and differences | `exit`, `record`, `report` |
 //! | `integrations` | opt-in: criterion's `Profiler`, the `tracing` `Layer` | `export`, `report`, `snapshot`, `record` (span frames), `site` |
@@ -310,49 +312,22 @@ pub mod __private {
     /// The `Output = T` bound lets the compiler infer the block's output
     /// type from the function's declared one before it checks the block, so
     /// `?` and `return` inside it infer as they do unwrapped.
-    #[cfg(feature = "enabled")]
     ///
     /// Armed failpoints are evaluated here: at the first poll of an
     /// `async fn`, when a function returning a future is called.
+    #[cfg(feature = "enabled")]
     pub fn instrument<T, F: core::future::Future<Output = T>>(
         site: &'static CallSite,
         future: F,
     ) -> Instrumented<F> {
-        #[cfg(feature = "failpoints")]
-        if fail_armed() {
-            crate::fail::state::at_entry(site);
-        }
+        crate::fail::check::at_entry(site, crate::switches::mode());
         Instrumented::new(site, future)
     }
 
-    /// Whether a failpoint table is armed: one relaxed load, for the check
-    /// `#[profile(fail)]` emits.
-    #[inline(always)]
-    pub fn fail_armed() -> bool {
-        #[cfg(feature = "failpoints")]
-        {
-            crate::switches::mode() & crate::switches::FAIL != 0
-        }
-        #[cfg(not(feature = "failpoints"))]
-        {
-            false
-        }
-    }
-
-    /// The error a failpoint's `return` left for this call of `site`.
-    #[cold]
-    #[inline(never)]
-    pub fn take_injected(site: &'static CallSite) -> Option<crate::fail::Injected> {
-        #[cfg(feature = "failpoints")]
-        {
-            crate::fail::state::take_injected(site)
-        }
-        #[cfg(not(feature = "failpoints"))]
-        {
-            let _ = site;
-            None
-        }
-    }
+    /// The error a failpoint's `return` left for this call of a
+    /// `#[profile(fail)]` function: one relaxed load when no table is armed.
+    #[cfg(feature = "enabled")]
+    pub use crate::fail::check::injected;
 
     pub use core::convert::From;
     pub use core::result::Result::Err;

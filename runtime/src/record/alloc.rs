@@ -16,7 +16,7 @@
 //!   the thread's `busy` flag set) and those of its calibration thread are
 //!   not counted.
 //! - A thread that has not made a marked call yet has no tree: its
-//!   allocations are held in this thread's [`PENDING`] counters and added to
+//!   allocations are held in this thread's pending counters ([`super::pending`]) and added to
 //!   its root when it makes its first marked call. Those of a thread that
 //!   never makes one are not counted (tickprof keeps no state there: setting
 //!   it up from the allocator would need a thread-local with a destructor).
@@ -27,10 +27,10 @@
 //! counter on a node only this thread writes. No lock, no read-modify-write
 //! atomic, no allocation, no thread-local with a destructor.
 
-use super::node::{bump, Node};
+use super::node::bump;
+use super::pending;
 use super::stack::{current, AllocTarget};
 use core::sync::atomic::{AtomicBool, Ordering};
-use std::cell::Cell;
 
 /// Set the first time `tickprof::Alloc` counts anything: the reports show
 /// allocation columns only when it is.
@@ -39,30 +39,6 @@ static INSTALLED: AtomicBool = AtomicBool::new(false);
 /// Whether the allocation wrapper has counted anything in this process.
 pub(crate) fn installed() -> bool {
     INSTALLED.load(Ordering::Relaxed)
-}
-
-/// Counts of a thread that has no tree yet: allocations, bytes, frees,
-/// freed bytes. Const-initialised, no destructor.
-struct Pending {
-    allocs: Cell<u64>,
-    alloc_bytes: Cell<u64>,
-    frees: Cell<u64>,
-    freed_bytes: Cell<u64>,
-}
-
-thread_local! {
-    static PENDING: Pending = const {
-        Pending {
-            allocs: Cell::new(0),
-            alloc_bytes: Cell::new(0),
-            frees: Cell::new(0),
-            freed_bytes: Cell::new(0),
-        }
-    };
-}
-
-fn add(c: &Cell<u64>, by: u64) {
-    c.set(c.get().wrapping_add(by));
 }
 
 /// Counts one allocation of `bytes` bytes on the calling thread.
@@ -94,15 +70,7 @@ fn count(alloc: bool, bytes: u64) {
             bump(c, 1);
             bump(b, bytes);
         }
-        AllocTarget::Pending => PENDING.with(|p| {
-            let (c, b) = if alloc {
-                (&p.allocs, &p.alloc_bytes)
-            } else {
-                (&p.frees, &p.freed_bytes)
-            };
-            add(c, 1);
-            add(b, bytes);
-        }),
+        AllocTarget::Pending => pending::count(alloc, bytes),
         AllocTarget::Skip => {}
     }
 }
@@ -113,24 +81,4 @@ fn count(alloc: bool, bytes: u64) {
 pub(crate) fn on_realloc(old: usize, new: usize) {
     on_alloc(new);
     on_free(old);
-}
-
-/// When the thread sets up its tree: moves what it counted before into its
-/// root (or drops it, on tickprof's calibration thread).
-pub(super) fn fold_pending(root: &Node, keep: bool) {
-    PENDING.with(|p| {
-        let take = |c: &Cell<u64>| c.replace(0);
-        let (a, ab, f, fb) = (
-            take(&p.allocs),
-            take(&p.alloc_bytes),
-            take(&p.frees),
-            take(&p.freed_bytes),
-        );
-        if keep {
-            bump(&root.c.allocs, a);
-            bump(&root.c.alloc_bytes, ab);
-            bump(&root.c.frees, f);
-            bump(&root.c.freed_bytes, fb);
-        }
-    });
 }

@@ -6,7 +6,7 @@
 //! *wall* time runs from the first poll to completion. A future dropped
 //! before it completes counts as cancelled.
 
-use super::guard::{cancel, poll_enter, poll_exit, Poll as Frame};
+use super::poll::{cancel, poll_enter, poll_exit, Poll as Frame};
 use crate::site::CallSite;
 use core::future::Future;
 use core::pin::Pin;

@@ -1,15 +1,14 @@
-//! Guards: what a marked call holds from entry to exit, for functions and
-//! scopes ([`Guard`]) and for the polls of an `async fn` ([`Poll`]).
+//! Guards: what a marked function or scope holds from entry to exit
+//! ([`Guard`]); the polls of an `async fn` are in [`super::poll`]. Both
+//! leave the fast path for the same cold paths ([`super::cold`]).
 
-use super::hook::{self, Ended};
-use super::node::{bump, Node};
-use super::registry;
-use super::stack::{current, STATE};
+use super::cold;
+use super::frame::{self, Frame};
+use super::node::Node;
+use super::stack::{current, ThreadState, STATE};
 use crate::clock::ticks;
-use crate::counters::Acc;
 use crate::site::CallSite;
-use crate::switches::{mode, recording, HOOK, LOG, MAX_TICKS, OFF, RECORD, RECORDED_ANY, TRACE};
-use crate::tree::Tree;
+use crate::switches::{mode, recording, OFF, RECORD};
 use core::marker::PhantomData;
 use core::sync::atomic::Ordering;
 
@@ -39,7 +38,7 @@ impl Guard {
             if mode == OFF {
                 return Guard::inert();
             }
-            Guard::enter_slow(site, mode)
+            cold::enter(site, mode, false)
         } else {
             current().push(site)
         };
@@ -62,110 +61,6 @@ impl Guard {
         }
     }
 
-    /// Any mode but plain recording and off: the bits of `mode` say what
-    /// to do. Tracing and hooks push the frame as usual, the guard's depth
-    /// carries [`TRACED`] / [`HOOKED`] and its node address is tagged
-    /// ([`TAG`]), which sends its drop to the slow path (`pop_slow`), where
-    /// the call is also traced and the exit hooks run. Hooks with the profile off give a guard marked
-    /// [`UNRECORDED`] that only runs the hooks.
-    #[cold]
-    #[inline(never)]
-    fn enter_slow(site: &'static CallSite, mode: u8) -> (*const Node, usize) {
-        #[cfg(feature = "failpoints")]
-        if mode & crate::switches::FAIL != 0 {
-            crate::fail::state::at_entry(site);
-        }
-        let hooked = mode & (HOOK | LOG) != 0 && !site.is_internal();
-        if hooked && hook::in_hook() {
-            // A marked call made by a hook: not hooked, not recorded.
-            return (core::ptr::null(), 0);
-        }
-        if mode & RECORD == 0 {
-            return if hooked {
-                Guard::unrecorded(site)
-            } else {
-                (core::ptr::null(), 0)
-            };
-        }
-        let mut bits = 0;
-        if mode & TRACE != 0 {
-            bits |= TRACED;
-        }
-        if hooked {
-            bits |= HOOKED;
-        }
-        let (node, depth) = STATE.with(|s| s.push(site));
-        if node.is_null() || depth == DETACHED {
-            return (node, depth);
-        }
-        if hooked {
-            hook::enter(site, depth, ticks(), false);
-        }
-        // Tagged, so that the drop's fast path (which compares the node
-        // only) cannot match it: it goes to `pop_slow` to be traced and
-        // hooked.
-        let node = if bits != 0 {
-            node.cast::<u8>().wrapping_add(TAG).cast::<Node>()
-        } else {
-            node
-        };
-        (node, depth | bits)
-    }
-
-    /// Hooks with the profile off: no frame, `node` holds the site, and the
-    /// depth is the hooks' own count for this thread.
-    #[cold]
-    #[inline(never)]
-    fn unrecorded(site: &'static CallSite) -> (*const Node, usize) {
-        // The drop reads the top of the thread's stack: make sure there is
-        // one to read, set up or not.
-        current().ensure_stack();
-        let depth = hook::unrecorded_enter();
-        hook::enter(site, depth, ticks(), false);
-        (
-            (site as *const CallSite).cast(),
-            depth | HOOKED | UNRECORDED,
-        )
-    }
-}
-
-/// Depth of a guard created after its thread's profiler state was gone.
-pub(super) const DETACHED: usize = usize::MAX;
-/// Bit set in the depth of a guard whose call is also traced.
-pub(super) const TRACED: usize = 1 << (usize::BITS - 2);
-/// Bit set in the depth of a guard whose exit runs the hooks.
-pub(super) const HOOKED: usize = 1 << (usize::BITS - 3);
-/// Bit set in the depth of a hooked guard with no frame (profile off):
-/// its `node` holds the site.
-pub(super) const UNRECORDED: usize = 1 << (usize::BITS - 4);
-/// The depth bits that are not the depth.
-pub(super) const FLAGS: usize = TRACED | HOOKED | UNRECORDED;
-/// Set in the node address of a traced or hooked guard (nodes are aligned
-/// to 64 bytes, so the bit is free): the drop's fast path compares the
-/// guard's node with the node on top of the stack and nothing else, and a
-/// tagged address never equals a stacked one.
-pub(super) const TAG: usize = 1;
-
-/// A detached call (made after its thread's state was torn down): recorded
-/// straight into the finished threads' tree, as a call with no marked
-/// caller, or counted as lost if that lock cannot be had promptly.
-#[cold]
-#[inline(never)]
-pub(super) fn record_detached(site: &'static CallSite, start: u64, end: u64) {
-    let one = Acc::one_call(
-        end.wrapping_sub(start),
-        MAX_TICKS.load(Ordering::Relaxed),
-        std::thread::panicking(),
-    );
-    if !site.is_internal() {
-        RECORDED_ANY.store(true, Ordering::Relaxed);
-    }
-    // Merging allocates: with a marked global allocator that is a marked
-    // call, which must not be recorded detached in turn.
-    current().while_busy(|| registry::add_detached(&Tree::single(site, one)));
-}
-
-impl Guard {
     /// Ends the activation of a call that returned: the code `#[profile]`
     /// generates calls it after the body has produced its value. The call
     /// did not unwind, so the drop's unwinding check
@@ -190,7 +85,7 @@ impl Guard {
             return;
         }
         let end = ticks();
-        current().pop(self.depth, self.node, self.start, end, check);
+        pop(current(), (self.node, self.depth), self.start, end, check);
     }
 }
 
@@ -201,141 +96,12 @@ impl Drop for Guard {
     }
 }
 
-/// One poll of an async call, pushed on this thread's stack (or, hooks
-/// with the profile off, only counted by the hooks: `node` null).
-pub(crate) struct Poll {
-    site: &'static CallSite,
-    node: *const Node,
-    depth: usize,
-    start: u64,
-    hooked: bool,
-}
-
-impl Poll {
-    /// The tick count at the start of the poll.
-    pub(crate) fn start(&self) -> u64 {
-        self.start
-    }
-}
-
-/// Pushes a frame for one poll of `site` and runs the entry hooks; `None`
-/// when neither recording nor hooked.
-#[inline]
-pub(crate) fn poll_enter(site: &'static CallSite) -> Option<Poll> {
-    let mode = mode();
-    let hooked = mode & (HOOK | LOG) != 0 && !site.is_internal();
-    if hooked && hook::in_hook() {
-        return None;
-    }
-    if mode & RECORD == 0 {
-        if !hooked {
-            return None;
-        }
-        let depth = hook::unrecorded_enter();
-        hook::enter(site, depth, ticks(), true);
-        return Some(Poll {
-            site,
-            node: core::ptr::null(),
-            depth,
-            start: ticks(),
-            hooked,
-        });
-    }
-    let (node, depth) = STATE.with(|s| s.push(site));
-    if node.is_null() || depth == DETACHED {
-        return None;
-    }
-    if hooked {
-        hook::enter(site, depth, ticks(), true);
-    }
-    Some(Poll {
-        site,
-        node,
-        depth,
-        start: ticks(),
-        hooked,
-    })
-}
-
-/// Pops a poll's frame and adds its busy time. If the call completed,
-/// also counts the call with its busy time (min/max) and wall time.
-/// Returns the poll's accepted delta (0 if rejected). Then runs the exit
-/// hooks.
-#[inline]
-pub(crate) fn poll_exit(p: &Poll, completed: Option<(u64, u64)>) -> u64 {
-    let end = ticks();
-    let delta = end.wrapping_sub(p.start);
-    let mut accepted = 0;
-    let mut out_of_order = false;
-    if p.node.is_null() {
-        out_of_order = hook::unrecorded_exit(p.depth);
-    } else {
-        STATE.with(|s| {
-            out_of_order = s.top_depth() != p.depth;
-            if !s.pop_frame(p.depth, p.node) {
-                return;
-            }
-            // SAFETY: as in `ThreadState::pop`: a node of this thread's live arena.
-            let node = unsafe { &*p.node };
-            accepted = node.record_poll(delta);
-            if std::thread::panicking() {
-                bump(&node.c.unwound, 1);
-            }
-            if crate::switches::tracing() {
-                s.trace(node, p.start, end);
-            }
-            if let Some((busy_before, first_poll)) = completed {
-                bump(&node.c.calls, 1);
-                node.min_max(busy_before + accepted);
-                bump(&node.c.wall, end.wrapping_sub(first_poll));
-            }
-        });
-    }
-    if p.hooked {
-        hook::exit(&Ended {
-            site: p.site,
-            depth: p.depth,
-            start: p.start,
-            end,
-            out_of_order,
-            poll: true,
-            completed: completed.is_some(),
-            returned: false,
-        });
-    }
-    accepted
-}
-
-/// Counts an async call of `site` dropped before completion, on the
-/// dropping thread's current path.
-pub(crate) fn cancel(site: &'static CallSite) {
-    if !recording() {
-        return;
-    }
-    STATE.with(|s| {
-        let (node, depth) = s.push(site);
-        if !node.is_null() && depth != DETACHED && s.pop_frame(depth, node) {
-            // SAFETY: as in `poll_exit`.
-            bump(unsafe { &(*node).c.cancelled }, 1);
-        }
-    });
-}
-
-/// Counts one call of `site` whose `busy` ticks were added poll by poll
-/// (its first poll at tick `first`), on this thread's current path: a
-/// tracing span closing.
-#[cfg(feature = "tracing")]
-pub(crate) fn complete(site: &'static CallSite, busy: u64, first: u64) {
-    if let Some(p) = poll_enter(site) {
-        STATE.with(|s| {
-            if s.pop_frame(p.depth, p.node) {
-                // SAFETY: as in `poll_exit`.
-                let node = unsafe { &*p.node };
-                bump(&node.c.calls, 1);
-                node.min_max(busy);
-                bump(&node.c.wall, ticks().wrapping_sub(first));
-            }
-        });
+/// Pops a guard's frame and records the call: on top of the stack, the
+/// fast path; anything else goes to the cold exit.
+#[inline(always)]
+fn pop(s: &ThreadState, f: Frame, start: u64, end: u64, check: bool) {
+    if !s.pop_top(f.0, start, end, check) {
+        cold::exit(s, f, start, end, check);
     }
 }
 
@@ -367,8 +133,8 @@ pub fn record_raw(site: &'static CallSite, delta: u64) {
     }
     STATE.with(|s| {
         let (node, depth) = s.push(site);
-        if !node.is_null() && depth != DETACHED {
-            s.pop(depth, node, 0, delta, true);
+        if !node.is_null() && depth != frame::DETACHED {
+            pop(s, (node, depth), 0, delta, true);
         }
     });
 }

@@ -2,9 +2,9 @@
 //! user's), the per-thread "inside a hook" flag, and the dispatch of
 //! [`Enter`] and [`Exit`] events with panics caught.
 //!
-//! Reached only from `Guard::enter_slow`, the slow drop and the async poll
-//! wrapper, when a [`HOOK`] or [`LOG`] bit is set in the mode: the fast path
-//! (mode exactly `RECORD`) never looks here.
+//! Reached only from the cold entry and exit paths (`record::cold`) and
+//! the async poll's exit, when a [`HOOK`] or [`LOG`] bit is set in the
+//! mode: the fast path (mode exactly `RECORD`) never looks here.
 
 use super::registry;
 use super::stack::STATE;

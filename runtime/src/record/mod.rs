@@ -1,16 +1,27 @@
 //! The hot path: per-thread calling-context trees, written by guards.
 //!
-//! - [`alloc`]: allocation counts of `tickprof::Alloc`, on the current node;
+//! Bottom to top (each file imports only files above it in this list, and
+//! none imports a module of the crate above the recorder):
+//!
 //! - [`node`]: one tree node, its counters and its child cache;
-//! - [`arena`]: a thread's nodes, in segments that never move;
-//! - [`stack`]: the thread's shadow stack (owns its `unsafe`);
-//! - [`guard`]: `Guard`, detached guards, async polls;
-//! - [`future`]: the future wrapper of `#[profile] async fn`;
-//! - [`hook`]: the hooks' cold path (dispatch, re-entrancy, panics);
-//! - `span`: frames of spans entered from outside (the `tracing` bridge);
 //! - [`trace`]: per-thread trace buffers;
+//! - [`arena`]: a thread's nodes, in segments that never move;
 //! - [`registry`]: live and finished threads, and the capture a report
 //!   starts from;
+//! - [`frame`]: the guard's frame encoding (flags, tag, detached and
+//!   unrecorded frames);
+//! - [`pending`]: allocation counts of a thread with no tree yet;
+//! - [`stack`]: the thread's shadow stack (owns its `unsafe`): push, the
+//!   fast pop, resynchronisation; child lookups, set-up and teardown in
+//!   its submodules;
+//! - [`alloc`]: allocation counts of `tickprof::Alloc`, on the current node;
+//! - [`hook`]: the hooks' cold path (dispatch, re-entrancy, panics);
+//! - [`cold`]: the one cold entry path and the cold exit, for guards and
+//!   polls alike (failpoints, hooks, tracing, detached calls);
+//! - [`guard`]: `Guard`, its fast entry and exit;
+//! - [`poll`]: async polls, cancelled calls, spans' frames;
+//! - [`future`]: the future wrapper of `#[profile] async fn`;
+//! - `span`: frames of spans entered from outside (the `tracing` bridge);
 //! - [`fork`]: the `fork` handlers (no lock inherited held; the child
 //!   starts a fresh profile).
 //!
@@ -21,12 +32,16 @@
 
 pub(crate) mod alloc;
 pub(crate) mod arena;
+mod cold;
 pub(crate) mod fasthash;
 pub(crate) mod fork;
+mod frame;
 pub(crate) mod future;
 pub(crate) mod guard;
 pub(crate) mod hook;
 pub(crate) mod node;
+mod pending;
+mod poll;
 pub(crate) mod registry;
 mod sigmask;
 #[cfg(feature = "tracing")]

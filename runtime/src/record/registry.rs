@@ -401,3 +401,6 @@ pub(super) fn fork_child(keep: Option<*const Arena>) {
     g.live.retain(|a| Some(Arc::as_ptr(a)) == keep);
     forget_finished(&mut g);
 }
+
+#[cfg(test)]
+mod tests;

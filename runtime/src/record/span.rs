@@ -9,7 +9,7 @@
 //! cancelled future is counted on the dropping thread's. Exits out of order
 //! are resynchronised as guards dropped out of order are.
 
-use super::guard::{complete, poll_enter, poll_exit, Poll};
+use super::poll::{complete, poll_enter, poll_exit, Poll};
 use crate::site::CallSite;
 
 /// One entry of a span: a frame on this thread's stack.

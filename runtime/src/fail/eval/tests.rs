@@ -1,4 +1,5 @@
 use super::*;
+use crate::fail::parse;
 
 #[test]
 fn the_stream_is_uniform_enough_and_reproducible() {

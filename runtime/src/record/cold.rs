@@ -1,0 +1,124 @@
+//! The cold paths of a marked call, one for entries and one for exits,
+//! shared by guards (functions and scopes) and async polls: failpoints,
+//! hooks, tracing, hooks with the profile off, and calls made after the
+//! thread's state was torn down (detached).
+//!
+//! The fast paths (mode exactly `RECORD`, frame on top of the stack) are
+//! in [`super::guard`] and [`super::stack`]; they reach here only when the
+//! mode has another bit or the frame is not a plain one on top.
+
+use super::frame::{self, Decoded, Frame, NONE};
+use super::hook::{self, Ended};
+use super::registry;
+use super::stack::{current, ThreadState};
+use crate::clock::ticks;
+use crate::counters::Acc;
+use crate::site::CallSite;
+use crate::switches::{HOOK, LOG, MAX_TICKS, RECORD, RECORDED_ANY, TRACE};
+use crate::tree::Tree;
+use core::sync::atomic::Ordering;
+
+/// An entry in any mode but plain recording and off: the bits of `mode`
+/// say what to do. A function's or scope's entry (`poll` false) first
+/// evaluates its failpoint (an async call's is evaluated once, when its
+/// future is created). Tracing and hooks push the frame as usual and mark
+/// it (see [`frame::pushed`]), which sends its exit to [`exit`], where the
+/// call is also traced and the exit hooks run. Hooks with the profile off
+/// give an unrecorded frame ([`frame::unrecorded`]) that only runs the
+/// hooks. A marked call made by a hook is neither hooked nor recorded.
+#[cold]
+#[inline(never)]
+pub(super) fn enter(site: &'static CallSite, mode: u8, poll: bool) -> Frame {
+    if !poll {
+        crate::fail::check::at_entry(site, mode);
+    }
+    let hooked = mode & (HOOK | LOG) != 0 && !site.is_internal();
+    if hooked && hook::in_hook() {
+        return NONE;
+    }
+    if mode & RECORD == 0 {
+        return if hooked { unrecorded(site, poll) } else { NONE };
+    }
+    let (node, depth) = current().push(site);
+    if node.is_null() || depth == frame::DETACHED {
+        return (node, depth);
+    }
+    if hooked {
+        hook::enter(site, depth, ticks(), poll);
+    }
+    frame::pushed(node, depth, mode & TRACE != 0, hooked)
+}
+
+/// Hooks with the profile off: no frame; the depth is the hooks' own count
+/// for this thread.
+#[cold]
+#[inline(never)]
+fn unrecorded(site: &'static CallSite, poll: bool) -> Frame {
+    if !poll {
+        // The guard's drop reads the top of the thread's stack: make sure
+        // there is one to read, set up or not.
+        current().ensure_stack();
+    }
+    let depth = hook::unrecorded_enter();
+    hook::enter(site, depth, ticks(), poll);
+    frame::unrecorded(site, depth)
+}
+
+/// The exit of a guard that is detached, traced, hooked, or not on top of
+/// the stack; `check`: whether the call may be unwinding (the explicit
+/// exit of a function that returned passes `false`).
+#[cold]
+#[inline(never)]
+pub(super) fn exit(s: &ThreadState, f: Frame, start: u64, end: u64, check: bool) {
+    // What the exit hooks are told (returned: the exit's `check` off).
+    let ended =
+        |site, depth, out_of_order| Ended::call(site, depth, (start, end), out_of_order, !check);
+    match frame::decode(f) {
+        Decoded::None => {}
+        Decoded::Detached(site) => record_detached(site, start, end),
+        Decoded::Unrecorded { site, depth } => {
+            let out_of_order = hook::unrecorded_exit(depth);
+            hook::exit(&ended(site, depth, out_of_order));
+        }
+        Decoded::Pushed {
+            node,
+            depth,
+            traced,
+            hooked,
+        } => {
+            let out_of_order = s.top_depth() != depth;
+            if !s.pop_frame(depth, node) {
+                return;
+            }
+            // SAFETY: `node` was handed out by this thread's arena, which
+            // is alive: the state is not torn down (`pop_frame` said so).
+            let node = unsafe { &*node };
+            node.record(end.wrapping_sub(start), check);
+            if traced {
+                s.trace(node, start, end);
+            }
+            if let (true, Some(site)) = (hooked, node.site()) {
+                hook::exit(&ended(site, depth, out_of_order));
+            }
+        }
+    }
+}
+
+/// A detached call (made after its thread's state was torn down): recorded
+/// straight into the finished threads' tree, as a call with no marked
+/// caller, or counted as lost if that lock cannot be had promptly.
+#[cold]
+#[inline(never)]
+fn record_detached(site: &'static CallSite, start: u64, end: u64) {
+    let one = Acc::one_call(
+        end.wrapping_sub(start),
+        MAX_TICKS.load(Ordering::Relaxed),
+        std::thread::panicking(),
+    );
+    if !site.is_internal() {
+        RECORDED_ANY.store(true, Ordering::Relaxed);
+    }
+    // Merging allocates: with a marked global allocator that is a marked
+    // call, which must not be recorded detached in turn.
+    current().while_busy(|| registry::add_detached(&Tree::single(site, one)));
+}

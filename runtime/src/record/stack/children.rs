@@ -1,0 +1,224 @@
+//! Finding a call's tree node when the parent's one-entry cache holds
+//! another site: a thread's table of recent lookups, then its hash map,
+//! which creates the node (or, past `TICKPROF_MAX_NODES`, picks the site's
+//! overflow node).
+
+use super::{Frame, ThreadState};
+use crate::record::fasthash::FastMap;
+use crate::record::node::Node;
+use crate::record::sigmask;
+use crate::site::CallSite;
+use crate::switches::{MAX_NODES, RECORDED_ANY};
+use crate::tree::{OVERFLOW_NESTED, OVERFLOW_OUTER};
+use core::sync::atomic::Ordering;
+
+/// Frames `site_on_stack` looks at, from the top, to decide whether a call
+/// past the node cap is nested in another of its site.
+const NESTING_SCAN: usize = 1 << 16;
+
+/// Off the hot path (new tree nodes only): notes that the program made a
+/// marked call, so the exit report is due.
+fn note_recorded(site: &'static CallSite) {
+    if !site.is_internal() {
+        RECORDED_ANY.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Owner-thread-only lookup tables, off the hot path.
+pub(super) struct Maps {
+    children: FastMap<(u32, usize), *const Node>,
+    overflow: FastMap<(usize, bool), *const Node>,
+}
+
+/// Slots of a thread's table of recent child lookups ([`Recent`]).
+const RECENT_SLOTS: usize = 256;
+
+/// A thread's direct-mapped table of recent child lookups, consulted when
+/// the parent's one-entry cache holds another site (a parent alternating
+/// between children: parse, validate, parse, …) before the hash map. A slot
+/// holds a child node only, one word, so a signal handler's marked call
+/// that overwrites it mid-read leaves either node; a hit is checked against
+/// the node's own (immutable) site and parent, so a slot shared by two
+/// (parent, site) pairs only misses. 2 KiB per recording thread.
+pub(super) struct Recent([core::sync::atomic::AtomicPtr<Node>; RECENT_SLOTS]);
+
+/// The slot of (parent, site) in [`Recent`].
+#[inline(always)]
+fn recent_index(parent: *const Node, site: *const CallSite) -> usize {
+    let key = (parent as usize as u64) ^ (site as usize as u64).rotate_left(29);
+    (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56) as usize
+}
+
+/// `site`'s child of `parent` held in `slot`; `None` when the slot holds
+/// another (parent, site)'s child, or nothing.
+#[inline]
+fn recent_child(
+    slot: &core::sync::atomic::AtomicPtr<Node>,
+    parent: &Node,
+    site: &'static CallSite,
+) -> Option<*const Node> {
+    let cached = slot.load(Ordering::Relaxed);
+    // SAFETY: a slot holds null or a node of this thread's arena, which
+    // outlives the state.
+    let child = unsafe { cached.cast_const().as_ref() }?;
+    let site_ptr = (site as *const CallSite).cast_mut();
+    if child.site.load(Ordering::Relaxed) != site_ptr
+        || child.parent.load(Ordering::Relaxed) != parent.index.load(Ordering::Relaxed)
+    {
+        return None;
+    }
+    Some(cached)
+}
+
+impl Maps {
+    /// Empty tables, for a thread's set-up.
+    pub(super) fn new() -> Maps {
+        Maps {
+            children: FastMap::default(),
+            overflow: FastMap::default(),
+        }
+    }
+}
+
+impl Recent {
+    /// An empty table, for a thread's set-up.
+    pub(super) fn new() -> Recent {
+        Recent(core::array::from_fn(|_| {
+            core::sync::atomic::AtomicPtr::new(core::ptr::null_mut())
+        }))
+    }
+}
+
+impl ThreadState {
+    /// A push whose parent's one-entry cache holds another site.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn push_miss(&self, site: &'static CallSite) -> Frame {
+        let depth = self.depth.get();
+        let next = depth + 1;
+        let stack = self.stack.get();
+        // SAFETY: as in `push`, whose checks held (`next < cap`).
+        let parent = unsafe { &**stack.add(depth) };
+        let slot = self.recent_slot(parent, site);
+        let node = match slot.and_then(|slot| recent_child(slot, parent, site)) {
+            Some(node) => node,
+            None => match self.lookup(parent, site) {
+                Some(node) => {
+                    if let Some(slot) = slot {
+                        slot.store(node.cast_mut(), Ordering::Relaxed);
+                    }
+                    node
+                }
+                None => return self.no_frame(site),
+            },
+        };
+        parent
+            .mru_site
+            .store((site as *const CallSite).cast_mut(), Ordering::Relaxed);
+        parent.mru_child.store(node.cast_mut(), Ordering::Relaxed);
+        // SAFETY: as in `push`.
+        unsafe { *stack.add(next) = node };
+        self.depth.set(next);
+        (node, next)
+    }
+
+    /// The slot of (`parent`, `site`) in this thread's table of recent
+    /// lookups; `None` inside tickprof's own bookkeeping (`lookup` turns
+    /// such calls away).
+    #[inline]
+    fn recent_slot(
+        &self,
+        parent: &Node,
+        site: &'static CallSite,
+    ) -> Option<&core::sync::atomic::AtomicPtr<Node>> {
+        if self.busy.get() {
+            return None;
+        }
+        // SAFETY: set up before `cap` is non-zero (only then is a push
+        // here), freed by the teardown after `cap` is 0; this thread's own.
+        let recent = unsafe { &*self.recent.get() };
+        Some(&recent.0[recent_index(parent, site)])
+    }
+
+    /// Finds or creates the child of `parent` for `site`.
+    #[cold]
+    #[inline(never)]
+    fn lookup(&self, parent: &Node, site: &'static CallSite) -> Option<*const Node> {
+        if self.busy.get() {
+            self.note_reentrant();
+            return None;
+        }
+        self.busy.set(true);
+        let node = self.lookup_inner(parent, site);
+        self.busy.set(false);
+        node
+    }
+
+    fn lookup_inner(&self, parent: &Node, site: &'static CallSite) -> Option<*const Node> {
+        // SAFETY: set up before any frame can exist; owned by this state and
+        // only touched here while `busy` excludes re-entry.
+        let maps = unsafe { &mut *self.maps.get() };
+        // SAFETY: as in `note_reentrant`.
+        let arena = unsafe { &*self.arena.get() };
+        if self.name_pending.get() && !sigmask::any_blocked() {
+            self.name_pending.set(false);
+            arena.set_late_name(sigmask::std_thread_name());
+        }
+        if self.internal_only.get() && !site.is_internal() {
+            return None;
+        }
+        let site_ptr = (site as *const CallSite).cast_mut();
+        let parent_index = parent.index.load(Ordering::Relaxed);
+        let is_overflow_parent = parent.flags.load(Ordering::Relaxed) != 0;
+        // Children are cached for overflow parents too: without it, every
+        // call beneath an overflow node (deep recursion, leaked guards past
+        // the node cap) would scan the whole stack.
+        if let Some(&node) = maps.children.get(&(parent_index, site_ptr as usize)) {
+            return Some(node);
+        }
+        if !is_overflow_parent && arena.len() < MAX_NODES.load(Ordering::Relaxed) {
+            note_recorded(site);
+            let node = arena.push(Some(site), parent_index, 0)?;
+            maps.children
+                .insert((parent_index, site_ptr as usize), node);
+            return Some(node);
+        }
+        // The tree is full (or the parent is an overflow node, whose path is
+        // unknown): use the per-site overflow node, outer or nested.
+        let nested = self.site_on_stack(site_ptr);
+        let node = match maps.overflow.get(&(site_ptr as usize, nested)) {
+            Some(&n) => n,
+            None => {
+                note_recorded(site);
+                let flags = if nested {
+                    OVERFLOW_NESTED
+                } else {
+                    OVERFLOW_OUTER
+                };
+                let n = arena.push(Some(site), 0, flags)?;
+                maps.overflow.insert((site_ptr as usize, nested), n);
+                n
+            }
+        };
+        // Beneath an overflow parent the path is unknown, so whether `site`
+        // is nested is decided here, once per (overflow parent, site).
+        maps.children
+            .insert((parent_index, site_ptr as usize), node);
+        Some(node)
+    }
+
+    /// Whether an activation of `site` is open on this thread's stack.
+    /// (Only the top `NESTING_SCAN` frames are looked at: an activation
+    /// deeper than that is taken as not open.)
+    fn site_on_stack(&self, site: *mut CallSite) -> bool {
+        let stack = self.stack.get();
+        let depth = self.depth.get();
+        (depth.saturating_sub(NESTING_SCAN).max(1)..=depth)
+            .rev()
+            .any(|d| {
+                // SAFETY: `d <= depth < cap`; stacked pointers are arena nodes.
+                let node = unsafe { &**stack.add(d) };
+                node.site.load(Ordering::Relaxed) == site
+            })
+    }
+}

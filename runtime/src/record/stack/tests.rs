@@ -1,0 +1,131 @@
+//! The shadow stack on its own, each test on a fresh thread (so its state
+//! starts never set up): set-up, the fast push and pop, the child caches,
+//! growth, resynchronisation and re-entry.
+
+use super::*;
+use crate::record::frame;
+
+fn a() {}
+fn b() {}
+// Internal sites: a test binary that records them prints no exit report.
+static A: CallSite = CallSite::internal(crate::site::path_of(a), "s.rs", 1);
+static B: CallSite = CallSite::internal(crate::site::path_of(b), "s.rs", 2);
+
+/// Runs `f` on a new thread, whose state was never set up.
+fn on_fresh_thread(f: impl FnOnce(&'static ThreadState) + Send + 'static) {
+    std::thread::spawn(move || f(current())).join().unwrap();
+}
+
+/// The node a frame points at.
+fn node(n: *const Node) -> &'static Node {
+    // SAFETY: the tests pass nodes handed out by the calling thread's
+    // arena, which lives until the thread exits.
+    unsafe { &*n }
+}
+
+#[test]
+fn the_first_push_sets_up_and_a_pop_on_top_records() {
+    on_fresh_thread(|s| {
+        assert!(s.arena().is_none());
+        let (n, depth) = s.push(&A);
+        assert!(s.arena().is_some());
+        assert_eq!(depth, 1);
+        assert_eq!(s.top_depth(), 1);
+        assert!(s.pop_top(n, 10, 25, true));
+        assert_eq!(s.top_depth(), 0);
+        let n = node(n);
+        assert_eq!(n.c.calls.load(Ordering::Relaxed), 1);
+        assert_eq!(n.c.ticks.load(Ordering::Relaxed), 15);
+        assert!(n.site().is_some_and(|site| core::ptr::eq(site, &A)));
+    });
+}
+
+#[test]
+fn the_caches_and_the_map_find_the_same_child_every_time() {
+    on_fresh_thread(|s| {
+        let mut seen = Vec::new();
+        // Alternating children of the root, then of `a`: the one-entry
+        // cache misses every time, the recent table or the map answers.
+        for _ in 0..3 {
+            for site in [&A, &B] {
+                let (n, d) = s.push(site);
+                assert_eq!(d, 1);
+                let (child, d2) = s.push(&B);
+                assert_eq!(d2, 2);
+                assert!(s.pop_top(child, 0, 1, true));
+                assert!(s.pop_top(n, 0, 1, true));
+                seen.push((n, child));
+            }
+        }
+        assert!(seen.chunks(2).all(|c| c == &seen[..2]));
+        let [(na, nab), (nb, nbb)] = [seen[0], seen[1]];
+        let distinct = [na, nab, nb, nbb];
+        for (i, x) in distinct.iter().enumerate() {
+            assert!(distinct[i + 1..].iter().all(|y| y != x));
+        }
+        assert_eq!(node(na).c.calls.load(Ordering::Relaxed), 3);
+        assert_eq!(node(nbb).c.calls.load(Ordering::Relaxed), 3);
+        // Root, a, a→b, b, b→b.
+        assert_eq!(s.arena().map(Arena::len), Some(5));
+    });
+}
+
+#[test]
+fn the_stack_grows_past_its_first_capacity() {
+    on_fresh_thread(|s| {
+        const DEPTH: usize = 300;
+        let frames: Vec<Frame> = (0..DEPTH).map(|_| s.push(&A)).collect();
+        assert!(frames.iter().enumerate().all(|(i, f)| f.1 == i + 1));
+        assert_eq!(s.top_depth(), DEPTH);
+        for &(n, _) in frames.iter().rev() {
+            assert!(s.pop_top(n, 0, 1, true));
+        }
+        assert_eq!(s.top_depth(), 0);
+        assert!(frames
+            .iter()
+            .all(|&(n, _)| node(n).c.calls.load(Ordering::Relaxed) == 1));
+    });
+}
+
+#[test]
+fn an_out_of_order_pop_resyncs_then_counts_an_orphan() {
+    on_fresh_thread(|s| {
+        let (na, da) = s.push(&A);
+        let (nb, db) = s.push(&B);
+        // `a`'s guard ends first: `b`'s frame, never closed, goes with it.
+        assert!(s.pop_frame(da, na));
+        assert_eq!(s.top_depth(), 0);
+        let arena = s.arena().unwrap();
+        assert_eq!(arena.resynced.load(Ordering::Relaxed), 1);
+        // `b`'s guard ends later: its frame is gone; the call is kept.
+        assert!(s.pop_frame(db, nb));
+        assert_eq!(s.top_depth(), 0);
+        assert_eq!(arena.orphaned.load(Ordering::Relaxed), 1);
+    });
+}
+
+#[test]
+fn the_fast_pop_refuses_a_tagged_frame() {
+    on_fresh_thread(|s| {
+        let (n, d) = s.push(&A);
+        let (tagged, _) = frame::pushed(n, d, true, false);
+        assert!(!s.pop_top(tagged, 0, 1, true));
+        assert!(!s.pop_top(core::ptr::null(), 0, 1, true));
+        assert_eq!(s.top_depth(), 1);
+        assert!(s.pop_frame(d, n));
+        assert_eq!(s.top_depth(), 0);
+    });
+}
+
+#[test]
+fn a_new_child_asked_for_while_busy_gets_no_frame_and_is_counted() {
+    on_fresh_thread(|s| {
+        let (n, _) = s.push(&A);
+        assert!(s.pop_top(n, 0, 1, true));
+        let f = s.while_busy(|| s.push(&B));
+        assert_eq!(f, frame::NONE);
+        assert_eq!(s.top_depth(), 0);
+        let arena = s.arena().unwrap();
+        assert_eq!(arena.reentrant.load(Ordering::Relaxed), 1);
+    });
+}

@@ -32,7 +32,7 @@ impl ClockSource {
 }
 
 /// Facts about the run and the clock: the report header.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(test, derive(serde::Serialize))]
 pub struct RunInfo {
     /// The clock read at entry and exit.
@@ -156,7 +156,7 @@ pub struct Edge {
 }
 
 /// The figures of one call site.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(test, derive(serde::Serialize))]
 pub struct SiteStats {
     /// The shown name: function path, custom name, or scope name.
@@ -254,7 +254,7 @@ impl SiteStats {
 }
 
 /// One site's figures on one thread.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(test, derive(serde::Serialize))]
 pub struct ThreadSite {
     /// The site's name.
@@ -279,7 +279,7 @@ pub struct ThreadSite {
 /// `<other threads>`. So the rows stay bounded however many threads come
 /// and go; the report's totals ([`Report::sites`], [`Report::tree`])
 /// always include every thread.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(test, derive(serde::Serialize))]
 pub struct ThreadStats {
     /// The thread's name, or its `ThreadId` when unnamed; `<other threads>`
@@ -299,7 +299,7 @@ pub struct ThreadStats {
 }
 
 /// One node of the merged calling-context tree: a call path.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(test, derive(serde::Serialize))]
 pub struct TreeNode {
     /// The site's name; empty for the root.
@@ -329,7 +329,7 @@ pub struct TreeNode {
 ///
 /// Obtain one with [`report()`](crate::report) at any time; the exit report
 /// prints the same value.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(test, derive(serde::Serialize))]
 pub struct Report {
     /// The header.

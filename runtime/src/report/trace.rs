@@ -12,7 +12,7 @@ pub struct TraceEvent {
 }
 
 /// One thread's timeline.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct TraceThread {
     /// tickprof's thread number (as in [`ThreadStats::id`](super::ThreadStats::id)).
     pub id: u64,
@@ -25,7 +25,7 @@ pub struct TraceThread {
 }
 
 /// Individual calls per thread, when tracing is on.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Trace {
     /// Site names, indexed by [`TraceEvent::name`].
     pub names: Vec<String>,

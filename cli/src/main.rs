@@ -201,12 +201,11 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             out,
         } => {
             let r = load::read(&report)?;
-            let opts = TextOptions {
-                top,
-                tree,
-                threads,
-                coverage,
-            };
+            let opts = TextOptions::default()
+                .with_top(top)
+                .with_tree(tree)
+                .with_threads(threads)
+                .with_coverage(coverage);
             if html.is_none() && out.is_empty() {
                 print(&r.text(&opts));
             }

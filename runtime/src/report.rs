@@ -11,6 +11,7 @@ mod trace;
 /// Where ticks come from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(test, derive(serde::Serialize), serde(rename_all = "snake_case"))]
+#[non_exhaustive]
 pub enum ClockSource {
     /// The x86_64 time-stamp counter (`rdtsc`).
     Tsc,
@@ -34,6 +35,7 @@ impl ClockSource {
 /// Facts about the run and the clock: the report header.
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(test, derive(serde::Serialize))]
+#[non_exhaustive]
 pub struct RunInfo {
     /// The clock read at entry and exit.
     pub clock: ClockSource,
@@ -122,6 +124,7 @@ pub struct RunInfo {
 /// free of the old size.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(test, derive(serde::Serialize))]
+#[non_exhaustive]
 pub struct AllocStats {
     /// Allocations (reallocations included).
     pub allocs: u64,
@@ -134,6 +137,23 @@ pub struct AllocStats {
 }
 
 impl AllocStats {
+    /// Allocation counts with these figures.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let a = tickprof_runtime::AllocStats::new(2, 64, 1, 32);
+    /// assert_eq!((a.allocs, a.bytes, a.frees, a.freed_bytes), (2, 64, 1, 32));
+    /// ```
+    pub fn new(allocs: u64, bytes: u64, frees: u64, freed_bytes: u64) -> AllocStats {
+        AllocStats {
+            allocs,
+            bytes,
+            frees,
+            freed_bytes,
+        }
+    }
+
     /// Adds `o` into `self`.
     pub fn add(&mut self, o: &AllocStats) {
         self.allocs += o.allocs;
@@ -146,6 +166,7 @@ impl AllocStats {
 /// A caller or callee of a site.
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(test, derive(serde::Serialize))]
+#[non_exhaustive]
 pub struct Edge {
     /// The other site's name; `<root>` for calls made with no marked caller.
     pub name: String,
@@ -158,6 +179,7 @@ pub struct Edge {
 /// The figures of one call site.
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(test, derive(serde::Serialize))]
+#[non_exhaustive]
 pub struct SiteStats {
     /// The shown name: function path, custom name, or scope name.
     pub name: String,
@@ -256,6 +278,7 @@ impl SiteStats {
 /// One site's figures on one thread.
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(test, derive(serde::Serialize))]
+#[non_exhaustive]
 pub struct ThreadSite {
     /// The site's name.
     pub name: String,
@@ -281,6 +304,7 @@ pub struct ThreadSite {
 /// always include every thread.
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(test, derive(serde::Serialize))]
+#[non_exhaustive]
 pub struct ThreadStats {
     /// The thread's name, or its `ThreadId` when unnamed; `<other threads>`
     /// for the finished threads past the bound on names.
@@ -301,6 +325,7 @@ pub struct ThreadStats {
 /// One node of the merged calling-context tree: a call path.
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(test, derive(serde::Serialize))]
+#[non_exhaustive]
 pub struct TreeNode {
     /// The site's name; empty for the root.
     pub name: String,
@@ -331,6 +356,7 @@ pub struct TreeNode {
 /// prints the same value.
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(test, derive(serde::Serialize))]
+#[non_exhaustive]
 pub struct Report {
     /// The header.
     pub run: RunInfo,
@@ -405,6 +431,7 @@ pub enum Layout {
 
 /// What the text writer shows.
 #[derive(Clone, Debug, Default)]
+#[non_exhaustive]
 pub struct TextOptions {
     /// At most this many rows (`None`: all).
     pub top: Option<usize>,
@@ -415,6 +442,44 @@ pub struct TextOptions {
     /// List the marks that never ran (`TICKPROF_REPORT=coverage`); the
     /// one-line coverage summary is always shown.
     pub coverage: bool,
+}
+
+impl TextOptions {
+    /// Shows at most `top` rows (`None`: all).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use tickprof_runtime::TextOptions;
+    /// let opts = TextOptions::default().with_top(Some(10)).with_tree(true);
+    /// assert_eq!((opts.top, opts.tree, opts.threads), (Some(10), true, false));
+    /// ```
+    #[must_use]
+    pub fn with_top(mut self, top: Option<usize>) -> Self {
+        self.top = top;
+        self
+    }
+
+    /// Adds (or not) a caller/callee section per site.
+    #[must_use]
+    pub fn with_tree(mut self, tree: bool) -> Self {
+        self.tree = tree;
+        self
+    }
+
+    /// Adds (or not) the per-thread breakdown.
+    #[must_use]
+    pub fn with_threads(mut self, threads: bool) -> Self {
+        self.threads = threads;
+        self
+    }
+
+    /// Lists (or not) the marks that never ran.
+    #[must_use]
+    pub fn with_coverage(mut self, coverage: bool) -> Self {
+        self.coverage = coverage;
+        self
+    }
 }
 
 impl Report {

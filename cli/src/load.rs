@@ -1,7 +1,7 @@
 //! A saved JSON report (`TICKPROF_OUT=run.json`) read back into the
 //! [`Report`] the program had, so that every writer gives what the program
 //! would have written. The reading is the runtime's
-//! [`json::parse`](tickprof_runtime::export::json::parse), driven by the
+//! [`json::parse`], driven by the
 //! same field list as the writer; only `Report::trace` (individual calls,
 //! its own `.trace.json` format) is not in the file, and comes back `None`.
 

@@ -42,7 +42,7 @@ pub struct RunInfo {
     /// Wall time from process start (or the last `reset`) to this report.
     pub wall_ns: u64,
     /// Threads that recorded at least one call (finished ones included:
-    /// the sum of the [`ThreadStats::count`]s).
+    /// the sum of the [`ThreadStats::count`](super::ThreadStats::count)s).
     pub threads: usize,
     /// Deltas above this are rejected as oversized (`TICKPROF_MAX_DELTA`).
     pub max_delta_ns: u64,

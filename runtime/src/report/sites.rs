@@ -184,7 +184,7 @@ pub struct ThreadSite {
 /// At most `TICKPROF_THREADS_KEPT` names (default 64) get a row; the
 /// finished threads of later names are merged into one row named
 /// `<other threads>`. So the rows stay bounded however many threads come
-/// and go; the report's totals ([`Report::sites`], [`Report::tree`])
+/// and go; the report's totals ([`Report::sites`](super::Report::sites), [`Report::tree`](super::Report::tree))
 /// always include every thread.
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(test, derive(serde::Serialize))]
@@ -213,7 +213,7 @@ pub struct ThreadStats {
 pub struct TreeNode {
     /// The site's name; empty for the root.
     pub name: String,
-    /// Index of the parent node in [`Report::tree`] (`None` for the root).
+    /// Index of the parent node in [`Report::tree`](super::Report::tree) (`None` for the root).
     pub parent: Option<usize>,
     /// Depth below the root (the root is 0).
     pub depth: usize,

@@ -62,10 +62,7 @@ fn bench(c: &mut Criterion) {
     eprintln!("\n-- tickprof: where `pipeline` spent its time --");
     eprint!(
         "{}",
-        profile.text(&TextOptions {
-            top: Some(10),
-            ..TextOptions::default()
-        })
+        profile.text(&TextOptions::default().with_top(Some(10)))
     );
     if let Some(p) = profile.find("pipeline") {
         let calls = p.calls.max(1);

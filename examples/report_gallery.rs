@@ -320,11 +320,7 @@ fn main() {
     if let Err(e) = std::fs::create_dir_all(&out) {
         return eprintln!("report_gallery: cannot create {}: {e}", out.display());
     }
-    let opts = TextOptions {
-        tree: true,
-        threads: true,
-        ..TextOptions::default()
-    };
+    let opts = TextOptions::default().with_tree(true).with_threads(true);
     let mut files: Vec<(PathBuf, &Report)> =
         ["txt", "csv", "json", "html", "folded", "svg", "trace.json"]
             .iter()

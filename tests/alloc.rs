@@ -22,12 +22,7 @@ fn alloc_of(r: &Report, name: &str) -> (AllocStats, AllocStats) {
 }
 
 fn stats(allocs: u64, bytes: u64, frees: u64, freed_bytes: u64) -> AllocStats {
-    AllocStats {
-        allocs,
-        bytes,
-        frees,
-        freed_bytes,
-    }
+    AllocStats::new(allocs, bytes, frees, freed_bytes)
 }
 
 /// `n` boxed `u64`s, each freed at once: n allocations of 8 bytes.

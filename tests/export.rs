@@ -145,6 +145,14 @@ fn json_holds_the_whole_report_with_a_version() {
     let v: serde_json::Value = serde_json::from_slice(&render(&report, ".json")).unwrap();
     assert_eq!(v["version"], 1);
     assert_eq!(v["version"], tickprof::export::json::VERSION);
+    // It reads back as the same report: the same document again, and
+    // everything but the trace (its own format) equal.
+    let text = String::from_utf8(render(&report, ".json")).unwrap();
+    let back = tickprof::export::json::parse(&text).unwrap();
+    assert_eq!(String::from_utf8(render(&back, ".json")).unwrap(), text);
+    assert_eq!(back.sites, report.sites);
+    assert_eq!(back.tree, report.tree);
+    assert_eq!(back.threads, report.threads);
 
     // Every field of every type is there, including fields added later:
     // the keys of each JSON object are the field names `Debug` shows.

@@ -130,12 +130,7 @@ fn child_workload() {
             let main = r.threads.iter().find(|t| !t.finished).unwrap();
             assert_eq!(main.count, 1);
             // The per-thread breakdown and the JSON say so too.
-            let text = r.text(&tickprof::TextOptions {
-                top: None,
-                tree: false,
-                threads: true,
-                coverage: false,
-            });
+            let text = r.text(&tickprof::TextOptions::default().with_threads(true));
             assert!(
                 text.contains("-- threads a (x3 finished, first #"),
                 "{text}"

@@ -72,9 +72,8 @@ enum Command {
         /// Write the HTML drill-down page here instead of printing.
         #[arg(long, value_name = "FILE")]
         html: Option<String>,
-        /// Write this file instead of printing, in the format its
-        /// extension names (.txt .csv .json .html .folded .svg; repeatable).
-        #[arg(long, value_name = "FILE")]
+        // The help lists the extensions of the runtime's formats table.
+        #[arg(long, value_name = "FILE", help = out_help())]
         out: Vec<String>,
     },
     /// Render a recorded trace (`TICKPROF_OUT=run.trace.json`) as the trace
@@ -99,6 +98,15 @@ enum Command {
         #[arg(long, value_name = "IDS", value_delimiter = ',')]
         tid: Vec<u64>,
     },
+}
+
+/// The help of `show --out`: the extensions of the runtime's formats table.
+fn out_help() -> String {
+    format!(
+        "Write this file instead of printing, in the format its extension names \
+         (repeatable): {}",
+        tickprof_runtime::export::EXTENSIONS.join(" ")
+    )
 }
 
 /// `5us`, `2ms`, `1s`, `100ns` or `0`: nanoseconds (the runtime's
@@ -181,12 +189,11 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             out,
         } => {
             let r = load::read(&report)?;
-            let opts = TextOptions {
-                top,
-                tree,
-                threads,
-                coverage,
-            };
+            let opts = TextOptions::default()
+                .with_top(top)
+                .with_tree(tree)
+                .with_threads(threads)
+                .with_coverage(coverage);
             if html.is_none() && out.is_empty() {
                 print(&r.text(&opts));
             }

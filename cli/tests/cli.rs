@@ -1,11 +1,13 @@
 //! The `tickprof` command, run as a child process on the JSON reports of
-//! two real runs of `examples/quickstart.rs` (`tests/data/`: `before.json`
-//! with the default compensated times, and the `.txt` and `.html` the same
-//! run wrote; `after.json` with `TICKPROF_COMPENSATE=0`).
+//! two real runs of `examples/quickstart.rs` (inputs in `tests/data/`:
+//! `before.json` with the default compensated times, `after.json` with
+//! `TICKPROF_COMPENSATE=0`). What it writes is checked for structure and
+//! against the runtime's writers, not against saved output.
 
 use serde_json::Value;
 use std::path::PathBuf;
 use std::process::{Command, Output};
+use tickprof_runtime::{Report, TextOptions};
 
 fn data(name: &str) -> String {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -14,6 +16,11 @@ fn data(name: &str) -> String {
         .to_str()
         .expect("UTF-8 path")
         .to_owned()
+}
+
+/// [`data`], leaked for argument lists.
+fn data_str(name: &str) -> &'static str {
+    Box::leak(data(name).into_boxed_str())
 }
 
 fn tickprof(args: &[&str]) -> Output {
@@ -204,44 +211,120 @@ fn bad_input_is_exit_2_with_one_line() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// The saved report, read by the runtime.
+fn before() -> Report {
+    let text = std::fs::read_to_string(data("before.json")).unwrap();
+    tickprof_runtime::export::json::parse(&text).expect("before.json reads")
+}
+
+/// `<`, `>`, `&` and `"` as HTML entities.
+fn html_escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
 #[test]
-fn show_prints_what_the_program_wrote() {
+fn show_prints_what_the_program_would_have_written() {
+    let report = before();
+    assert_eq!(report.sites.len(), 7);
     let out = tickprof(&["show", &data("before.json")]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let txt = std::fs::read_to_string(data("before.txt")).unwrap();
-    assert_eq!(stdout(&out), txt);
+    let txt = stdout(&out);
+    assert_eq!(txt, report.text(&TextOptions::default()));
+    let table: Vec<&str> = txt
+        .lines()
+        .skip_while(|l| !l.starts_with("name"))
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        .collect();
+    for s in &report.sites {
+        let row = table.iter().find(|l| l.starts_with(s.name.as_str()));
+        let row = row.unwrap_or_else(|| panic!("no row for {}:\n{txt}", s.name));
+        assert!(row.contains(&format!(" {} ", s.calls)), "{row}");
+    }
 
+    let out = tickprof(&["show", &data("before.json"), "--tree"]);
+    let tree = stdout(&out);
+    assert_eq!(tree, report.text(&TextOptions::default().with_tree(true)));
+    assert!(tree.starts_with(&txt[..txt.find("\nname").unwrap()]));
+    assert!(tree.len() > txt.len());
+}
+
+#[test]
+fn show_writes_every_format_and_the_html_page() {
+    let report = before();
     let dir = std::env::temp_dir().join(format!("tickprof-cli-show-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let html = dir.join("r.html");
-    let folded = dir.join("r.folded");
-    let out = tickprof(&[
+    let html = dir.join("page.html");
+    let files: Vec<String> = tickprof_runtime::export::EXTENSIONS
+        .iter()
+        .map(|ext| dir.join(format!("r{ext}")).to_str().unwrap().to_owned())
+        .collect();
+    let mut args = vec![
         "show",
-        &data("before.json"),
+        data_str("before.json"),
         "--html",
         html.to_str().unwrap(),
-        "--out",
-        folded.to_str().unwrap(),
-    ]);
+    ];
+    for f in &files {
+        args.extend(["--out", f.as_str()]);
+    }
+    let out = tickprof(&args);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(out.stdout.is_empty());
-    assert_eq!(
-        std::fs::read_to_string(&html).unwrap(),
-        std::fs::read_to_string(data("before.html")).unwrap()
-    );
-    let folded = std::fs::read_to_string(&folded).unwrap();
+
+    // Each file is what the runtime writes for the report read back.
+    for f in &files {
+        let got = std::fs::read(f).unwrap_or_else(|e| panic!("{f}: {e}"));
+        let want = tickprof_runtime::export::render(&report, f, &TextOptions::default()).unwrap();
+        assert_eq!(got, want, "{f}");
+    }
+
+    // The page: one table row per site, each name shown.
+    let page = std::fs::read_to_string(&html).unwrap();
+    let row = |i: usize| format!("<tr data-i=\"{i}\"><td><a href=\"#s{i}\">");
+    for (i, s) in report.sites.iter().enumerate() {
+        let at = page.find(&row(i)).unwrap_or_else(|| panic!("no row {i}"));
+        let name = html_escape(&s.name);
+        assert!(page[at + row(i).len()..].starts_with(&name), "{name}");
+    }
+    assert!(!page.contains(&row(report.sites.len())));
+
+    // The folded stacks: every path of the tree, the counts adding up to
+    // the tree's self times.
+    let folded = std::fs::read_to_string(dir.join("r.folded")).unwrap();
     assert!(
         folded
             .lines()
             .any(|l| l.starts_with("quickstart::analyse;quickstart::parse_line ")),
         "{folded}"
     );
-
-    let out = tickprof(&["show", &data("before.json"), "--tree"]);
-    let text = stdout(&out);
-    assert!(text.starts_with(&txt[..txt.find("\nname").unwrap()]));
-    assert!(text.len() > txt.len());
+    let total: u64 = folded
+        .lines()
+        .map(|l| l.rsplit_once(' ').unwrap().1.parse::<u64>().unwrap())
+        .sum();
+    let self_ns: u64 = report.tree.iter().skip(1).map(|n| n.self_ns).sum();
+    assert_eq!(total, self_ns);
+    assert_eq!(folded.lines().count(), report.tree.len() - 1);
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn show_help_lists_every_format() {
+    let out = tickprof(&["show", "--help"]);
+    let help = stdout(&out);
+    for ext in tickprof_runtime::export::EXTENSIONS {
+        assert!(help.contains(&format!(" {ext}")), "{ext} not in:\n{help}");
+    }
+    let out = tickprof(&["show", &data("before.json"), "--out", "r.xlsx"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("unknown extension (known: .txt"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]

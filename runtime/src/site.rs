@@ -3,6 +3,7 @@
 /// What a call site marks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(test, derive(serde::Serialize), serde(rename_all = "snake_case"))]
+#[non_exhaustive]
 pub enum SiteKind {
     /// A function marked `#[profile]`.
     Function,

@@ -27,77 +27,9 @@
 //! [`Report::tree`]: crate::report::Report::tree
 
 use super::stacks;
+pub use super::stacks::frame;
 use crate::report::Report;
-use std::borrow::Cow;
 use std::io;
-
-/// A name made safe as one frame of a folded line.
-///
-/// Folded readers split frames on `;`, take the last space-separated number
-/// as the count and skip lines starting with `# `. So:
-/// - `;` becomes `；` (U+FF1B FULLWIDTH SEMICOLON), keeping e.g. `[u8; 4]`
-///   readable as `[u8； 4]`;
-/// - control characters (newline, tab, …) become a space, then leading and
-///   trailing whitespace is trimmed;
-/// - a space before a trailing number (`retry 3`) or after a leading `#`
-///   becomes `_` (`retry_3`), so it is not read as a count or a comment;
-/// - an empty name becomes `(unnamed)`.
-///
-/// Everything else (`<`, `&`, quotes, commas, non-ASCII) is kept as is.
-///
-/// # Examples
-///
-/// ```
-/// use tickprof_runtime::export::folded::frame;
-/// assert_eq!(frame("<[u8; 4] as Foo>::bar"), "<[u8； 4] as Foo>::bar");
-/// assert_eq!(frame("line\nbreak"), "line break");
-/// assert_eq!(frame("retry 3"), "retry_3");
-/// assert_eq!(frame("a::b"), "a::b");
-/// ```
-pub fn frame(name: &str) -> Cow<'_, str> {
-    let clean = |c: char| c != ';' && !c.is_control();
-    let trimmed = name.trim();
-    if trimmed.len() == name.len()
-        && !name.is_empty()
-        && name.chars().all(clean)
-        && !count_like(name)
-        && !name.starts_with("# ")
-    {
-        return Cow::Borrowed(name);
-    }
-    let mapped: String = name
-        .chars()
-        .map(|c| match c {
-            ';' => '\u{FF1B}',
-            c if c.is_control() => ' ',
-            c => c,
-        })
-        .collect();
-    let mut s = mapped.trim().to_owned();
-    if s.is_empty() {
-        return Cow::Borrowed("(unnamed)");
-    }
-    if count_like(&s) {
-        if let Some(i) = s.rfind(' ') {
-            s.replace_range(i..=i, "_");
-        }
-    }
-    if s.starts_with("# ") {
-        s.replace_range(1..2, "_");
-    }
-    Cow::Owned(s)
-}
-
-/// Whether the last space-separated word of `s` would be read as a count.
-fn count_like(s: &str) -> bool {
-    match s.rfind(' ') {
-        Some(i) => {
-            let w = &s[i + 1..];
-            !w.is_empty() && w.chars().all(|c| c.is_ascii_digit() || c == '.')
-        }
-        None => false,
-    }
-}
 
 /// The folded lines as `(stack, self_ns)`, one per frame of
 /// [`stacks::build`], in the order [`write`](fn@write) writes them.
@@ -211,6 +143,7 @@ pub fn render_bytes(report: &Report) -> String {
 mod tests {
     use super::*;
     use crate::export::test_node as node;
+    use std::borrow::Cow;
 
     #[test]
     fn frames_are_sanitized() {

@@ -1,17 +1,9 @@
 //! File outputs, chosen by extension (`TICKPROF_OUT=path[,path…]`).
 //!
-//! | extension | format | writer | size, whatever the recursion depth |
-//! |---|---|---|---|
-//! | `.txt` | the text report | [`Report::text`] | one row per site (a caller/callee section each with `TICKPROF_REPORT=tree`) |
-//! | `.csv` | the flat table, RFC 4180 | [`Report::to_csv`] | one line per site |
-//! | `.json` | the whole report, `"version": 1` | [`json::render`] | per site and edge, plus about 220 bytes per tree node (at most `TICKPROF_MAX_NODES` per thread) |
-//! | `.html` | self-contained drill-down page | [`html::render`] | per site and edge |
-//! | `.alloc.folded` | folded stacks of self bytes allocated (`tickprof::Alloc`), plus an `<outside marked calls>` line | [`folded::render_bytes`] | as `.folded`, plus one line |
-//! | `.folded` | folded stacks of self time | [`folded::render`] | at most one line per tree node, each at most [`stacks::MAX_DEPTH`]` + 1` frames |
-//! | `.svg` | interactive flamegraph of the folded stacks | [`svg::render`] | at most [`svg::MAX_FRAMES`] boxes |
-//! | `.pb`, `.pb.gz` | pprof `profile.proto` (gzipped: stored blocks) | [`pprof::render`] | one sample per path of the stack tree, as `.folded` |
-//! | `.lcov` | LCOV function records of every mark, never-called ones with 0 (coverage; `lcov --summary`, `genhtml`) | [`lcov::render`] | two lines per mark |
-//! | `.trace.json` | Chrome trace events of individual calls | [`crate::Report::trace`] | about 90 bytes per call, at most `TICKPROF_TRACE_EVENTS` calls per thread |
+//! Every format, its extension, writer and size is a row of [`FORMATS`]
+//! (listed with sizes in `docs/formats.md`): `.txt`, `.csv`, `.json`,
+//! `.html`, `.folded`, `.svg`, pprof's `.pb`, `.lcov`, Chrome's
+//! `.trace.json`, …; `tickprof show --out` takes the same extensions.
 //!
 //! `.folded`, `.svg` and `.pb` draw the calling-context
 //! tree through one rule for deep and recursive paths, [`stacks`]: direct
@@ -38,6 +30,7 @@ use std::io::{self, Write};
 pub(crate) mod columns;
 pub mod csv;
 pub mod folded;
+mod formats;
 pub mod html;
 pub mod json;
 pub mod lcov;
@@ -47,24 +40,30 @@ pub mod svg;
 pub mod text;
 pub mod trace;
 
-/// Known output extensions, longest first where one ends another.
-pub const EXTENSIONS: &[&str] = &[
-    ".trace.json",
-    ".json",
-    ".csv",
-    ".txt",
-    ".html",
-    ".alloc.folded",
-    ".folded",
-    ".svg",
-    ".pb.gz",
-    ".pb",
-    ".lcov",
-];
+#[doc(hidden)]
+pub use formats::markdown_table as formats_markdown_table;
+pub use formats::{Format, FORMATS};
+
+/// Known output extensions: those of [`FORMATS`], in its order (longest
+/// first where one ends another).
+pub const EXTENSIONS: &[&str] = formats::EXTENSIONS;
 
 /// The extension of `path` that decides its format, if known.
 pub fn format_of(path: &str) -> Option<&'static str> {
-    EXTENSIONS.iter().copied().find(|e| path.ends_with(e))
+    formats::find(path).map(|f| f.extension)
+}
+
+/// The [`Format`] of `path`, by its extension.
+///
+/// # Errors
+/// `InvalidInput` for an unknown extension, naming the known ones.
+pub fn format_for(path: &str) -> io::Result<&'static Format> {
+    formats::find(path).ok_or_else(|| {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("unknown extension (known: {})", EXTENSIONS.join(" ")),
+        )
+    })
 }
 
 /// Renders `report` in the format `path`'s extension names.
@@ -73,23 +72,7 @@ pub fn format_of(path: &str) -> Option<&'static str> {
 /// `InvalidInput` for an unknown extension; `Unsupported` for a format not
 /// available in this build; any error of the format's writer.
 pub fn render(report: &Report, path: &str, opts: &TextOptions) -> io::Result<Vec<u8>> {
-    match format_of(path) {
-        Some(".trace.json") => Ok(trace::render_report(report).into_bytes()),
-        Some(".json") => json::render(report),
-        Some(".csv") => Ok(report.to_csv().into_bytes()),
-        Some(".txt") => Ok(report.text(opts).into_bytes()),
-        Some(".html") => Ok(html::render(report).into_bytes()),
-        Some(".alloc.folded") => Ok(folded::render_bytes(report).into_bytes()),
-        Some(".folded") => Ok(folded::render(report).into_bytes()),
-        Some(".svg") => svg::render(report),
-        Some(".pb.gz") => Ok(pprof::render_gz(report)),
-        Some(".pb") => Ok(pprof::render(report)),
-        Some(".lcov") => Ok(lcov::render(report).into_bytes()),
-        _ => Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            format!("unknown extension (known: {})", EXTENSIONS.join(" ")),
-        )),
-    }
+    format_for(path)?.render(report, opts)
 }
 
 /// Writes `report` to `path` in the format its extension names.
@@ -105,15 +88,8 @@ pub fn render(report: &Report, path: &str, opts: &TextOptions) -> io::Result<Vec
 /// Unknown extension, or any error creating, writing or renaming the file
 /// (the temporary file is then removed).
 pub fn write_to_path(report: &Report, path: &str, opts: &TextOptions) -> io::Result<()> {
-    let format = format_of(path);
-    if format == Some(".folded") {
-        return replace_atomically(path, |out| folded::write(report, out));
-    }
-    if format == Some(".alloc.folded") {
-        return replace_atomically(path, |out| folded::write_bytes(report, out));
-    }
-    let body = render(report, path, opts)?;
-    replace_atomically(path, |out| out.write_all(&body))
+    let format = format_for(path)?;
+    replace_atomically(path, |out| format.write(report, opts, out))
 }
 
 /// Writes a file through `write` into a temporary file beside `path`, then

@@ -7,7 +7,7 @@
 //!
 //! [`Report::tree`] is turned into a tree of [`Frame`]s:
 //!
-//! 1. **Names** are made safe as folded frames by [`folded::frame`]; two
+//! 1. **Names** are made safe as folded frames by [`frame`]; two
 //!    paths equal after that are merged (their self times added).
 //! 2. **Runs of one frame are collapsed.** A node named like its parent
 //!    frame (direct recursion: `fib;fib;fib`) is merged into that frame: its
@@ -31,10 +31,77 @@
 //!
 //! [`Report::tree`]: crate::report::Report::tree
 
-use super::folded;
 use crate::report::{Report, TreeNode};
 use std::borrow::Cow;
 use std::collections::HashMap;
+
+/// A name made safe as one frame of a folded line.
+///
+/// Folded readers split frames on `;`, take the last space-separated number
+/// as the count and skip lines starting with `# `. So:
+/// - `;` becomes `；` (U+FF1B FULLWIDTH SEMICOLON), keeping e.g. `[u8; 4]`
+///   readable as `[u8； 4]`;
+/// - control characters (newline, tab, …) become a space, then leading and
+///   trailing whitespace is trimmed;
+/// - a space before a trailing number (`retry 3`) or after a leading `#`
+///   becomes `_` (`retry_3`), so it is not read as a count or a comment;
+/// - an empty name becomes `(unnamed)`.
+///
+/// Everything else (`<`, `&`, quotes, commas, non-ASCII) is kept as is.
+///
+/// # Examples
+///
+/// ```
+/// use tickprof_runtime::export::folded::frame;
+/// assert_eq!(frame("<[u8; 4] as Foo>::bar"), "<[u8； 4] as Foo>::bar");
+/// assert_eq!(frame("line\nbreak"), "line break");
+/// assert_eq!(frame("retry 3"), "retry_3");
+/// assert_eq!(frame("a::b"), "a::b");
+/// ```
+pub fn frame(name: &str) -> Cow<'_, str> {
+    let clean = |c: char| c != ';' && !c.is_control();
+    let trimmed = name.trim();
+    if trimmed.len() == name.len()
+        && !name.is_empty()
+        && name.chars().all(clean)
+        && !count_like(name)
+        && !name.starts_with("# ")
+    {
+        return Cow::Borrowed(name);
+    }
+    let mapped: String = name
+        .chars()
+        .map(|c| match c {
+            ';' => '\u{FF1B}',
+            c if c.is_control() => ' ',
+            c => c,
+        })
+        .collect();
+    let mut s = mapped.trim().to_owned();
+    if s.is_empty() {
+        return Cow::Borrowed("(unnamed)");
+    }
+    if count_like(&s) {
+        if let Some(i) = s.rfind(' ') {
+            s.replace_range(i..=i, "_");
+        }
+    }
+    if s.starts_with("# ") {
+        s.replace_range(1..2, "_");
+    }
+    Cow::Owned(s)
+}
+
+/// Whether the last space-separated word of `s` would be read as a count.
+fn count_like(s: &str) -> bool {
+    match s.rfind(' ') {
+        Some(i) => {
+            let w = &s[i + 1..];
+            !w.is_empty() && w.chars().all(|c| c.is_ascii_digit() || c == '.')
+        }
+        None => false,
+    }
+}
 
 /// Paths are cut below this many frames (after collapsing recursion); the
 /// rest of a deeper path becomes one `[… N frames]` frame.
@@ -43,7 +110,7 @@ pub const MAX_DEPTH: usize = 1_000;
 /// One frame of the stack tree: a path after the [rule](self).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Frame<'a> {
-    /// The frame name made safe by [`folded::frame`] (empty for the root
+    /// The frame name made safe by [`frame`] (empty for the root
     /// and for a cut frame).
     pub name: Cow<'a, str>,
     /// The parent frame (`None` for the root, `frames[0]`).
@@ -153,7 +220,7 @@ pub fn build(report: &Report) -> Vec<Frame<'_>> {
             at.push((dp, run + 1));
             continue;
         }
-        let name = folded::frame(&n.name);
+        let name = frame(&n.name);
         if dp != 0 && parent.name == name {
             parent.repeat = parent.repeat.max(run + 1);
             parent.absorb(n);

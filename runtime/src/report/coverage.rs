@@ -5,6 +5,7 @@ use super::{SiteKind, SiteStats};
 /// One mark of the program (a marked function or scope), ran or not.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(test, derive(serde::Serialize))]
+#[non_exhaustive]
 pub struct Mark {
     /// The shown name, as in [`SiteStats::name`].
     pub name: String,
@@ -19,6 +20,7 @@ pub struct Mark {
 /// Which of the program's marks ran.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 #[cfg_attr(test, derive(serde::Serialize))]
+#[non_exhaustive]
 pub struct Coverage {
     /// Marks compiled into the program (tickprof's own left out).
     pub marked: usize,
@@ -31,6 +33,7 @@ pub struct Coverage {
 /// Faults injected at failpoints (`TICKPROF_FAIL` or `tickprof::fail`).
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 #[cfg_attr(test, derive(serde::Serialize))]
+#[non_exhaustive]
 pub struct Faults {
     /// The seed of the probability prefixes (`TICKPROF_FAIL_SEED`).
     pub seed: u64,

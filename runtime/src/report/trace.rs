@@ -2,6 +2,7 @@
 
 /// One call on the timeline.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct TraceEvent {
     /// Index into [`Trace::names`].
     pub name: u32,
@@ -12,7 +13,8 @@ pub struct TraceEvent {
 }
 
 /// One thread's timeline.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct TraceThread {
     /// tickprof's thread number (as in [`ThreadStats::id`](super::ThreadStats::id)).
     pub id: u64,
@@ -25,7 +27,8 @@ pub struct TraceThread {
 }
 
 /// Individual calls per thread, when tracing is on.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
 pub struct Trace {
     /// Site names, indexed by [`TraceEvent::name`].
     pub names: Vec<String>,

@@ -1,7 +1,14 @@
-//! The hand-written JSON against serde_json, byte for byte.
+//! The JSON writer and reader: any report reads back as itself (a
+//! property test), older files read with the defaults of the fields they
+//! lack, bad input is an error naming where; serde_json is the oracle of
+//! the text.
 
 use super::*;
-use crate::report::{ClockSource, SiteKind};
+use crate::report::{
+    AllocStats, ClockSource, Coverage, Edge, Faults, Mark, RunInfo, SiteKind, SiteStats,
+    ThreadSite, ThreadStats, TreeNode,
+};
+use proptest::prelude::*;
 
 /// What `serde_json::to_writer_pretty` wrote for the report before this
 /// writer replaced it: the report types derive `Serialize` in tests only.
@@ -65,167 +72,514 @@ const FLOATS: &[f64] = &[
     f64::NEG_INFINITY,
 ];
 
-/// A report with every field set, hostile names and awkward floats.
-fn full_report(name: &str, f: f64, g: f64) -> Report {
-    let mut r = Report::empty();
-    r.run = RunInfo {
-        clock: ClockSource::Tsc,
-        frequency_hz: f,
-        frequency_source: name.to_owned(),
-        invariant_tsc: Some(true),
-        wall_ns: u64::MAX,
-        threads: usize::MAX,
-        max_delta_ns: 3_600_000_000_000,
-        out_of_order: 1,
-        lost: 2,
-        leaked: 8,
-        reentrant: 3,
-        folded_calls: 4,
-        complete: false,
-        compensated: true,
-        overhead_inner_ns: g,
-        overhead_inner_ticks: f,
-        overhead_call_ns: 16.9,
-        overhead_call_ticks: 44.0,
-        calibration: format!("{name} calibration"),
-        overhead_share: g,
-        clamped: 5,
-        carried: 7,
-        tracing: true,
-        trace_dropped: 6,
-        pid: u32::MAX,
-        alloc_installed: true,
-        outside: AllocStats {
-            allocs: 30,
-            bytes: u64::MAX,
-            frees: 31,
-            freed_bytes: 32,
-        },
-    };
-    let edge = |n: &str| Edge {
-        name: n.to_owned(),
-        calls: 7,
-        total_ns: 8,
-    };
-    r.sites.push(SiteStats {
-        name: name.to_owned(),
-        function: format!("f::{name}"),
-        kind: SiteKind::AsyncFunction,
-        file: "src/\"main\".rs".to_owned(),
-        line: u32::MAX,
-        column: 17,
-        calls: 9,
-        total_ns: 10,
-        self_ns: 11,
-        p_self: 0.125,
-        mean_ns: f,
-        resolved: name.len() % 2 == 0,
-        min_ns: 12,
-        max_ns: 13,
-        total_ticks: 14,
-        self_ticks: 15,
-        min_ticks: 16,
-        max_ticks: 17,
-        raw_total_ns: 18,
-        raw_self_ns: 19,
-        compensated_total_ns: 20,
-        compensated_self_ns: 21,
-        reversed: 22,
-        oversized: 23,
-        unwound: 24,
-        wall_ns: 25,
-        cancelled: 26,
-        alloc: AllocStats {
-            allocs: 27,
-            bytes: 28,
-            frees: 29,
-            freed_bytes: 30,
-        },
-        self_alloc: AllocStats {
-            allocs: 1,
-            bytes: 2,
-            frees: 3,
-            freed_bytes: 4,
-        },
-        callers: vec![edge("<root>"), edge(name)],
-        callees: Vec::new(),
-    });
-    let mut second = r.sites[0].clone();
-    second.kind = SiteKind::Scope;
-    second.mean_ns = g;
-    second.callers = Vec::new();
-    second.callees = vec![edge(name)];
-    r.sites.push(second);
-    let mut third = r.sites[0].clone();
-    third.kind = SiteKind::Function;
-    r.sites.push(third);
-    r.threads.push(ThreadStats {
-        name: name.to_owned(),
-        id: 1,
-        finished: true,
-        count: u64::MAX,
-        sites: vec![ThreadSite {
-            name: name.to_owned(),
-            calls: 27,
-            total_ns: 28,
-            self_ns: 29,
-            alloc: AllocStats {
-                allocs: 5,
-                bytes: 6,
-                frees: 7,
-                freed_bytes: 8,
-            },
-        }],
-    });
-    r.threads.push(ThreadStats {
-        name: "empty".to_owned(),
-        id: 2,
-        finished: false,
-        count: 1,
-        sites: Vec::new(),
-    });
-    r.tree.push(crate::export::test_node("", None, 0));
-    let mut child = crate::export::test_node(name, Some(0), 30);
-    child.depth = 1;
-    child.alloc.bytes = 40;
-    child.self_alloc.frees = 41;
-    r.tree.push(child);
-    r.trace = Some(crate::report::Trace::default());
-    r.coverage = Some(crate::report::Coverage {
-        marked: 2,
-        ran: 1,
-        never_called: vec![crate::report::Mark {
-            name: name.to_owned(),
-            kind: SiteKind::Scope,
-            file: name.to_owned(),
-            line: 7,
-        }],
-    });
-    r.faults = Some(crate::report::Faults {
-        seed: u64::MAX,
-        sites: vec![(name.to_owned(), 3), (String::new(), 0)],
-    });
-    r
+/// Values to build a report from: the generator draws each field from
+/// these in turn (cycling), so proptest shrinks them as plain vectors.
+#[derive(Debug, Clone)]
+struct Src {
+    u: Vec<u64>,
+    f: Vec<f64>,
+    b: Vec<bool>,
+    s: Vec<String>,
+    at: [usize; 4],
+}
+
+impl Src {
+    fn u(&mut self) -> u64 {
+        self.at[0] += 1;
+        self.u[self.at[0] % self.u.len()]
+    }
+    fn small(&mut self, below: u64) -> usize {
+        (self.u() % below) as usize
+    }
+    fn f(&mut self) -> f64 {
+        self.at[1] += 1;
+        self.f[self.at[1] % self.f.len()]
+    }
+    fn b(&mut self) -> bool {
+        self.at[2] += 1;
+        self.b[self.at[2] % self.b.len()]
+    }
+    fn s(&mut self) -> String {
+        self.at[3] += 1;
+        self.s[self.at[3] % self.s.len()].clone()
+    }
+    fn kind(&mut self) -> SiteKind {
+        [SiteKind::Function, SiteKind::Scope, SiteKind::AsyncFunction][self.small(3)]
+    }
+    fn alloc(&mut self) -> AllocStats {
+        AllocStats {
+            allocs: self.u(),
+            bytes: self.u(),
+            frees: self.u(),
+            freed_bytes: self.u(),
+        }
+    }
+    fn edges(&mut self) -> Vec<Edge> {
+        (0..self.small(3))
+            .map(|_| Edge {
+                name: self.s(),
+                calls: self.u(),
+                total_ns: self.u(),
+            })
+            .collect()
+    }
+
+    /// A report with every field drawn from `self`; sections optional.
+    fn report(&mut self) -> Report {
+        let run = RunInfo {
+            clock: [ClockSource::Tsc, ClockSource::Monotonic, ClockSource::Off][self.small(3)],
+            frequency_hz: self.f(),
+            frequency_source: self.s(),
+            invariant_tsc: [None, Some(true), Some(false)][self.small(3)],
+            wall_ns: self.u(),
+            threads: self.u() as usize,
+            max_delta_ns: self.u(),
+            out_of_order: self.u(),
+            lost: self.u(),
+            reentrant: self.u(),
+            leaked: self.u(),
+            folded_calls: self.u(),
+            complete: self.b(),
+            compensated: self.b(),
+            overhead_inner_ns: self.f(),
+            overhead_inner_ticks: self.f(),
+            overhead_call_ns: self.f(),
+            overhead_call_ticks: self.f(),
+            calibration: self.s(),
+            overhead_share: self.f(),
+            clamped: self.u(),
+            carried: self.u(),
+            tracing: self.b(),
+            trace_dropped: self.u(),
+            pid: self.u() as u32,
+            alloc_installed: self.b(),
+            outside: self.alloc(),
+        };
+        let sites = (0..self.small(4))
+            .map(|_| SiteStats {
+                name: self.s(),
+                function: self.s(),
+                kind: self.kind(),
+                file: self.s(),
+                line: self.u() as u32,
+                column: self.u() as u32,
+                calls: self.u(),
+                total_ns: self.u(),
+                self_ns: self.u(),
+                p_self: self.f(),
+                mean_ns: self.f(),
+                resolved: self.b(),
+                min_ns: self.u(),
+                max_ns: self.u(),
+                total_ticks: self.u(),
+                self_ticks: self.u(),
+                min_ticks: self.u(),
+                max_ticks: self.u(),
+                raw_total_ns: self.u(),
+                raw_self_ns: self.u(),
+                compensated_total_ns: self.u(),
+                compensated_self_ns: self.u(),
+                reversed: self.u(),
+                oversized: self.u(),
+                unwound: self.u(),
+                wall_ns: self.u(),
+                cancelled: self.u(),
+                alloc: self.alloc(),
+                self_alloc: self.alloc(),
+                callers: self.edges(),
+                callees: self.edges(),
+            })
+            .collect();
+        let threads = (0..self.small(3))
+            .map(|_| ThreadStats {
+                name: self.s(),
+                id: self.u(),
+                finished: self.b(),
+                count: self.u(),
+                sites: (0..self.small(3))
+                    .map(|_| ThreadSite {
+                        name: self.s(),
+                        calls: self.u(),
+                        total_ns: self.u(),
+                        self_ns: self.u(),
+                        alloc: self.alloc(),
+                    })
+                    .collect(),
+            })
+            .collect();
+        let tree = (0..self.small(5))
+            .map(|i| TreeNode {
+                name: self.s(),
+                parent: if i == 0 {
+                    None
+                } else {
+                    Some(self.small(i as u64))
+                },
+                depth: self.u() as usize,
+                calls: self.u(),
+                total_ns: self.u(),
+                self_ns: self.u(),
+                raw_total_ns: self.u(),
+                raw_self_ns: self.u(),
+                alloc: self.alloc(),
+                self_alloc: self.alloc(),
+            })
+            .collect();
+        let coverage = self.b().then(|| Coverage {
+            marked: self.u() as usize,
+            ran: self.u() as usize,
+            never_called: (0..self.small(3))
+                .map(|_| Mark {
+                    name: self.s(),
+                    kind: self.kind(),
+                    file: self.s(),
+                    line: self.u() as u32,
+                })
+                .collect(),
+        });
+        let faults = self.b().then(|| Faults {
+            seed: self.u(),
+            sites: (0..self.small(3)).map(|_| (self.s(), self.u())).collect(),
+        });
+        let mut r = Report::empty();
+        r.run = run;
+        r.sites = sites;
+        r.threads = threads;
+        r.tree = tree;
+        r.coverage = coverage;
+        r.faults = faults;
+        r
+    }
+}
+
+fn any_src() -> impl Strategy<Value = Src> {
+    use proptest::collection::vec;
+    let string = prop_oneof![
+        proptest::sample::select(HOSTILE).prop_map(str::to_owned),
+        proptest::string::string_regex("(?s).{0,12}").unwrap(),
+    ];
+    let u = prop_oneof![any::<u64>(), 0..1000u64, Just(u64::MAX)];
+    let f = prop_oneof![
+        proptest::sample::select(FLOATS).prop_filter("finite", |x| x.is_finite()),
+        any::<f64>().prop_filter("finite", |x| x.is_finite()),
+    ];
+    (
+        vec(u, 1..64),
+        vec(f, 1..16),
+        vec(any::<bool>(), 1..8),
+        vec(string, 1..8),
+    )
+        .prop_map(|(u, f, b, s)| Src {
+            u,
+            f,
+            b,
+            s,
+            at: [0; 4],
+        })
+}
+
+/// The document `render` writes for `r`.
+fn text(r: &Report) -> String {
+    String::from_utf8(render(r).unwrap()).unwrap()
+}
+
+/// The cases of the property tests: 256, or `TICKPROF_PROPTEST_CASES`
+/// (a longer CI run).
+fn cases() -> u32 {
+    std::env::var("TICKPROF_PROPTEST_CASES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(256)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases()))]
+
+    /// `parse(render(r)) == r` for any report (`trace` is not in the
+    /// JSON), and the text is what serde_json reads as the report's value.
+    #[test]
+    fn any_report_reads_back_as_itself(mut src in any_src()) {
+        let r = src.report();
+        let t = text(&r);
+        prop_assert_eq!(parse(&t).unwrap(), r.clone());
+        let ours: serde_json::Value = serde_json::from_str(&t).unwrap();
+        let theirs: serde_json::Value = serde_json::from_str(&serde_document(&r)).unwrap();
+        prop_assert_eq!(ours, theirs);
+    }
+
+    /// A document cut anywhere is an error, never a panic.
+    #[test]
+    fn truncated_documents_are_errors(mut src in any_src(), cut in any::<prop::sample::Index>()) {
+        let t = text(&src.report());
+        let mut at = cut.index(t.len());
+        while !t.is_char_boundary(at) {
+            at -= 1;
+        }
+        // Only trailing whitespace may go.
+        if !t[at..].trim().is_empty() {
+            prop_assert!(parse(&t[..at]).is_err());
+        }
+    }
 }
 
 #[test]
-fn same_text_as_serde_json_for_every_field_name_and_float() {
+fn hostile_names_and_awkward_floats_read_back() {
     for (i, name) in HOSTILE.iter().enumerate() {
-        for (j, f) in FLOATS.iter().enumerate() {
-            let g = FLOATS[(i + j + 1) % FLOATS.len()];
-            let mut r = full_report(name, *f, g);
-            assert_eq!(document(&r), serde_document(&r), "{name:?} {f:?} {g:?}");
-            r.run.clock = if j % 2 == 0 {
-                ClockSource::Monotonic
-            } else {
-                ClockSource::Off
+        for (j, x) in FLOATS.iter().enumerate() {
+            let y = FLOATS[(i + j + 1) % FLOATS.len()];
+            let mut src = Src {
+                u: vec![u64::MAX, 0, i as u64, j as u64, 1],
+                f: vec![*x, y],
+                b: vec![true, false, true],
+                s: vec![(*name).to_owned(), String::new()],
+                at: [i, j, 0, 0],
             };
-            r.run.invariant_tsc = if j % 2 == 0 { None } else { Some(false) };
-            assert_eq!(document(&r), serde_document(&r), "{name:?} {f:?} {g:?}");
+            let r = src.report();
+            let t = text(&r);
+            let back = parse(&t).unwrap();
+            // NaN and the infinities are written as `null`, read as NaN:
+            // the same text again.
+            assert_eq!(text(&back), t, "{name:?} {x:?}");
+            let ours: serde_json::Value = serde_json::from_str(&t).unwrap();
+            let theirs: serde_json::Value = serde_json::from_str(&serde_document(&r)).unwrap();
+            assert_eq!(ours, theirs, "{name:?} {x:?}");
+            if x.is_finite() && y.is_finite() {
+                assert_eq!(back, r);
+            }
         }
     }
-    let empty = Report::empty();
-    assert_eq!(document(&empty), serde_document(&empty));
+}
+
+#[test]
+fn not_a_number_is_null_and_reads_back_as_nan() {
+    let mut r = Report::empty();
+    r.run.frequency_hz = f64::NAN;
+    r.run.overhead_share = f64::INFINITY;
+    let t = text(&r);
+    assert!(t.contains("\"frequency_hz\": null"), "{t}");
+    assert!(t.contains("\"overhead_share\": null"), "{t}");
+    let back = parse(&t).unwrap();
+    assert!(back.run.frequency_hz.is_nan() && back.run.overhead_share.is_nan());
+}
+
+/// A report in which every object type appears.
+fn one_of_everything() -> Report {
+    let mut src = Src {
+        u: (1..=101).collect(),
+        f: vec![0.5],
+        b: vec![true],
+        s: vec!["a".to_owned()],
+        at: [0; 4],
+    };
+    for _ in 0..1000 {
+        let r = src.report();
+        if r.sites.iter().any(|s| !s.callers.is_empty())
+            && r.threads.iter().any(|t| !t.sites.is_empty())
+            && r.tree.len() > 1
+            && r.coverage
+                .as_ref()
+                .is_some_and(|c| !c.never_called.is_empty())
+            && r.faults.as_ref().is_some_and(|f| !f.sites.is_empty())
+        {
+            return r;
+        }
+    }
+    panic!("no report with one of everything");
+}
+
+/// The fields added after the first version-1 files: optional.
+const NEWER: &[&str] = &[
+    "alloc_installed",
+    "outside",
+    "resolved",
+    "alloc",
+    "self_alloc",
+    "coverage",
+    "faults",
+];
+
+/// Removes `key` from every object of `v` at any depth; how many it removed.
+fn remove_everywhere(v: &mut serde_json::Value, key: &str) -> usize {
+    match v {
+        serde_json::Value::Object(m) => {
+            let here = usize::from(m.remove(key).is_some());
+            here + m
+                .values_mut()
+                .map(|v| remove_everywhere(v, key))
+                .sum::<usize>()
+        }
+        serde_json::Value::Array(a) => a.iter_mut().map(|v| remove_everywhere(v, key)).sum(),
+        _ => 0,
+    }
+}
+
+/// Every key of every object of `v`.
+fn all_keys(v: &serde_json::Value, out: &mut std::collections::BTreeSet<String>) {
+    match v {
+        serde_json::Value::Object(m) => {
+            for (k, v) in m {
+                out.insert(k.clone());
+                all_keys(v, out);
+            }
+        }
+        serde_json::Value::Array(a) => a.iter().for_each(|v| all_keys(v, out)),
+        _ => {}
+    }
+}
+
+#[test]
+fn an_older_file_without_the_newer_fields_reads_with_their_defaults() {
+    let r = one_of_everything();
+    let mut v: serde_json::Value = serde_json::from_str(&text(&r)).unwrap();
+    for key in NEWER {
+        assert!(remove_everywhere(&mut v, key) > 0, "{key}");
+    }
+    let back = parse(&v.to_string()).unwrap();
+    let none = AllocStats::default();
+    let mut want = r.clone();
+    want.run.alloc_installed = false;
+    want.run.outside = none;
+    for s in &mut want.sites {
+        (s.resolved, s.alloc, s.self_alloc) = (true, none, none);
+    }
+    for s in want.threads.iter_mut().flat_map(|t| &mut t.sites) {
+        s.alloc = none;
+    }
+    for n in &mut want.tree {
+        (n.alloc, n.self_alloc) = (none, none);
+    }
+    (want.coverage, want.faults) = (None, None);
+    assert_eq!(back, want);
+}
+
+#[test]
+fn every_other_field_is_required_and_its_absence_named() {
+    let full: serde_json::Value = serde_json::from_str(&text(&one_of_everything())).unwrap();
+    let mut keys = std::collections::BTreeSet::new();
+    all_keys(&full, &mut keys);
+    assert!(keys.len() > 60, "{keys:?}");
+    for key in &keys {
+        let mut v = full.clone();
+        remove_everywhere(&mut v, key);
+        match parse(&v.to_string()) {
+            Ok(_) => assert!(NEWER.contains(&key.as_str()), "{key} is required"),
+            Err(e) => {
+                assert!(!NEWER.contains(&key.as_str()), "{key}: {e}");
+                let msg = e.to_string();
+                assert!(msg.contains(&format!("no \"{key}\"")), "{key}: {msg}");
+                assert!(!msg.contains('\n'));
+            }
+        }
+    }
+}
+
+#[test]
+fn a_field_of_the_wrong_type_is_an_error_naming_its_path() {
+    use serde_json::json;
+    let r = one_of_everything();
+    let full: serde_json::Value = serde_json::from_str(&text(&r)).unwrap();
+    let cases = [
+        (
+            "/run/wall_ns",
+            json!("1"),
+            "run.wall_ns: not a whole number",
+        ),
+        ("/run/wall_ns", json!(-1), "run.wall_ns: not a whole number"),
+        (
+            "/run/wall_ns",
+            json!(1.5),
+            "run.wall_ns: not a whole number",
+        ),
+        (
+            "/run/pid",
+            json!(1u64 << 40),
+            "run.pid: not a 32-bit number",
+        ),
+        (
+            "/run/clock",
+            json!("sundial"),
+            "run.clock: not tsc, monotonic or off",
+        ),
+        ("/run/complete", json!(1), "run.complete: not true or false"),
+        (
+            "/run/frequency_hz",
+            json!("fast"),
+            "run.frequency_hz: not a number",
+        ),
+        (
+            "/run/invariant_tsc",
+            json!(0),
+            "run.invariant_tsc: not true or false",
+        ),
+        (
+            "/sites/0/kind",
+            json!("macro"),
+            "sites[0].kind: not a known site kind",
+        ),
+        ("/sites/0/alloc", json!([]), "sites[0].alloc: not an object"),
+        ("/tree", json!({}), "tree: not an array"),
+        (
+            "/tree/1/parent",
+            json!("0"),
+            "tree[1].parent: not a whole number",
+        ),
+        (
+            "/faults/sites/0",
+            json!(["a"]),
+            "faults.sites[0]: not a [name, count] pair",
+        ),
+        (
+            "/faults/sites/0/1",
+            json!("3"),
+            "faults.sites[0][1]: not a whole number",
+        ),
+        ("/coverage", json!(3), "coverage: not an object"),
+        ("/version", json!("1"), "version: not a whole number"),
+    ];
+    for (pointer, value, want) in cases {
+        let mut v = full.clone();
+        *v.pointer_mut(pointer).unwrap() = value;
+        let e = parse(&v.to_string()).unwrap_err();
+        let want = format!("not a tickprof JSON report ({want})");
+        assert_eq!(e.to_string(), want, "{pointer}");
+    }
+    let mut v = full.clone();
+    let edge = v.pointer_mut("/sites").unwrap().as_array_mut().unwrap();
+    let i = r.sites.iter().position(|s| !s.callers.is_empty()).unwrap();
+    edge[i]["callers"][0]["name"] = json!(7);
+    let e = parse(&v.to_string()).unwrap_err().to_string();
+    assert!(
+        e.ends_with(&format!("(sites[{i}].callers[0].name: not a string)")),
+        "{e}"
+    );
+
+    let mut v = full.clone();
+    v["version"] = json!(2);
+    assert_eq!(parse(&v.to_string()), Err(ParseError::Version(2)));
+    // Unknown fields (from a newer tickprof) are ignored.
+    v["version"] = json!(1);
+    v["run"]["from_the_future"] = json!({"x": [1, 2]});
+    assert_eq!(parse(&v.to_string()).unwrap(), r);
+}
+
+#[test]
+fn malformed_documents_are_errors_never_panics() {
+    let deep = format!("{{\"version\": 1, \"run\": {}", "[".repeat(100_000));
+    let wide_deep = "{\"version\": 1, \"sites\": [".to_owned() + &"{\"a\":".repeat(100_000);
+    for text in [
+        "",
+        "nope",
+        "[1]",
+        "{}",
+        "{\"version\": 1}",
+        "{\"version\": 1,",
+        "{\"version\": 1.0}",
+        "\u{feff}{\"version\": 1}",
+        &deep,
+        &wide_deep,
+    ] {
+        assert!(parse(text).is_err(), "{text:.40}");
+    }
 }
 
 #[test]

@@ -150,26 +150,6 @@ impl<'a> Writer<'a> {
         self.value_start();
         self.out.push_str("null");
     }
-
-    pub(crate) fn field_str(&mut self, k: &str, v: &str) {
-        self.key(k);
-        self.str(v);
-    }
-
-    pub(crate) fn field_u64(&mut self, k: &str, v: u64) {
-        self.key(k);
-        self.u64(v);
-    }
-
-    pub(crate) fn field_f64(&mut self, k: &str, v: f64) {
-        self.key(k);
-        self.f64(v);
-    }
-
-    pub(crate) fn field_bool(&mut self, k: &str, v: bool) {
-        self.key(k);
-        self.bool(v);
-    }
 }
 
 /// Appends `s` as a JSON string literal: quoted, with `"` and `\` escaped,

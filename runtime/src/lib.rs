@@ -18,6 +18,7 @@
 //! | `report` | the `Report` types, `SortKey`, `Layout`, `fmt_ns` | `site` |
 //! | `counters` | the counter set of a tree node, once; the reject rule | — |
 //! | `tree` | plain trees: merge, minus, recursion nesting | `counters`, `site` |
+//! | `fork_lock` | a lock held across `fork` (the pattern of every `fork` handler, once) | — |
 //! | `defaults` | the settings' default values other modules need; plain constants | — |
 //! | `config` | environment → typed `Config`, from one settings table (the trace log's options too); its docs table | `defaults`, `report`, `export` (the known extensions) |
 //! | `hook` | the `Hook` trait, `Enter`/`Exit`, `SetHookError` | `site` |
@@ -59,6 +60,8 @@ mod defaults;
 mod exit;
 pub mod export;
 pub mod fail;
+#[cfg(feature = "enabled")]
+mod fork_lock;
 mod hook;
 pub mod integrations;
 pub mod log;

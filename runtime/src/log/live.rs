@@ -4,14 +4,14 @@
 
 use super::render::Thread;
 use super::{LogOptions, Match};
+use crate::fork_lock;
 use crate::hook::{Enter, Exit, Hook};
 use crate::record::fasthash::FastMap;
 use crate::site::CallSite;
 use std::cell::{Cell, OnceCell};
-use std::mem::ManuallyDrop;
 
 use std::io::Write;
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock, TryLockError, Weak};
+use std::sync::{Arc, Mutex, OnceLock, TryLockError, Weak};
 
 /// Bytes of finished lines a thread keeps before writing them in one batch.
 const BATCH: usize = 64 * 1024;
@@ -223,8 +223,7 @@ pub(crate) fn flush_all() {
 
 thread_local! {
     /// The sink's lock, held by the forking thread across a `fork`.
-    static HELD_FOR_FORK: Cell<Option<ManuallyDrop<MutexGuard<'static, Sink>>>> =
-        const { Cell::new(None) };
+    static HELD_FOR_FORK: fork_lock::Held<Sink> = const { Cell::new(None) };
 }
 
 /// Before `fork`: takes the sink's lock, so that the child does not inherit
@@ -235,15 +234,13 @@ pub(crate) fn fork_prepare() {
             .sink
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        HELD_FOR_FORK.with(|h| h.set(Some(ManuallyDrop::new(g))));
+        fork_lock::hold(&HELD_FOR_FORK, g);
     }
 }
 
 /// After `fork`, in the parent: releases the sink.
 pub(crate) fn fork_parent() {
-    if let Some(g) = HELD_FOR_FORK.with(Cell::take) {
-        drop(ManuallyDrop::into_inner(g));
-    }
+    drop(fork_lock::take(&HELD_FOR_FORK));
 }
 
 /// After `fork`, in the child: releases the sink and forgets the lines the

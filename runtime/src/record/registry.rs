@@ -15,12 +15,12 @@
 
 use super::arena::Arena;
 use super::trace::ThreadEvents;
+use crate::fork_lock;
 use crate::switches::THREADS_KEPT;
 use crate::tree::Tree;
 use core::sync::atomic::{AtomicU64, Ordering};
 use std::cell::Cell;
 use std::collections::BTreeMap;
-use std::mem::ManuallyDrop;
 use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 use std::time::{Duration, Instant};
 
@@ -369,22 +369,18 @@ thread_local! {
     /// The registry lock, held by the forking thread from the `fork`
     /// prepare handler to the parent or child handler. (`ManuallyDrop`: the
     /// thread-local needs no destructor.)
-    static HELD_FOR_FORK: Cell<Option<ManuallyDrop<MutexGuard<'static, Registry>>>> =
-        const { Cell::new(None) };
+    static HELD_FOR_FORK: fork_lock::Held<Registry> = const { Cell::new(None) };
 }
 
 /// Before `fork`: takes the registry lock, so that no other thread holds
 /// it when the process is copied.
 pub(super) fn fork_prepare() {
-    let g = lock();
-    HELD_FOR_FORK.with(|h| h.set(Some(ManuallyDrop::new(g))));
+    fork_lock::hold(&HELD_FOR_FORK, lock());
 }
 
 /// After `fork`, in the parent: releases the lock.
 pub(super) fn fork_parent() {
-    if let Some(g) = HELD_FOR_FORK.with(Cell::take) {
-        drop(ManuallyDrop::into_inner(g));
-    }
+    drop(fork_lock::take(&HELD_FOR_FORK));
 }
 
 /// After `fork`, in the child: forgets everything recorded before the fork
@@ -392,10 +388,9 @@ pub(super) fn fork_parent() {
 /// in the child) but `keep`, the forking thread's arena; then releases the
 /// lock.
 pub(super) fn fork_child(keep: Option<*const Arena>) {
-    let Some(g) = HELD_FOR_FORK.with(Cell::take) else {
+    let Some(mut g) = fork_lock::take(&HELD_FOR_FORK) else {
         return;
     };
-    let mut g = ManuallyDrop::into_inner(g);
     // The other threads' own references keep their arenas allocated: the
     // child never frees memory that the threads it lacks were using.
     g.live.retain(|a| Some(Arc::as_ptr(a)) == keep);

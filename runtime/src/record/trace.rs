@@ -6,12 +6,12 @@
 //! never stored. With tracing off, the hot path pays one predictable branch
 //! on the mode read at entry (`crate::switches::MODE`).
 
+use crate::fork_lock;
 use crate::site::CallSite;
 use crate::switches::TRACE_LIMIT;
 use core::sync::atomic::{AtomicU64, Ordering};
 use std::cell::Cell;
-use std::mem::ManuallyDrop;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::Mutex;
 
 /// One recorded call, in raw ticks.
 #[derive(Clone, Copy, Debug)]
@@ -115,8 +115,7 @@ impl Shared {
 thread_local! {
     /// The forking thread's own trace buffer lock, held from the `fork`
     /// prepare handler to the parent or child handler.
-    static HELD_FOR_FORK: Cell<Option<ManuallyDrop<MutexGuard<'static, Buffer>>>> =
-        const { Cell::new(None) };
+    static HELD_FOR_FORK: fork_lock::Held<Buffer> = const { Cell::new(None) };
 }
 
 impl Shared {
@@ -127,16 +126,14 @@ impl Shared {
             .buffer
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        HELD_FOR_FORK.with(|h| h.set(Some(ManuallyDrop::new(g))));
+        fork_lock::hold(&HELD_FOR_FORK, g);
     }
 }
 
 /// After `fork`, in the parent or the child: releases the lock taken by
 /// [`Shared::hold_for_fork`].
 pub(crate) fn release_after_fork() {
-    if let Some(g) = HELD_FOR_FORK.with(Cell::take) {
-        drop(ManuallyDrop::into_inner(g));
-    }
+    drop(fork_lock::take(&HELD_FOR_FORK));
 }
 
 #[cfg(test)]

@@ -111,10 +111,7 @@ fn return_injects_the_error_and_skips_the_body() {
     let err = fallible(3).unwrap_err();
     assert_eq!(
         err,
-        MyError::Injected(Injected {
-            failpoint: "failpoints::fallible".into(),
-            message: Some("disk full".into()),
-        })
+        MyError::Injected(Injected::new("failpoints::fallible", Some("disk full")))
     );
     assert_eq!(
         BODIES.load(Ordering::Relaxed),

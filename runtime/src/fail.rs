@@ -55,11 +55,31 @@ pub(crate) mod state;
 /// }
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Injected {
     /// The name of the site whose failpoint fired.
     pub failpoint: String,
     /// The argument of `return(...)`, if any.
     pub message: Option<String>,
+}
+
+impl Injected {
+    /// The fault a failpoint named `failpoint` injects with `return(message)`
+    /// (`None`: a bare `return`): to compare against in tests.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use tickprof_runtime::fail::Injected;
+    /// let e = Injected::new("app::save", Some("disk full"));
+    /// assert_eq!(e.to_string(), "fault injected at app::save: disk full");
+    /// ```
+    pub fn new(failpoint: impl Into<String>, message: Option<&str>) -> Injected {
+        Injected {
+            failpoint: failpoint.into(),
+            message: message.map(str::to_owned),
+        }
+    }
 }
 
 impl core::fmt::Display for Injected {

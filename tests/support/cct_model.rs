@@ -244,10 +244,15 @@ pub struct Capture {
     pub events: Events,
     /// Resets before the capture.
     pub resets: u64,
+    /// A difference across a reset: counters are subtracted node by node,
+    /// saturating at 0, so counts from before and after the reset mix (a
+    /// node may show more unwound calls than calls), and the rows mean
+    /// nothing.
+    pub across_reset: bool,
     /// Whether each per-thread row holds exactly its threads' calls: false
-    /// for a difference across a reset, or one where a thread that was
-    /// live at the earlier capture (with calls) has since finished into a
-    /// row numbered after another thread (see `minus`).
+    /// for a difference where a thread that was live at the earlier
+    /// capture (with calls) has since finished into a row numbered after
+    /// another thread (see `minus`), or across a reset.
     pub exact_rows: bool,
 }
 
@@ -265,12 +270,11 @@ impl Capture {
                 && e.tree.values().any(|c| c.calls > 0)
                 && !self.threads.iter().any(|t| t.id == e.id)
         });
+        let across_reset = self.resets != earlier.resets;
         Capture {
             resets: self.resets,
-            exact_rows: self.exact_rows
-                && earlier.exact_rows
-                && self.resets == earlier.resets
-                && !gone_with_calls,
+            across_reset,
+            exact_rows: !across_reset && !gone_with_calls,
             merged: minus(&self.merged, &earlier.merged),
             threads: self
                 .threads
@@ -406,6 +410,7 @@ impl Model {
             threads: self.rows.iter().chain(&self.other).cloned().collect(),
             events: self.events,
             resets: self.resets,
+            across_reset: false,
             exact_rows: true,
         };
         for t in &self.live {

@@ -38,8 +38,9 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 const CHILD: &str = "TICKPROF_RECORDER_MODEL_CHILD";
 /// The child's node cap: small enough that most sequences reach it.
 const CHILD_MAX_NODES: &str = "8";
-/// The child's bound on finished threads' names (the case thread's and up
-/// to three others: the third name shares `<other threads>`).
+/// The child's bound on finished threads' names: a sequence's threads have
+/// up to four (`THREAD_NAMES` and `CASE_THREAD`), so those of the names
+/// that finish third and fourth share `<other threads>`.
 const CHILD_THREADS_KEPT: &str = "2";
 /// Cases per run unless `PROPTEST_CASES` says otherwise.
 const DEFAULT_CASES: u32 = 128;

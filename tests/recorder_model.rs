@@ -11,9 +11,10 @@
 //!
 //! `recorder_matches_the_model` runs in this process, with the default node
 //! cap. `a_small_node_cap_folds_as_modelled` re-runs this binary as a child
-//! (`child_workload`) with `TICKPROF_MAX_NODES=8` and
-//! `TICKPROF_THREADS_KEPT=2`, so that calls on new paths are folded into
-//! overflow nodes and finished threads share the `<other threads>` row.
+//! (`child_workload`) with small `TICKPROF_MAX_NODES` and
+//! `TICKPROF_THREADS_KEPT` (`CHILDREN`), so that calls on new paths are
+//! folded into overflow nodes and finished threads share the
+//! `<other threads>` row.
 //!
 //! Cases: 128 by default each, or `PROPTEST_CASES` (the CI's longer run).
 #![cfg(feature = "enabled")]
@@ -36,12 +37,12 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 
 /// The marker of the child process.
 const CHILD: &str = "TICKPROF_RECORDER_MODEL_CHILD";
-/// The child's node cap: small enough that most sequences reach it.
-const CHILD_MAX_NODES: &str = "8";
-/// The child's bound on finished threads' names: a sequence's threads have
-/// up to four (`THREAD_NAMES` and `CASE_THREAD`), so those of the names
-/// that finish third and fourth share `<other threads>`.
-const CHILD_THREADS_KEPT: &str = "2";
+/// The children's settings: (`TICKPROF_MAX_NODES`, `TICKPROF_THREADS_KEPT`).
+/// A cap of 1 folds every call (the root is the only regular node); 8 is
+/// reached by most sequences part-way. A sequence's threads have up to four
+/// names (`THREAD_NAMES` and `CASE_THREAD`): past the first one or two to
+/// finish, they share `<other threads>`.
+const CHILDREN: &[(&str, &str)] = &[("1", "1"), ("8", "2")];
 /// Cases per run unless `PROPTEST_CASES` says otherwise.
 const DEFAULT_CASES: u32 = 128;
 
@@ -667,19 +668,22 @@ fn recorder_matches_the_model() {
 
 #[test]
 fn a_small_node_cap_folds_as_modelled() {
-    let (out, stderr) = child::run_quiet(
-        CHILD,
-        "1",
-        &[
-            ("TICKPROF_MAX_NODES", CHILD_MAX_NODES),
-            ("TICKPROF_THREADS_KEPT", CHILD_THREADS_KEPT),
-        ],
-    );
-    assert!(
-        out.status.success(),
-        "the child failed: {}\n{stderr}",
-        String::from_utf8_lossy(&out.stdout)
-    );
+    for &(max_nodes, kept) in CHILDREN {
+        let (out, stderr) = child::run_quiet(
+            CHILD,
+            "1",
+            &[
+                ("TICKPROF_MAX_NODES", max_nodes),
+                ("TICKPROF_THREADS_KEPT", kept),
+            ],
+        );
+        assert!(
+            out.status.success(),
+            "the child with TICKPROF_MAX_NODES={max_nodes}, TICKPROF_THREADS_KEPT={kept} \
+             failed: {}\n{stderr}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
 }
 
 /// The child's work (does nothing unless run as the child).

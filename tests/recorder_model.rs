@@ -354,45 +354,34 @@ fn invariants(r: &tickprof::Report, want: &Capture) -> Result<(), String> {
 }
 
 /// The start of the error of a case stopped by [`known_misfolded`].
-const KNOWN_MISFOLDED: &str = "KNOWN misfolded root-level call: ";
+const KNOWN_MISFOLDED: &str = "KNOWN misplaced root-level call: ";
 
 /// KNOWN: once a thread's tree is full, a call of site `s` made with no
-/// marked caller can land on `s`'s overflow node although `s` has a
-/// regular root-level node. The recorder's table of recent child lookups
-/// (`Recent` in runtime/src/record/stack.rs) checks a hit by the child's
-/// site and parent index, and an overflow node's parent index is 0, the
-/// root's: when the slot of (root, `s`) is the slot of some (parent, `s`)
-/// whose child is `s`'s overflow node (1 in 256, by node and site
-/// addresses), the root-level call is folded. Site counts stay exact; the
-/// tree path `[s]` and the `<root>` edge lose the call, the folded count
-/// gains it, and calls beneath it are folded too (the signature checked:
-/// site counts exact, no path gains, the paths lose exactly what the
-/// folded count gains). The overflow node taken can also be the nested
-/// one instead of the outer one, which no count of a whole-run report
-/// shows; a difference across a reset, which subtracts node by node,
-/// shows it in its site counts: there, with a full tree, any mismatch is
-/// taken as this (the whole run, compared just before every difference,
-/// is held to the signature). Addresses decide it, so no sequence
-/// reproduces it every time: a case that shows it is stopped there (the rest of the case's checks would compare
-/// diverged trees) and counted, and the run fails if that happens in more
-/// than a tenth of the cases.
+/// marked caller can land on the wrong node of `s`. The recorder's table
+/// of recent child lookups (`Recent` in runtime/src/record/stack.rs) checks
+/// a hit by the child's site and parent index, and an overflow node's
+/// parent index is 0, the root's: when the slot of (root, `s`) is the slot
+/// of some (parent, `s`) whose child is one of `s`'s overflow nodes (1 in
+/// 256, by node and site addresses), the root-level call takes that
+/// overflow node instead of `s`'s regular root-level node (the path `[s]`
+/// and the `<root>` edge lose the call, `folded_calls` gains it, calls
+/// beneath it are folded too) or instead of its outer overflow node (the
+/// nested one: its time is then left out of the site's total). From there
+/// the recorder's stack holds other nodes than the model's, so the
+/// out-of-order and leaked counts, and a difference across a reset (which
+/// subtracts node by node), can differ too. What no placement changes
+/// stays exact: every guard still counts one call, unwound or not, of its
+/// own site. So with a full tree, a report whose site counts match (in a
+/// difference across a reset, any report) but whose placement does not is
+/// taken as this: the case is stopped there, and counted; the run fails
+/// if more than one case in fifty is. Addresses decide it, so no sequence
+/// reproduces it every time.
 fn known_misfolded(got: &Expected, expected: &Expected, want: &Capture) -> bool {
     let full = want
         .merged
         .keys()
         .any(|k| matches!(k, cct_model::Key::Folded(..)));
-    let gained = got
-        .tree
-        .iter()
-        .any(|(p, &g)| g > expected.tree.get(p).copied().unwrap_or(0));
-    let lost: u64 = expected
-        .tree
-        .iter()
-        .map(|(p, &c)| c - got.tree.get(p).copied().unwrap_or(0).min(c))
-        .sum();
-    let signature =
-        got.sites == expected.sites && !gained && lost > 0 && got.folded == expected.folded + lost;
-    full && (signature || want.across_reset)
+    full && (got.sites == expected.sites || want.across_reset)
 }
 
 /// Cases stopped by [`known_misfolded`].
@@ -406,17 +395,13 @@ fn compare(what: &str, r: &tickprof::Report, want: &Capture, names: &Names) -> R
     let diff = |field: &str, g: &dyn std::fmt::Debug, w: &dyn std::fmt::Debug| {
         Err(format!("{what}: {field}: recorder {g:?}, model {w:?}"))
     };
-    let placed = (&got.sites, &got.tree, &got.edges, got.folded)
-        == (
-            &expected.sites,
-            &expected.tree,
-            &expected.edges,
-            expected.folded,
-        );
+    let placed = (&got.sites, &got.tree, &got.edges)
+        == (&expected.sites, &expected.tree, &expected.edges)
+        && (got.folded, got.out_of_order, got.leaked)
+            == (expected.folded, expected.out_of_order, expected.leaked);
     if !placed && known_misfolded(&got, &expected, want) {
         return Err(format!(
-            "{KNOWN_MISFOLDED}{what}: tree {:?} vs model {:?}, folded {} vs {}",
-            got.tree, expected.tree, got.folded, expected.folded
+            "{KNOWN_MISFOLDED}{what}: recorder {got:?}, model {expected:?}"
         ));
     }
     if got.sites != expected.sites {
@@ -663,11 +648,11 @@ fn run_cases() {
     }
     let misfolded = MISFOLDED_CASES.load(std::sync::atomic::Ordering::Relaxed);
     assert!(
-        misfolded * 10 <= cases,
-        "{misfolded} of {cases} cases stopped as KNOWN misfolded root-level calls"
+        misfolded * 50 <= cases,
+        "{misfolded} of {cases} cases stopped as KNOWN misplaced root-level calls"
     );
     if std::env::var_os("RECORDER_MODEL_STATS").is_some() {
-        eprintln!("recorder_model: {cases} cases, {misfolded} stopped as KNOWN misfolded");
+        eprintln!("recorder_model: {cases} cases, {misfolded} stopped as KNOWN misplaced");
     }
 }
 

@@ -104,7 +104,15 @@ impl ThreadState {
             Some(node) => node,
             None => match self.lookup(parent, site) {
                 Some(node) => {
-                    if let Some(slot) = slot {
+                    // Only a node whose parent link is this parent goes in the
+                    // table: an overflow node's link is 0, the root's index,
+                    // so cached for another parent it would be taken for the
+                    // root's child of `site` when the root's lookup lands on
+                    // the same slot (found by tests/recorder_model.rs).
+                    // SAFETY: `lookup` returns nodes of this thread's arena.
+                    let linked = unsafe { &*node }.parent.load(Ordering::Relaxed)
+                        == parent.index.load(Ordering::Relaxed);
+                    if let (Some(slot), true) = (slot, linked) {
                         slot.store(node.cast_mut(), Ordering::Relaxed);
                     }
                     node

@@ -17,8 +17,6 @@
 //! `<other threads>` row.
 //!
 //! Cases: 128 by default each, or `PROPTEST_CASES` (the CI's longer run).
-//! One known recorder limit is not asserted: per-thread rows of a snapshot
-//! difference (the `KNOWN` comment in `compare`).
 #![cfg(feature = "enabled")]
 
 #[path = "support/quiet.rs"]
@@ -372,14 +370,8 @@ fn compare(what: &str, r: &tickprof::Report, want: &Capture, names: &Names) -> R
     if got.edges != expected.edges {
         return diff("edges", &got.edges, &expected.edges);
     }
-    // KNOWN: in a snapshot difference, a thread that was live at the
-    // earlier snapshot and has since finished into a row of its name that
-    // another thread started (or into `<other threads>`) has nothing
-    // subtracted (`Capture::minus` in runtime/src/record/registry.rs
-    // matches rows by thread number): its row repeats the calls it made
-    // before the earlier snapshot, so the rows no longer add up to the
-    // sites. Rows are compared, and add up, only where that cannot happen
-    // (and not across a reset, where a difference's rows have no meaning).
+    // Rows are compared, and add up, except across a reset, where a
+    // difference's rows have no meaning.
     if want_rows_exact && got.threads != expected.threads {
         return diff("thread rows", &got.threads, &expected.threads);
     }

@@ -250,41 +250,51 @@ pub struct Capture {
     /// nothing.
     pub across_reset: bool,
     /// Whether each per-thread row holds exactly its threads' calls: false
-    /// for a difference where a thread that was live at the earlier
-    /// capture (with calls) has since finished into a row numbered after
-    /// another thread (see `minus`), or across a reset.
+    /// across a reset, where a difference's rows have no meaning.
     pub exact_rows: bool,
 }
 
 impl Capture {
-    /// What was recorded between `earlier` and `self`: trees node by node,
-    /// rows matched by thread number (the recorder's rule).
-    ///
-    /// A finished row carries the number of the first thread merged into
-    /// it, so a thread live at `earlier` that has since finished into
-    /// another thread's row has nothing subtracted: its calls before
-    /// `earlier` are in the difference's row again (`exact_rows` false).
+    /// What was recorded between `earlier` and `self`: trees node by node;
+    /// a live thread's row less its row then, a row of finished threads
+    /// less that row then and the threads live then that have since
+    /// finished into it (by name, or into `<other threads>` when their
+    /// name has no row).
     pub fn minus(&self, earlier: &Capture) -> Capture {
-        let gone_with_calls = earlier.threads.iter().any(|e| {
-            !e.finished
-                && e.tree.values().any(|c| c.calls > 0)
-                && !self.threads.iter().any(|t| t.id == e.id)
-        });
         let across_reset = self.resets != earlier.resets;
+        let has_row = |name: &str| {
+            self.threads
+                .iter()
+                .any(|t| t.finished && t.name == name && t.name != OTHER_THREADS)
+        };
+        let before = |row: &Row| {
+            let mut b = Tree::new();
+            for e in &earlier.threads {
+                let into = if !row.finished {
+                    !e.finished && e.id == row.id
+                } else if e.finished {
+                    e.name == row.name
+                } else {
+                    !self.threads.iter().any(|t| !t.finished && t.id == e.id)
+                        && (e.name == row.name || (row.name == OTHER_THREADS && !has_row(&e.name)))
+                };
+                if into {
+                    merge(&mut b, &e.tree);
+                }
+            }
+            b
+        };
         Capture {
             resets: self.resets,
             across_reset,
-            exact_rows: !across_reset && !gone_with_calls,
+            exact_rows: !across_reset,
             merged: minus(&self.merged, &earlier.merged),
             threads: self
                 .threads
                 .iter()
-                .map(|t| {
-                    let before = earlier.threads.iter().find(|e| e.id == t.id);
-                    Row {
-                        tree: before.map_or_else(|| t.tree.clone(), |b| minus(&t.tree, &b.tree)),
-                        ..t.clone()
-                    }
+                .map(|t| Row {
+                    tree: minus(&t.tree, &before(t)),
+                    ..t.clone()
                 })
                 .collect(),
             events: self.events.minus(earlier.events),

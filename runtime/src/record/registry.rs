@@ -303,6 +303,43 @@ pub(crate) fn capture(with_traces: bool) -> Capture {
 }
 
 impl Capture {
+    /// What `earlier` had recorded of what `row` (one of this capture's
+    /// thread rows) holds now: for a live thread, its own tree then; for a
+    /// row of finished threads, that row then plus the trees of the threads
+    /// live then that have since finished into it (merged by name, or into
+    /// `<other threads>` when their name has no row).
+    fn row_before(&self, row: &ThreadTree, earlier: &Capture) -> Tree {
+        let mut before = Tree::new();
+        if !row.finished {
+            if let Some(p) = earlier
+                .threads
+                .iter()
+                .find(|p| !p.finished && p.id == row.id)
+            {
+                before.merge(&p.tree);
+            }
+            return before;
+        }
+        let has_row = |name: &str| {
+            self.threads
+                .iter()
+                .any(|t| t.finished && t.name == name && t.name != OTHER_THREADS)
+        };
+        for p in &earlier.threads {
+            let into_row = if p.finished {
+                p.name == row.name
+            } else {
+                let still_live = self.threads.iter().any(|t| !t.finished && t.id == p.id);
+                !still_live
+                    && (p.name == row.name || (row.name == OTHER_THREADS && !has_row(&p.name)))
+            };
+            if into_row {
+                before.merge(&p.tree);
+            }
+        }
+        before
+    }
+
     /// What was recorded between `earlier` and `self`, node by node.
     pub(crate) fn minus(&self, earlier: &Capture) -> Capture {
         Capture {
@@ -310,15 +347,12 @@ impl Capture {
             threads: self
                 .threads
                 .iter()
-                .map(|t| {
-                    let before = earlier.threads.iter().find(|p| p.id == t.id);
-                    ThreadTree {
-                        name: t.name.clone(),
-                        id: t.id,
-                        finished: t.finished,
-                        count: t.count,
-                        tree: before.map_or_else(|| t.tree.clone(), |b| t.tree.minus(&b.tree)),
-                    }
+                .map(|t| ThreadTree {
+                    name: t.name.clone(),
+                    id: t.id,
+                    finished: t.finished,
+                    count: t.count,
+                    tree: t.tree.minus(&self.row_before(t, earlier)),
                 })
                 .collect(),
             events: self.events.minus(earlier.events),

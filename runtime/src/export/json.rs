@@ -167,7 +167,7 @@ pub fn parse(text: &str) -> Result<Report, ParseError> {
 
 mod schema;
 mod tree;
-mod value;
+pub(crate) mod value;
 mod writer;
 #[cfg(test)]
 use writer::push_f64;

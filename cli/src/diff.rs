@@ -267,11 +267,12 @@ pub fn table(rows: &[Row], o: &Options) -> String {
 
 /// A name as a field of `--raw`'s tab-separated lines: backslash, tab,
 /// newline and carriage return as `\\`, `\t`, `\n`, `\r`, other control
-/// characters as `\u{1b}`, so a field is never split and a line never
-/// forged.
+/// characters as `\u{1b}`, and the invisible and bidirectional characters
+/// the text report escapes as `\u{202e}`, so a field is never split, a
+/// line never forged, and a literal backslash is always doubled.
 pub fn tsv_field(s: &str) -> Cow<'_, str> {
     if !s.chars().any(|c| c == '\\' || c.is_control()) {
-        return Cow::Borrowed(s);
+        return terminal_safe(s);
     }
     let mut out = String::with_capacity(s.len() + 8);
     for c in s.chars() {
@@ -284,7 +285,7 @@ pub fn tsv_field(s: &str) -> Cow<'_, str> {
             c => out.push(c),
         }
     }
-    Cow::Owned(out)
+    Cow::Owned(terminal_safe(&out).into_owned())
 }
 
 /// Tab-separated figures in ns, one line per site (every site), for
@@ -331,5 +332,7 @@ mod tests {
             tsv_field("a\tb\nc\\d\re\u{1b}[2J\u{85}"),
             "a\\tb\\nc\\\\d\\re\\u{1b}[2J\\u{85}"
         );
+        assert_eq!(tsv_field("a\u{202e}b"), "a\\u{202e}b");
+        assert_eq!(tsv_field("\\\u{202e}"), "\\\\\\u{202e}");
     }
 }

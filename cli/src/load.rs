@@ -15,7 +15,7 @@ use tickprof_runtime::Report;
 pub type Error = String;
 
 /// The largest input file read, in bytes (256 MiB), far above a real
-/// report or trace (a 100,000-site report is about SIZE100K MB): above it,
+/// report or trace (a 100,000-site report is about 80 MB): above it,
 /// or from an endless device such as `/dev/zero`, the command stops with
 /// an error instead of filling the memory.
 pub const MAX_INPUT: u64 = 256 << 20;

@@ -69,13 +69,13 @@ enum Mutation {
 fn mutation() -> impl Strategy<Value = Mutation> {
     let at = any::<usize>();
     prop_oneof![
-        (at.clone(), any::<u8>()).prop_map(|(a, b)| Mutation::Byte(a, b)),
-        (at.clone(), proptest::collection::vec(any::<u8>(), 1..8))
+        (at, any::<u8>()).prop_map(|(a, b)| Mutation::Byte(a, b)),
+        (at, proptest::collection::vec(any::<u8>(), 1..8))
             .prop_map(|(a, v)| Mutation::Insert(a, v)),
-        (at.clone(), 1..64usize).prop_map(|(a, n)| Mutation::Delete(a, n)),
-        (at.clone(), 1..256usize).prop_map(|(a, n)| Mutation::Repeat(a, n)),
-        (at.clone(), 0..TOKENS.len()).prop_map(|(a, t)| Mutation::Token(a, t)),
-        (at.clone(), 0..10u8).prop_map(|(a, d)| Mutation::Digit(a, d)),
+        (at, 1..64usize).prop_map(|(a, n)| Mutation::Delete(a, n)),
+        (at, 1..256usize).prop_map(|(a, n)| Mutation::Repeat(a, n)),
+        (at, 0..TOKENS.len()).prop_map(|(a, t)| Mutation::Token(a, t)),
+        (at, 0..10u8).prop_map(|(a, d)| Mutation::Digit(a, d)),
         at.prop_map(Mutation::Truncate),
     ]
 }

@@ -50,7 +50,9 @@ const BATCH: usize = 1 << 16;
 ///     String::from_utf8(out).unwrap(),
 ///     "# thread 1: main\n[1] root() {\n[1]   leaf();  500 ns\n[1] } 3.00 µs /* root */\n"
 /// );
-/// assert!(tickprof_runtime::log::replay_trace_json("{\"traceEvents\": [1, 2]}", &mut out, &opts).is_err());
+/// // Not a trace: an error, never an empty output.
+/// let bare = r#"{"traceEvents": [1, 2]}"#;
+/// assert!(tickprof_runtime::log::replay_trace_json(bare, &mut Vec::new(), &opts).is_err());
 /// ```
 pub fn replay_trace_json(
     input: &str,

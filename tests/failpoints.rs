@@ -408,3 +408,27 @@ fn the_seed_is_in_the_header_and_print_writes_to_stderr() {
         "{stderr}"
     );
 }
+
+/// Issue 25, point 14: a probability that is not a number from 0 to 100
+/// is a bad entry (one warning naming it, nothing armed), not a failpoint
+/// that fires on every call.
+#[test]
+fn a_probability_outside_0_to_100_percent_is_a_bad_entry() {
+    for p in ["NaN", "inf", "-5", "101"] {
+        let entry = format!("plain={p}%print");
+        let (out, stderr) = run_child("calls", &[("TICKPROF_FAIL", &entry)]);
+        assert!(out.status.success(), "{stderr}");
+        let warnings: Vec<&str> = stderr
+            .lines()
+            .filter(|l| l.starts_with("tickprof: warning: TICKPROF_FAIL"))
+            .collect();
+        assert_eq!(
+            warnings,
+            [format!(
+                "tickprof: warning: TICKPROF_FAIL entry {entry:?}: probability {p}% is not from 0% to 100%; not armed"
+            )],
+            "{stderr}"
+        );
+        assert!(!stderr.contains("executed"), "{stderr}");
+    }
+}

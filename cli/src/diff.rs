@@ -1,7 +1,14 @@
 //! `tickprof diff`: per-site changes between two reports, and the
 //! regression gate.
+//!
+//! Names come from files and may hold anything: the table and the
+//! "slower than allowed" lines print them terminal-safe (as `show` does),
+//! and `--raw` escapes its fields ([`tsv_field`]).
 
+use std::borrow::Cow;
+use std::collections::HashMap;
 use std::fmt::Write as _;
+use tickprof_runtime::__private::terminal_safe;
 use tickprof_runtime::{fmt_ns, Report};
 
 /// The figure a site's change is measured on, sorted by, and gated on.
@@ -89,31 +96,33 @@ impl Row {
     }
 }
 
-/// The sites of both reports, matched by name, biggest absolute change of
-/// `m` first (ties by name).
+/// The sites of both reports, matched by name (through a map: linear in
+/// the number of sites), biggest absolute change of `m` first (ties by
+/// name). A name given twice in a report counts its first site, as
+/// [`Report::site`] finds it.
 pub fn rows(before: &Report, after: &Report, m: Metric) -> Vec<Row> {
-    let fig = |r: &Report, name: &str| {
-        r.site(name).map(|s| Figures {
-            calls: s.calls,
-            total_ns: s.total_ns,
-            self_ns: s.self_ns,
-            mean_ns: s.mean_ns,
-        })
-    };
-    let mut names: Vec<&str> = before
-        .sites
-        .iter()
-        .chain(&after.sites)
-        .map(|s| s.name.as_str())
-        .collect();
+    fn index(r: &Report) -> HashMap<&str, Figures> {
+        let mut map = HashMap::with_capacity(r.sites.len());
+        for s in &r.sites {
+            map.entry(s.name.as_str()).or_insert(Figures {
+                calls: s.calls,
+                total_ns: s.total_ns,
+                self_ns: s.self_ns,
+                mean_ns: s.mean_ns,
+            });
+        }
+        map
+    }
+    let (b, a) = (index(before), index(after));
+    let mut names: Vec<&str> = b.keys().chain(a.keys()).copied().collect();
     names.sort_unstable();
     names.dedup();
     let mut v: Vec<Row> = names
         .into_iter()
         .map(|n| Row {
             name: n.to_owned(),
-            before: fig(before, n),
-            after: fig(after, n),
+            before: b.get(n).copied(),
+            after: a.get(n).copied(),
         })
         .collect();
     v.sort_by(|a, b| {
@@ -157,7 +166,7 @@ pub fn violations(rows: &[Row], o: &Options) -> Result<Vec<String>, String> {
             (c > limit).then(|| {
                 format!(
                     "{}: {} {} (allowed {})",
-                    r.name,
+                    terminal_safe(&r.name),
                     metric_name(o.metric),
                     pct_over(c, limit),
                     pct(limit)
@@ -214,7 +223,7 @@ pub fn table(rows: &[Row], o: &Options) -> String {
                 _ => "same",
             };
             [
-                r.name.clone(),
+                terminal_safe(&r.name).into_owned(),
                 cell(r, |f| f.calls.to_string(), None),
                 cell(r, |f| fmt_ns(f.total_ns as f64), Some(Metric::Total)),
                 cell(r, |f| fmt_ns(f.self_ns as f64), Some(Metric::SelfTime)),
@@ -256,8 +265,31 @@ pub fn table(rows: &[Row], o: &Options) -> String {
     out
 }
 
+/// A name as a field of `--raw`'s tab-separated lines: backslash, tab,
+/// newline and carriage return as `\\`, `\t`, `\n`, `\r`, other control
+/// characters as `\u{1b}`, and the invisible and bidirectional characters
+/// the text report escapes as `\u{202e}`, so a field is never split, a
+/// line never forged, and a literal backslash is always doubled.
+pub fn tsv_field(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(|c| c == '\\' || c.is_control()) {
+        return terminal_safe(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\t' => out.push_str("\\t"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_control() => out.extend(c.escape_unicode()),
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(terminal_safe(&out).into_owned())
+}
+
 /// Tab-separated figures in ns, one line per site (every site), for
-/// scripts.
+/// scripts; names escaped by [`tsv_field`].
 pub fn raw(rows: &[Row], m: Metric) -> String {
     let mut out = String::from(
         "name\tcalls_before\tcalls_after\ttotal_ns_before\ttotal_ns_after\tself_ns_before\tself_ns_after\tmean_ns_before\tmean_ns_after\tchange\n",
@@ -267,7 +299,7 @@ pub fn raw(rows: &[Row], m: Metric) -> String {
         let _ = writeln!(
             out,
             "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
-            r.name,
+            tsv_field(&r.name),
             side(r.before, |f| f.calls.to_string()),
             side(r.after, |f| f.calls.to_string()),
             side(r.before, |f| f.total_ns.to_string()),
@@ -291,5 +323,16 @@ mod tests {
         assert_eq!(pct_over(0.0504, 0.05), "+5.04%");
         assert_eq!(pct_over(0.258, 0.05), "+25.8%");
         assert_eq!(pct(-0.123), "-12.3%");
+    }
+
+    #[test]
+    fn tsv_fields_are_escaped() {
+        assert_eq!(tsv_field("a::b"), "a::b");
+        assert_eq!(
+            tsv_field("a\tb\nc\\d\re\u{1b}[2J\u{85}"),
+            "a\\tb\\nc\\\\d\\re\\u{1b}[2J\\u{85}"
+        );
+        assert_eq!(tsv_field("a\u{202e}b"), "a\\u{202e}b");
+        assert_eq!(tsv_field("\\\u{202e}"), "\\\\\\u{202e}");
     }
 }

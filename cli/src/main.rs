@@ -2,9 +2,10 @@
 //! regression gate for CI) and render a saved report again.
 //!
 //! Exit codes: 0 success; 1 `diff --fail-if-slower` exceeded; 2 bad input
-//! (a missing file, not a tickprof JSON report, a version this command does
-//! not read, a bad option) or an output that cannot be written — with one
-//! line on stderr saying which.
+//! (a missing file, a file over [`load::MAX_INPUT`], not a tickprof JSON
+//! report or trace, a broken tree, a version this command does not read, a
+//! bad option) or an output that cannot be written — with one line on
+//! stderr saying which. Names from the files are printed terminal-safe.
 
 mod diff;
 mod load;
@@ -12,6 +13,7 @@ mod load;
 use clap::{Parser, Subcommand};
 use std::io::Write;
 use std::process::ExitCode;
+use tickprof_runtime::__private::terminal_safe;
 use tickprof_runtime::TextOptions;
 
 /// Compare and render tickprof JSON reports (`TICKPROF_OUT=run.json`).
@@ -142,6 +144,38 @@ fn print(s: &str) {
     let _ = std::io::stdout().lock().write_all(s.as_bytes());
 }
 
+/// Buffered stdout that remembers a closed pipe (`tickprof replay … |
+/// head`), which ends the output without an error.
+#[derive(Default)]
+struct Stdout {
+    out: Option<std::io::BufWriter<std::io::StdoutLock<'static>>>,
+    closed: bool,
+}
+
+impl Stdout {
+    fn check<T>(&mut self, r: std::io::Result<T>) -> std::io::Result<T> {
+        if let Err(e) = &r {
+            self.closed |= e.kind() == std::io::ErrorKind::BrokenPipe;
+        }
+        r
+    }
+}
+
+impl Write for Stdout {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let out = self
+            .out
+            .get_or_insert_with(|| std::io::BufWriter::new(std::io::stdout().lock()));
+        let r = out.write(buf);
+        self.check(r)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        let r = self.out.as_mut().map_or(Ok(()), Write::flush);
+        self.check(r)
+    }
+}
+
 fn run(cli: Cli) -> Result<ExitCode, String> {
     match cli.command {
         Command::Diff {
@@ -168,7 +202,8 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             if raw {
                 print(&diff::raw(&rows, metric));
             } else {
-                print(&format!("tickprof diff: {before} → {after}\n"));
+                let (b, a) = (terminal_safe(&before), terminal_safe(&after));
+                print(&format!("tickprof diff: {b} → {a}\n"));
                 print(&diff::table(&rows, &o));
             }
             if bad.is_empty() {
@@ -215,14 +250,19 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             threshold,
             tid,
         } => {
-            let text = std::fs::read_to_string(&trace).map_err(|e| format!("{trace}: {e}"))?;
+            let text = load::text(&trace, load::MAX_INPUT)?;
             let mut opts = tickprof_runtime::log::LogOptions::default();
             (opts.filter, opts.notrace, opts.depth) = (filter, notrace, depth);
             (opts.threshold_ns, opts.tids) = (threshold, tid);
-            let mut out = Vec::new();
-            tickprof_runtime::log::replay_trace_json(&text, &mut out, &opts)
-                .map_err(|e| format!("{trace}: {e}"))?;
-            let _ = std::io::stdout().lock().write_all(&out);
+            // Streamed: lines reach stdout as they are made.
+            let mut out = Stdout::default();
+            let done = tickprof_runtime::log::replay_trace_json(&text, &mut out, &opts)
+                .and_then(|()| out.flush().map_err(|e| e.to_string()));
+            match done {
+                Err(_) if out.closed => {}
+                Err(e) => return Err(format!("{trace}: {e}")),
+                Ok(()) => {}
+            }
             Ok(ExitCode::SUCCESS)
         }
     }

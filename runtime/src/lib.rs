@@ -280,6 +280,14 @@ pub fn dump_every(period: std::time::Duration) {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::config::{parse_duration, settings_markdown};
+
+    /// `name` made safe to print on a terminal line, as the text report
+    /// prints names (control characters become spaces, invisible and
+    /// bidirectional characters visible escapes). Used by the `tickprof`
+    /// command for the names it prints itself.
+    pub fn terminal_safe(name: &str) -> std::borrow::Cow<'_, str> {
+        crate::naming::terminal_safe(name)
+    }
     #[cfg(feature = "enabled")]
     pub use crate::record::future::Instrumented;
     #[cfg(feature = "enabled")]

@@ -118,11 +118,15 @@ impl std::error::Error for ParseError {}
 /// fields this tickprof does not know are ignored.
 ///
 /// Any input gives a report or an error, never a panic: nesting is
-/// bounded, numbers are checked against their field's type.
+/// bounded, numbers are checked against their field's type, and the tree
+/// is checked as the writer makes it: `tree[0]` is the root (no parent,
+/// depth 0), every other node's parent comes before it (in range, not
+/// itself, no cycle) and its depth is its parent's plus one.
 ///
 /// # Errors
-/// [`ParseError`]: not JSON, not a report (missing or mistyped field, with
-/// its path), or another schema version.
+/// [`ParseError`]: not JSON, not a report (missing or mistyped field, or a
+/// broken tree, with the path of the value: `tree[17].parent: 17 is the
+/// node itself`), or another schema version.
 ///
 /// # Examples
 ///
@@ -156,11 +160,14 @@ pub fn parse(text: &str) -> Result<Report, ParseError> {
     if version != u64::from(VERSION) {
         return Err(ParseError::Version(version));
     }
-    Report::read_fields(&root)
+    let report = Report::read_fields(&root)?;
+    tree::check(&report.tree)?;
+    Ok(report)
 }
 
 mod schema;
-mod value;
+mod tree;
+pub(crate) mod value;
 mod writer;
 #[cfg(test)]
 use writer::push_f64;

@@ -7,8 +7,10 @@
 //! then the probability, then the count), so that a string one accepts
 //! the other accepts, with the same meaning (tests/failpoints.rs compares
 //! them). Differences: `pause` (block until reconfigured) is rejected, as
-//! a profiler must not park the program's threads; a probability below 0
-//! never fires (the `fail` crate panics).
+//! a profiler must not park the program's threads; a probability that is
+//! not a number from 0 to 100 (`NaN%`, `inf%`, `-5%`, `101%`) is rejected
+//! (the `fail` crate fires `NaN%` and `101%` on every call and panics on a
+//! negative one).
 
 /// What a triggered action does.
 #[derive(Clone, Debug, PartialEq)]
@@ -66,7 +68,8 @@ pub(crate) fn action(s: &str) -> Result<Action, String> {
         remain = second;
         match first.parse::<f32>() {
             Err(e) => return Err(format!("failed to parse frequency: {e}")),
-            Ok(f) => freq = f / 100.0,
+            Ok(f) if (0.0..=100.0).contains(&f) => freq = f / 100.0,
+            Ok(_) => return Err(format!("probability {first}% is not from 0% to 100%")),
         }
     }
     let mut count = None;
@@ -178,6 +181,15 @@ mod tests {
         assert_eq!(err("sleep"), "sleep requires a time in milliseconds");
         assert_eq!(err("explode"), "unrecognized command \"explode\"");
         assert!(err("pause").starts_with("pause is not supported"));
+        for p in ["NaN", "nan", "inf", "-inf", "-5", "101", "100.5", "1e3"] {
+            assert_eq!(
+                err(&format!("{p}%print")),
+                format!("probability {p}% is not from 0% to 100%")
+            );
+        }
+        assert_eq!(one("0%print").1, 0.0);
+        assert_eq!(one("100%print").1, 1.0);
+        assert_eq!(one("-0%print").1, 0.0);
     }
 
     #[test]

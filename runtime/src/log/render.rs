@@ -6,13 +6,22 @@
 //! (a call under the threshold is erased with its subtree), up to
 //! [`HELD_MAX`] bytes: past that the held lines are written out and the
 //! calls still open are shown whatever their duration.
+//!
+//! Indentation stops growing at [`INDENT_MAX`] levels: a deeper line has
+//! that indentation and starts with its level (`[depth 70] `), so a deep
+//! recursion's log grows with the number of calls, not with its square.
+//! Thread names are made terminal-safe here; site names by the caller.
 
 use super::{LogOptions, Match};
+use crate::naming::terminal_safe;
 use std::fmt::Write as _;
 use std::sync::Arc;
 
 /// Bytes of held-back lines per thread before they are written regardless.
 pub(crate) const HELD_MAX: usize = 1 << 20;
+
+/// Levels of indentation at most; deeper lines show their level instead.
+pub(crate) const INDENT_MAX: usize = 64;
 
 /// A piece of a line.
 enum Part<'a> {
@@ -96,10 +105,10 @@ pub(crate) struct Thread {
 
 impl Thread {
     /// A thread's log, its lines prefixed with `[tid] `, starting with a
-    /// `# thread tid: name` line.
+    /// `# thread tid: name` line (the name made terminal-safe).
     pub(crate) fn new(tid: u64, name: &str) -> Thread {
         let mut out = String::new();
-        let _ = writeln!(out, "# thread {tid}: {name}");
+        let _ = writeln!(out, "# thread {tid}: {}", terminal_safe(name));
         Thread {
             prefix: format!("[{tid}] "),
             stack: Vec::new(),
@@ -116,13 +125,19 @@ impl Thread {
         }
     }
 
-    /// Writes a line of `parts` at indentation `level`, durations formatted
-    /// as in the report, without the `fmt` machinery (the log's cost).
+    /// Writes a line of `parts` at indentation `level` (at most
+    /// [`INDENT_MAX`], then `[depth N] `), durations formatted as in the
+    /// report, without the `fmt` machinery (the log's cost).
     fn line(&mut self, level: usize, parts: &[Part<'_>]) {
         let h = &mut self.held;
         h.push_str(&self.prefix);
-        for _ in 0..level {
+        for _ in 0..level.min(INDENT_MAX) {
             h.push_str("  ");
+        }
+        if level >= INDENT_MAX {
+            h.push_str("[depth ");
+            push_u64(h, level as u64);
+            h.push_str("] ");
         }
         for p in parts {
             match *p {
@@ -356,6 +371,38 @@ mod tests {
             "# thread 1: main\n[1] main() {\n[1]   a();  9.00 µs\n[1]   boom();  7.00 µs unwound\n\
              [1] } 20.00 µs /* main */\n"
         );
+    }
+
+    #[test]
+    fn indentation_stops_growing_and_deep_lines_show_their_level() {
+        let mut events = Vec::new();
+        for _ in 0..70 {
+            events.push(("r", None));
+        }
+        for _ in 0..70 {
+            events.push(("r", Some(1.0)));
+        }
+        let out = run(&LogOptions::default(), &events);
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), 1 + 69 + 1 + 69);
+        let indent = |l: &str| l[4..].len() - l[4..].trim_start().len();
+        assert_eq!(lines[64], format!("[1] {}r() {{", " ".repeat(126)));
+        assert_eq!(
+            lines[65],
+            format!("[1] {}[depth 64] r() {{", " ".repeat(128))
+        );
+        assert_eq!(
+            lines[70],
+            format!("[1] {}[depth 69] r();  1 ns", " ".repeat(128))
+        );
+        assert!(lines.iter().skip(1).all(|l| indent(l) <= 128));
+        assert!(out.len() < 140 * 200, "{}", out.len());
+    }
+
+    #[test]
+    fn a_thread_name_cannot_forge_lines() {
+        let t = Thread::new(1, "a\nb\x1b[31m\u{202e}");
+        assert_eq!(t.out, "# thread 1: a b [31m\\u{202e}\n");
     }
 
     #[test]

@@ -3,9 +3,14 @@
 
 use super::render::Thread;
 use super::LogOptions;
+use crate::export::json::value::{self, Value};
+use crate::naming::terminal_safe;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::sync::Arc;
+
+/// Bytes of finished lines gathered before they are written to `out`.
+const BATCH: usize = 1 << 16;
 
 /// Renders a `.trace.json` written by tickprof as the trace log
 /// (`TICKPROF_LOG`'s format), one section per thread in thread-number
@@ -16,10 +21,20 @@ use std::sync::Arc;
 /// is its child. It does not record unwinding, so no line says `unwound`.
 /// The `tickprof replay trace.json` command calls this.
 ///
+/// Lines are written to `out` as they are made, in batches (buffer `out`
+/// for speed), and indentation stops growing at 64 levels (a deeper line
+/// shows its level, `[depth 70] `): memory and output grow with the
+/// number of calls, whatever their depth. Names (of sites and threads) are
+/// made terminal-safe: control characters become spaces and invisible or
+/// bidirectional characters visible escapes, so a name cannot forge lines
+/// or drive the terminal; filters match the names as recorded.
+///
 /// # Errors
 ///
-/// A message if `input` is not JSON in the Chrome trace format, or if
-/// writing to `out` fails.
+/// A message if `input` is not JSON in the Chrome trace format (no
+/// `"traceEvents"` array, an event that is not an object with a `"ph"`
+/// string, an `"X"` event without `ts`, `dur` or `name`), or if writing to
+/// `out` fails (what was written before stays written).
 ///
 /// # Examples
 ///
@@ -35,64 +50,77 @@ use std::sync::Arc;
 ///     String::from_utf8(out).unwrap(),
 ///     "# thread 1: main\n[1] root() {\n[1]   leaf();  500 ns\n[1] } 3.00 µs /* root */\n"
 /// );
+/// // Not a trace: an error, never an empty output.
+/// let bare = r#"{"traceEvents": [1, 2]}"#;
+/// assert!(tickprof_runtime::log::replay_trace_json(bare, &mut Vec::new(), &opts).is_err());
 /// ```
 pub fn replay_trace_json(
     input: &str,
     out: &mut dyn Write,
     opts: &LogOptions,
 ) -> Result<(), String> {
-    let root = json::parse(input)?;
-    let events = root
-        .get("traceEvents")
-        .and_then(json::Value::as_array)
-        .ok_or("no \"traceEvents\" array: not a Chrome trace")?;
-    let mut names: BTreeMap<u64, String> = BTreeMap::new();
+    let root = value::parse(input).map_err(|e| format!("not JSON: {e}"))?;
+    let events = match get(&root, "traceEvents") {
+        Some(Value::Array(events)) => events,
+        _ => return Err("no \"traceEvents\" array: not a Chrome trace".into()),
+    };
+    let mut names: BTreeMap<u64, &str> = BTreeMap::new();
     // Per thread: (start ns, end ns, name).
     let mut calls: BTreeMap<u64, Vec<(i64, i64, &str)>> = BTreeMap::new();
-    for e in events {
-        let tid = e.get("tid").and_then(json::Value::as_f64).unwrap_or(0.0) as u64;
-        match e.get("ph").and_then(json::Value::as_str) {
-            Some("M") => {
-                if let Some(n) = e
-                    .get("args")
-                    .and_then(|a| a.get("name"))
-                    .and_then(json::Value::as_str)
-                {
-                    names.insert(tid, n.to_owned());
+    for (i, e) in events.iter().enumerate() {
+        let (Value::Object(_), Some(Value::String(ph))) = (e, get(e, "ph")) else {
+            return Err(format!(
+                "traceEvents[{i}] is not an event (an object with a \"ph\" string): not a Chrome trace"
+            ));
+        };
+        let tid = num(e, "tid").unwrap_or(0.0) as u64;
+        match ph.as_str() {
+            "M" => {
+                if let Some(Value::String(n)) = get(e, "args").and_then(|a| get(a, "name")) {
+                    names.insert(tid, n);
                 }
             }
-            Some("X") => {
-                let num = |k: &str| e.get(k).and_then(json::Value::as_f64);
-                let (Some(ts), Some(dur), Some(name)) = (
-                    num("ts"),
-                    num("dur"),
-                    e.get("name").and_then(json::Value::as_str),
-                ) else {
-                    return Err("an \"X\" event without ts, dur or name".into());
+            "X" => {
+                let (Some(ts), Some(dur), Some(Value::String(name))) =
+                    (num(e, "ts"), num(e, "dur"), get(e, "name"))
+                else {
+                    return Err(format!(
+                        "traceEvents[{i}]: an \"X\" event without ts, dur or name"
+                    ));
                 };
+                // Float to integer casts saturate; so does the sum.
                 let start = (ts * 1e3).round() as i64;
-                calls.entry(tid).or_default().push((
-                    start,
-                    start + (dur * 1e3).round() as i64,
-                    name,
-                ));
+                let end = start.saturating_add((dur * 1e3).round() as i64);
+                calls.entry(tid).or_default().push((start, end, name));
             }
             _ => {}
         }
     }
+    let mut write = |text: &mut String| {
+        let r = out.write_all(text.as_bytes()).map_err(|e| e.to_string());
+        text.clear();
+        r
+    };
     for (tid, mut list) in calls {
         if !opts.shows_thread(tid) {
             continue;
         }
         // Parents before children: earlier start first, longer first on a tie.
         list.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
-        let name = names.get(&tid).map_or("?", String::as_str);
+        let name = names.get(&tid).copied().unwrap_or("?");
         let mut t = Thread::new(tid, name);
         let mut open: Vec<(i64, i64, &str)> = Vec::new();
         let mut shared: BTreeMap<&str, Arc<str>> = BTreeMap::new();
         let close = |t: &mut Thread, open: &mut Vec<(i64, i64, &str)>| {
             if let Some((s, e, n)) = open.pop() {
-                t.exit(opts, (open.len() + 1, 0), n, (e - s) as f64, false);
+                let n = terminal_safe(n);
+                t.exit(
+                    opts,
+                    (open.len() + 1, 0),
+                    &n,
+                    e.saturating_sub(s) as f64,
+                    false,
+                );
             }
         };
         for call in list {
@@ -100,205 +128,123 @@ pub fn replay_trace_json(
                 close(&mut t, &mut open);
             }
             open.push(call);
-            let name = shared.entry(call.2).or_insert_with(|| Arc::from(call.2));
+            let name = shared
+                .entry(call.2)
+                .or_insert_with(|| Arc::from(terminal_safe(call.2)));
             t.enter(opts, (open.len(), 0), name, opts.matches(call.2));
+            if t.out.len() >= BATCH {
+                write(&mut t.out)?;
+            }
         }
         while !open.is_empty() {
             close(&mut t, &mut open);
+            if t.out.len() >= BATCH {
+                write(&mut t.out)?;
+            }
         }
         t.finish();
-        out.write_all(t.out.as_bytes()).map_err(|e| e.to_string())?;
+        write(&mut t.out)?;
     }
     Ok(())
 }
 
-/// Just enough JSON to read a trace back.
-mod json {
-    /// A JSON value.
-    pub(super) enum Value {
-        Null,
-        Bool,
-        Num(f64),
-        Str(String),
-        Arr(Vec<Value>),
-        Obj(Vec<(String, Value)>),
+/// The member `key` of an object (its last, if given twice).
+fn get<'v>(v: &'v Value, key: &str) -> Option<&'v Value> {
+    match v {
+        Value::Object(m) => m.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v),
+        _ => None,
+    }
+}
+
+/// The number `key` of an object.
+fn num(v: &Value, key: &str) -> Option<f64> {
+    match get(v, key) {
+        Some(Value::Number(n)) => Some(n.float),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn replay(input: &str) -> Result<String, String> {
+        let mut out = Vec::new();
+        replay_trace_json(input, &mut out, &LogOptions::default())?;
+        Ok(String::from_utf8(out).unwrap())
     }
 
-    impl Value {
-        pub(super) fn get(&self, key: &str) -> Option<&Value> {
-            match self {
-                Value::Obj(m) => m.iter().find(|(k, _)| k == key).map(|(_, v)| v),
-                _ => None,
-            }
-        }
-        pub(super) fn as_array(&self) -> Option<&Vec<Value>> {
-            match self {
-                Value::Arr(a) => Some(a),
-                _ => None,
-            }
-        }
-        pub(super) fn as_f64(&self) -> Option<f64> {
-            match self {
-                Value::Num(n) => Some(*n),
-                _ => None,
-            }
-        }
-        pub(super) fn as_str(&self) -> Option<&str> {
-            match self {
-                Value::Str(s) => Some(s),
-                _ => None,
-            }
-        }
+    #[test]
+    fn what_is_not_a_trace_is_an_error() {
+        let not = "no \"traceEvents\" array: not a Chrome trace";
+        assert_eq!(
+            replay("1 2 3").unwrap_err(),
+            "not JSON: trailing characters at byte 2"
+        );
+        assert_eq!(replay("12").unwrap_err(), not);
+        assert_eq!(replay("[1, 2]").unwrap_err(), not);
+        assert_eq!(replay("{\"traceEvents\": 3}").unwrap_err(), not);
+        assert_eq!(
+            replay("{\"traceEvents\": [1, 2]}").unwrap_err(),
+            "traceEvents[0] is not an event (an object with a \"ph\" string): not a Chrome trace"
+        );
+        assert!(replay("{\"traceEvents\": [{\"ph\": 1}]}").is_err());
+        assert_eq!(
+            replay("{\"traceEvents\": [{\"ph\": \"X\", \"ts\": 1}]}").unwrap_err(),
+            "traceEvents[0]: an \"X\" event without ts, dur or name"
+        );
+        assert_eq!(replay("{\"traceEvents\": []}").unwrap(), "");
     }
 
-    pub(super) fn parse(s: &str) -> Result<Value, String> {
-        let mut p = Parser {
-            s: s.as_bytes(),
-            i: 0,
-        };
-        let v = p.value(0)?;
-        p.ws();
-        if p.i != p.s.len() {
-            return Err(format!("trailing characters at byte {}", p.i));
-        }
-        Ok(v)
+    #[test]
+    fn names_cannot_forge_lines_or_drive_the_terminal() {
+        let t = r#"{"traceEvents":[
+          {"ph":"M","name":"thread_name","tid":1,"args":{"name":"m\n[1] fake"}},
+          {"ph":"X","name":"a\n[1] forged();  1 ns\u001b[2J","tid":1,"ts":0,"dur":1}]}"#;
+        assert_eq!(
+            replay(t).unwrap(),
+            "# thread 1: m [1] fake\n[1] a [1] forged();  1 ns [2J();  1.00 µs\n"
+        );
     }
 
-    struct Parser<'a> {
-        s: &'a [u8],
-        i: usize,
+    #[test]
+    fn extreme_times_neither_overflow_nor_panic() {
+        let t = r#"{"traceEvents":[
+          {"ph":"X","name":"a","tid":1,"ts":-1e300,"dur":1e300},
+          {"ph":"X","name":"b","tid":1,"ts":1e300,"dur":1e300},
+          {"ph":"X","name":"c","tid":1e30,"ts":0,"dur":-5}]}"#;
+        assert_eq!(replay(t).unwrap().lines().count(), 5);
     }
 
-    impl Parser<'_> {
-        fn ws(&mut self) {
-            while self.s.get(self.i).is_some_and(u8::is_ascii_whitespace) {
-                self.i += 1;
+    #[test]
+    fn a_deep_trace_is_written_in_batches_with_bounded_indentation() {
+        let depth = 5_000;
+        let mut t = String::from("{\"traceEvents\":[");
+        for i in 0..depth {
+            let sep = if i == 0 { "" } else { "," };
+            let dur = 2 * (depth - i);
+            t.push_str(&format!(
+                "{sep}{{\"ph\":\"X\",\"name\":\"r\",\"tid\":1,\"ts\":{i},\"dur\":{dur}}}"
+            ));
+        }
+        t.push_str("]}");
+        /// Counts the writes and the largest.
+        #[derive(Default)]
+        struct Sink(usize, usize, usize);
+        impl Write for Sink {
+            fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+                (self.0, self.1, self.2) = (self.0 + 1, self.1.max(b.len()), self.2 + b.len());
+                Ok(b.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
             }
         }
-        fn err<T>(&self, what: &str) -> Result<T, String> {
-            Err(format!("not JSON: {what} at byte {}", self.i))
-        }
-        fn eat(&mut self, lit: &str) -> bool {
-            if self
-                .s
-                .get(self.i..)
-                .is_some_and(|r| r.starts_with(lit.as_bytes()))
-            {
-                self.i += lit.len();
-                true
-            } else {
-                false
-            }
-        }
-        fn value(&mut self, nesting: usize) -> Result<Value, String> {
-            if nesting > 64 {
-                return self.err("nesting too deep");
-            }
-            self.ws();
-            match self.s.get(self.i) {
-                Some(b'{') => {
-                    self.i += 1;
-                    let mut m = Vec::new();
-                    self.ws();
-                    if self.eat("}") {
-                        return Ok(Value::Obj(m));
-                    }
-                    loop {
-                        self.ws();
-                        let k = self.string()?;
-                        self.ws();
-                        if !self.eat(":") {
-                            return self.err("expected ':'");
-                        }
-                        m.push((k, self.value(nesting + 1)?));
-                        self.ws();
-                        if self.eat("}") {
-                            return Ok(Value::Obj(m));
-                        }
-                        if !self.eat(",") {
-                            return self.err("expected ',' or '}'");
-                        }
-                    }
-                }
-                Some(b'[') => {
-                    self.i += 1;
-                    let mut a = Vec::new();
-                    self.ws();
-                    if self.eat("]") {
-                        return Ok(Value::Arr(a));
-                    }
-                    loop {
-                        a.push(self.value(nesting + 1)?);
-                        self.ws();
-                        if self.eat("]") {
-                            return Ok(Value::Arr(a));
-                        }
-                        if !self.eat(",") {
-                            return self.err("expected ',' or ']'");
-                        }
-                    }
-                }
-                Some(b'"') => self.string().map(Value::Str),
-                _ if self.eat("null") => Ok(Value::Null),
-                _ if self.eat("true") || self.eat("false") => Ok(Value::Bool),
-                _ => {
-                    let start = self.i;
-                    while self
-                        .s
-                        .get(self.i)
-                        .is_some_and(|c| c.is_ascii_digit() || b"+-.eE".contains(c))
-                    {
-                        self.i += 1;
-                    }
-                    let text = core::str::from_utf8(&self.s[start..self.i]).unwrap_or("");
-                    match text.parse::<f64>() {
-                        Ok(n) => Ok(Value::Num(n)),
-                        Err(_) => self.err("expected a value"),
-                    }
-                }
-            }
-        }
-        fn string(&mut self) -> Result<String, String> {
-            if !self.eat("\"") {
-                return self.err("expected a string");
-            }
-            let mut out = Vec::new();
-            loop {
-                match self.s.get(self.i) {
-                    None => return self.err("unterminated string"),
-                    Some(b'"') => {
-                        self.i += 1;
-                        return String::from_utf8(out).or_else(|_| self.err("invalid UTF-8"));
-                    }
-                    Some(b'\\') => {
-                        let c = self.s.get(self.i + 1).copied();
-                        self.i += 2;
-                        let ch = match c {
-                            Some(b'n') => '\n',
-                            Some(b't') => '\t',
-                            Some(b'r') => '\r',
-                            Some(b'b') => '\u{8}',
-                            Some(b'f') => '\u{c}',
-                            Some(b'u') => {
-                                let hex = self.s.get(self.i..self.i + 4).unwrap_or(b"");
-                                let code = core::str::from_utf8(hex)
-                                    .ok()
-                                    .and_then(|h| u32::from_str_radix(h, 16).ok());
-                                self.i += 4;
-                                code.and_then(char::from_u32).unwrap_or('\u{fffd}')
-                            }
-                            Some(c) => char::from(c),
-                            None => return self.err("unterminated escape"),
-                        };
-                        let mut buf = [0; 4];
-                        out.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
-                    }
-                    Some(&c) => {
-                        out.push(c);
-                        self.i += 1;
-                    }
-                }
-            }
-        }
+        let mut sink = Sink::default();
+        replay_trace_json(&t, &mut sink, &LogOptions::default()).unwrap();
+        assert!(sink.0 > 10, "{} writes", sink.0);
+        assert!(sink.1 < 2 * BATCH, "{}", sink.1);
+        // 2 × depth lines of at most ~170 bytes.
+        assert!(sink.2 < 2 * depth * 200, "{}", sink.2);
     }
 }

@@ -207,15 +207,15 @@ impl Src {
                     .collect(),
             })
             .collect();
-        let tree = (0..self.small(5))
-            .map(|i| TreeNode {
+        // A tree as the writer makes it (the reader checks): parents
+        // before children, depth one more than the parent's.
+        let mut tree: Vec<TreeNode> = Vec::new();
+        for i in 0..self.small(5) {
+            let parent = (i > 0).then(|| self.small(i as u64));
+            tree.push(TreeNode {
                 name: self.s(),
-                parent: if i == 0 {
-                    None
-                } else {
-                    Some(self.small(i as u64))
-                },
-                depth: self.u() as usize,
+                parent,
+                depth: parent.map_or(0, |p| tree[p].depth + 1),
                 calls: self.u(),
                 total_ns: self.u(),
                 self_ns: self.u(),
@@ -223,8 +223,8 @@ impl Src {
                 raw_self_ns: self.u(),
                 alloc: self.alloc(),
                 self_alloc: self.alloc(),
-            })
-            .collect();
+            });
+        }
         let coverage = self.b().then(|| Coverage {
             marked: self.u() as usize,
             ran: self.u() as usize,
@@ -691,4 +691,89 @@ fn empty_report_has_version_and_every_section() {
     let mut via_write = Vec::new();
     write(&Report::empty(), &mut via_write).unwrap();
     assert_eq!(via_write, text.as_bytes());
+}
+
+/// A report whose tree is root → 1 → 2, root → 3.
+fn small_tree() -> serde_json::Value {
+    let mut r = Report::empty();
+    let node = |name: &str, parent: Option<usize>, depth: usize| TreeNode {
+        name: name.to_owned(),
+        parent,
+        depth,
+        calls: 1,
+        total_ns: 10,
+        self_ns: 5,
+        raw_total_ns: 10,
+        raw_self_ns: 5,
+        alloc: AllocStats::default(),
+        self_alloc: AllocStats::default(),
+    };
+    r.tree = vec![
+        node("", None, 0),
+        node("a", Some(0), 1),
+        node("b", Some(1), 2),
+        node("c", Some(0), 1),
+    ];
+    serde_json::from_str(&text(&r)).unwrap()
+}
+
+#[test]
+fn a_broken_tree_is_rejected_naming_the_node() {
+    use serde_json::json;
+    assert_eq!(parse(&small_tree().to_string()).unwrap().tree.len(), 4);
+    let cases = [
+        (
+            "/tree/2/parent",
+            json!(2),
+            "tree[2].parent: 2 is the node itself",
+        ),
+        (
+            "/tree/2/parent",
+            json!(17),
+            "tree[2].parent: 17 is out of range (the tree has 4 nodes)",
+        ),
+        (
+            "/tree/1/parent",
+            json!(2),
+            "tree[1].parent: 2 comes after the node (a parent precedes its children, so there is no cycle)",
+        ),
+        (
+            "/tree/3/parent",
+            json!(null),
+            "tree[3].parent: null, but only the root (tree[0]) has no parent",
+        ),
+        (
+            "/tree/0/parent",
+            json!(1),
+            "tree[0].parent: 1, but the root (tree[0]) has no parent",
+        ),
+        (
+            "/tree/2/depth",
+            json!(1),
+            "tree[2].depth: 1, but its parent tree[1] has depth 1 (want 2)",
+        ),
+        (
+            "/tree/0/depth",
+            json!(3),
+            "tree[0].depth: 3, but the root's depth is 0 (want 0)",
+        ),
+        (
+            "/tree/3/depth",
+            json!(u64::MAX),
+            "tree[3].depth: 18446744073709551615, but its parent tree[0] has depth 0 (want 1)",
+        ),
+    ];
+    for (pointer, value, want) in cases {
+        let mut v = small_tree();
+        *v.pointer_mut(pointer).unwrap() = value;
+        let e = parse(&v.to_string()).unwrap_err();
+        let want = format!("not a tickprof JSON report ({want})");
+        assert_eq!(e.to_string(), want, "{pointer}");
+    }
+    // A cycle of two: each the other's parent.
+    let mut v = small_tree();
+    v["tree"][1]["parent"] = json!(2);
+    v["tree"][2]["parent"] = json!(1);
+    let e = parse(&v.to_string()).unwrap_err().to_string();
+    assert!(e.contains("tree[1].parent: 2 comes after the node"), "{e}");
 }

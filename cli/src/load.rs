@@ -12,9 +12,10 @@ use tickprof_runtime::Report;
 pub type Error = String;
 
 /// Reads and parses the report saved at `path`.
-pub fn read(path: &str) -> Result<Report, Error> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
-    parse(&text).map_err(|e| format!("{path}: {e}"))
+pub fn read(path: &std::path::Path) -> Result<Report, Error> {
+    let shown = path.display();
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{shown}: {e}"))?;
+    parse(&text).map_err(|e| format!("{shown}: {e}"))
 }
 
 /// Parses a saved report.

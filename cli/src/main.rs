@@ -11,6 +11,7 @@ mod load;
 
 use clap::{Parser, Subcommand};
 use std::io::Write;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use tickprof_runtime::TextOptions;
 
@@ -28,9 +29,9 @@ enum Command {
     /// biggest change first; exit 1 when `--fail-if-slower` is exceeded.
     Diff {
         /// The baseline report.
-        before: String,
+        before: PathBuf,
         /// The report to compare with it.
-        after: String,
+        after: PathBuf,
         /// Fail (exit 1) when a site's figure grew by more than this, e.g.
         /// `5%`.
         #[arg(long, value_name = "PERCENT", value_parser = percent)]
@@ -55,7 +56,7 @@ enum Command {
     /// (default), with callers and callees (`--tree`), or as files.
     Show {
         /// The saved report.
-        report: String,
+        report: PathBuf,
         /// Add a caller/callee section per site.
         #[arg(long)]
         tree: bool,
@@ -71,16 +72,16 @@ enum Command {
         top: Option<usize>,
         /// Write the HTML drill-down page here instead of printing.
         #[arg(long, value_name = "FILE")]
-        html: Option<String>,
+        html: Option<PathBuf>,
         // The help lists the extensions of the runtime's formats table.
         #[arg(long, value_name = "FILE", help = out_help())]
-        out: Vec<String>,
+        out: Vec<PathBuf>,
     },
     /// Render a recorded trace (`TICKPROF_OUT=run.trace.json`) as the trace
     /// log (`TICKPROF_LOG`), with the same filters.
     Replay {
         /// The recorded trace.
-        trace: String,
+        trace: PathBuf,
         /// Only calls matching these glob patterns, and their subtrees
         /// (comma-separated, as `TICKPROF_LOG_FILTER`).
         #[arg(long, value_name = "PATTERNS", value_delimiter = ',')]
@@ -168,7 +169,11 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             if raw {
                 print(&diff::raw(&rows, metric));
             } else {
-                print(&format!("tickprof diff: {before} → {after}\n"));
+                print(&format!(
+                    "tickprof diff: {} → {}\n",
+                    before.display(),
+                    after.display()
+                ));
                 print(&diff::table(&rows, &o));
             }
             if bad.is_empty() {
@@ -197,13 +202,17 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             if html.is_none() && out.is_empty() {
                 print(&r.text(&opts));
             }
+            // Both replace the file safely (the runtime's writer: a new
+            // temporary file, never opened through a planted link, renamed
+            // over FILE; an existing file's mode kept).
             if let Some(f) = &html {
                 let page = tickprof_runtime::export::html::render(&r);
-                std::fs::write(f, page).map_err(|e| format!("{f}: {e}"))?;
+                tickprof_runtime::export::replace_with_bytes(f, page.as_bytes())
+                    .map_err(|e| format!("{}: {e}", f.display()))?;
             }
             for f in &out {
                 tickprof_runtime::export::write_to_path(&r, f, &opts)
-                    .map_err(|e| format!("{f}: {e}"))?;
+                    .map_err(|e| format!("{}: {e}", f.display()))?;
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -215,13 +224,14 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             threshold,
             tid,
         } => {
-            let text = std::fs::read_to_string(&trace).map_err(|e| format!("{trace}: {e}"))?;
+            let text =
+                std::fs::read_to_string(&trace).map_err(|e| format!("{}: {e}", trace.display()))?;
             let mut opts = tickprof_runtime::log::LogOptions::default();
             (opts.filter, opts.notrace, opts.depth) = (filter, notrace, depth);
             (opts.threshold_ns, opts.tids) = (threshold, tid);
             let mut out = Vec::new();
             tickprof_runtime::log::replay_trace_json(&text, &mut out, &opts)
-                .map_err(|e| format!("{trace}: {e}"))?;
+                .map_err(|e| format!("{}: {e}", trace.display()))?;
             let _ = std::io::stdout().lock().write_all(&out);
             Ok(ExitCode::SUCCESS)
         }

@@ -12,7 +12,9 @@ use crate::record::{self, Capture};
 use crate::report::{ClockSource, Layout, Report, TextOptions};
 use crate::switches;
 use core::sync::atomic::{AtomicU64, Ordering};
+use std::ffi::OsStr;
 use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
@@ -263,11 +265,7 @@ fn write_everywhere(rt: &Runtime, mut report: Report, heading: Option<&str>) {
         }
         write_stderr(&report.text(&opts));
     }
-    let mut outputs = rt.config.outputs.clone();
-    if rt.config.trace && !outputs.iter().any(|p| p.ends_with(".trace.json")) {
-        outputs.push(DEFAULT_TRACE_FILE.to_owned());
-    }
-    for template in &outputs {
+    for template in &output_templates(&rt.config) {
         let path = &expand_path(template);
         match crate::export::write_to_path(&report, path, &opts) {
             Err(e) => write_stderr(&format!(
@@ -275,7 +273,7 @@ fn write_everywhere(rt: &Runtime, mut report: Report, heading: Option<&str>) {
             )),
             Ok(())
                 if heading.is_none()
-                    && template == DEFAULT_TRACE_FILE
+                    && template.as_os_str() == DEFAULT_TRACE_FILE
                     && !rt.config.outputs.contains(template) =>
             {
                 write_stderr(&format!(
@@ -287,37 +285,93 @@ fn write_everywhere(rt: &Runtime, mut report: Report, heading: Option<&str>) {
     }
 }
 
+/// The files a report goes to: every `TICKPROF_OUT` path, and the default
+/// trace file when `TICKPROF_TRACE=1` names none.
+fn output_templates(config: &Config) -> Vec<PathBuf> {
+    let mut outputs = config.outputs.clone();
+    if config.trace
+        && !outputs
+            .iter()
+            .any(|p| p.to_string_lossy().ends_with(".trace.json"))
+    {
+        outputs.push(PathBuf::from(DEFAULT_TRACE_FILE));
+    }
+    outputs
+}
+
+/// At start-up, what can be checked of the output files: each one's
+/// directory exists and takes a new file, and nothing but a regular file
+/// or a symlink is at the path. One warning per failing path; the file is
+/// tried again at exit (the directory may have appeared by then), where a
+/// failure gives its own warning.
+fn check_outputs(config: &Config) {
+    for template in &output_templates(config) {
+        let path = expand_path(template);
+        if let Err(e) = crate::export::file::check_writable(&path) {
+            write_stderr(&format!(
+                "tickprof: warning: cannot write TICKPROF_OUT file {path:?}: {e}; tried again at exit\n"
+            ));
+        }
+    }
+}
+
 /// An output path with `%p` replaced by the process id, `%e` by the
 /// executable's file name and `%%` by `%`, so that several processes (the
-/// test binaries of one `cargo test`, say) do not overwrite one file.
-pub(crate) fn expand_path(template: &str) -> String {
-    if !template.contains('%') {
+/// test binaries of one `cargo test`, say) do not overwrite one file. Byte
+/// for byte: a path that is not UTF-8 stays as it is.
+pub(crate) fn expand_path(template: &Path) -> PathBuf {
+    let bytes = os_bytes(template.as_os_str());
+    if !bytes.contains(&b'%') {
         return template.to_owned();
     }
     let exe = std::env::current_exe()
         .ok()
-        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
-        .unwrap_or_else(|| "unknown".to_owned());
-    expand_with(template, std::process::id(), &exe)
+        .and_then(|p| p.file_name().map(|n| os_bytes(n).into_owned()))
+        .unwrap_or_else(|| b"unknown".to_vec());
+    os_from_bytes(expand_with(&bytes, std::process::id(), &exe))
 }
 
-fn expand_with(template: &str, pid: u32, exe: &str) -> String {
-    let mut out = String::with_capacity(template.len() + 16);
-    let mut chars = template.chars();
-    while let Some(c) = chars.next() {
-        if c != '%' {
+/// The bytes of `s` (on other platforms than Unix, its text).
+fn os_bytes(s: &OsStr) -> std::borrow::Cow<'_, [u8]> {
+    #[cfg(unix)]
+    {
+        std::os::unix::ffi::OsStrExt::as_bytes(s).into()
+    }
+    #[cfg(not(unix))]
+    {
+        s.to_string_lossy().into_owned().into_bytes().into()
+    }
+}
+
+/// The path of bytes made by [`os_bytes`].
+fn os_from_bytes(b: Vec<u8>) -> PathBuf {
+    #[cfg(unix)]
+    {
+        <std::ffi::OsString as std::os::unix::ffi::OsStringExt>::from_vec(b).into()
+    }
+    #[cfg(not(unix))]
+    {
+        String::from_utf8_lossy(&b).into_owned().into()
+    }
+}
+
+fn expand_with(template: &[u8], pid: u32, exe: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(template.len() + 16);
+    let mut bytes = template.iter().copied();
+    while let Some(c) = bytes.next() {
+        if c != b'%' {
             out.push(c);
             continue;
         }
-        match chars.next() {
-            Some('p') => out.push_str(&pid.to_string()),
-            Some('e') => out.push_str(exe),
-            Some('%') => out.push('%'),
+        match bytes.next() {
+            Some(b'p') => out.extend_from_slice(pid.to_string().as_bytes()),
+            Some(b'e') => out.extend_from_slice(exe),
+            Some(b'%') => out.push(b'%'),
             Some(other) => {
-                out.push('%');
+                out.push(b'%');
                 out.push(other);
             }
-            None => out.push('%'),
+            None => out.push(b'%'),
         }
     }
     out
@@ -337,6 +391,7 @@ fn tickprof_init() {
                 start_log(target, &config.log_options);
             }
             if config.enabled {
+                check_outputs(config);
                 dump::start(config);
             }
         });
@@ -350,8 +405,8 @@ fn start_log(target: &str, opts: &crate::log::LogOptions) {
     let sink = if target == "stderr" {
         Sink::Stderr
     } else {
-        let path = expand_path(target);
-        match std::fs::File::create(&path) {
+        let path = expand_path(Path::new(target));
+        match crate::export::file::create_replacing(&path) {
             Ok(f) => Sink::File(f),
             Err(e) => {
                 write_stderr(&format!(
@@ -380,9 +435,14 @@ mod tests {
 
     #[test]
     fn output_paths_expand_pid_and_executable() {
-        assert_eq!(expand_with("out/%e-%p.json", 42, "app"), "out/app-42.json");
-        assert_eq!(expand_with("100%%.csv", 1, "a"), "100%.csv");
-        assert_eq!(expand_with("a%xb%", 1, "a"), "a%xb%");
-        assert_eq!(expand_with("plain.txt", 1, "a"), "plain.txt");
+        assert_eq!(
+            expand_with(b"out/%e-%p.json", 42, b"app"),
+            b"out/app-42.json"
+        );
+        assert_eq!(expand_with(b"100%%.csv", 1, b"a"), b"100%.csv");
+        assert_eq!(expand_with(b"a%xb%", 1, b"a"), b"a%xb%");
+        assert_eq!(expand_with(b"plain.txt", 1, b"a"), b"plain.txt");
+        assert_eq!(expand_with(b"r\xff-%p.json", 7, b"\xfe"), b"r\xff-7.json");
+        assert_eq!(expand_with(b"%e.json", 7, b"\xfe"), b"\xfe.json");
     }
 }

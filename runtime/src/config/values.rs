@@ -6,7 +6,9 @@
 //! back (`show`) in the form it reads, so that the default in a warning and
 //! in the docs table comes from the default value itself.
 
+use std::ffi::OsStr;
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::str::FromStr;
 use std::time::Duration;
 
@@ -16,6 +18,11 @@ pub(crate) trait Value {
     type Out;
     /// Parses a non-empty, untrimmed value; `Err` says why it is bad.
     fn parse(&self, s: &str) -> Result<Self::Out, String>;
+    /// Parses the variable as the environment holds it; by default its
+    /// text, with bytes that are not UTF-8 replaced by U+FFFD.
+    fn parse_os(&self, s: &OsStr) -> Result<Self::Out, String> {
+        self.parse(&s.to_string_lossy())
+    }
     /// `v` as this parser reads it; `None` for "unset".
     fn show(&self, v: &Self::Out) -> Option<String>;
 }
@@ -176,20 +183,41 @@ impl Value for Text {
     }
 }
 
-/// A comma-separated list of paths (trimmed; empty items dropped).
+/// A comma-separated list of paths (trimmed; empty items dropped), read
+/// byte for byte: a path that is not UTF-8 is kept exactly (on Unix).
 pub(crate) struct Paths;
 
 impl Value for Paths {
-    type Out = Vec<String>;
-    fn parse(&self, s: &str) -> Result<Vec<String>, String> {
-        Ok(s.split(',')
-            .map(str::trim)
+    type Out = Vec<PathBuf>;
+    fn parse(&self, s: &str) -> Result<Vec<PathBuf>, String> {
+        self.parse_os(OsStr::new(s))
+    }
+    #[cfg(unix)]
+    fn parse_os(&self, s: &OsStr) -> Result<Vec<PathBuf>, String> {
+        use std::os::unix::ffi::OsStrExt;
+        Ok(s.as_bytes()
+            .split(|b| *b == b',')
+            .map(<[u8]>::trim_ascii)
             .filter(|p| !p.is_empty())
-            .map(str::to_owned)
+            .map(|p| PathBuf::from(OsStr::from_bytes(p)))
             .collect())
     }
-    fn show(&self, v: &Vec<String>) -> Option<String> {
-        (!v.is_empty()).then(|| v.join(","))
+    #[cfg(not(unix))]
+    fn parse_os(&self, s: &OsStr) -> Result<Vec<PathBuf>, String> {
+        Ok(s.to_string_lossy()
+            .split(',')
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+            .map(PathBuf::from)
+            .collect())
+    }
+    fn show(&self, v: &Vec<PathBuf>) -> Option<String> {
+        (!v.is_empty()).then(|| {
+            v.iter()
+                .map(|p| p.to_string_lossy())
+                .collect::<Vec<_>>()
+                .join(",")
+        })
     }
 }
 

@@ -71,6 +71,8 @@ pub fn replace_with_bytes(path: impl AsRef<Path>, bytes: &[u8]) -> io::Result<()
 ///
 /// # Errors
 /// As [`replace_with`].
+// Used by the recorder's exit path (`enabled`) and the unit tests.
+#[cfg_attr(not(feature = "enabled"), allow(dead_code))]
 pub(crate) fn create_replacing(path: &Path) -> io::Result<File> {
     let existing = existing_target(path)?;
     let (tmp, file) = create_temp(path, existing.as_ref())?;
@@ -89,6 +91,7 @@ pub(crate) fn create_replacing(path: &Path) -> io::Result<File> {
 ///
 /// # Errors
 /// The error [`replace_with`] would give.
+#[cfg_attr(not(feature = "enabled"), allow(dead_code))]
 pub(crate) fn check_writable(path: &Path) -> io::Result<()> {
     let existing = existing_target(path)?;
     let (tmp, file) = create_temp(path, existing.as_ref())?;

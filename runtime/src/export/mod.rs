@@ -83,7 +83,7 @@ pub fn render(report: &Report, path: &str, opts: &TextOptions) -> io::Result<Vec
 ///
 /// The file is replaced atomically and safely: the report is written to a
 /// new temporary file beside `path` (`.tickprof-PID-RANDOM.tmp`, created
-/// with `O_EXCL|O_NOFOLLOW`, so nothing planted there is ever opened), then
+/// with `O_CREAT|O_EXCL`, so nothing planted there is ever opened), then
 /// renamed over `path`, so a reader sees either the previous file or the
 /// whole new one, never half a report (periodic dumps rewrite the same
 /// files). An existing file keeps its permissions (and owner, where

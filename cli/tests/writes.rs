@@ -100,7 +100,11 @@ fn show_keeps_a_files_mode_and_takes_paths_that_are_not_utf8() {
     );
     // A FIFO given as the output is refused at once (exit 2), not opened.
     let fifo = dir.join("fifo.json");
-    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
     let o = tickprof(&[
         OsStr::new("show"),
         data("before.json").as_os_str(),

@@ -8,7 +8,6 @@
 
 use std::ffi::OsStr;
 use std::net::SocketAddr;
-use std::path::PathBuf;
 use std::str::FromStr;
 use std::time::Duration;
 
@@ -18,8 +17,7 @@ pub(crate) trait Value {
     type Out;
     /// Parses a non-empty, untrimmed value; `Err` says why it is bad.
     fn parse(&self, s: &str) -> Result<Self::Out, String>;
-    /// Parses the variable as the environment holds it; by default its
-    /// text, with bytes that are not UTF-8 replaced by U+FFFD.
+    /// Parses the value as the environment holds it (default: non-UTF-8 as U+FFFD).
     fn parse_os(&self, s: &OsStr) -> Result<Self::Out, String> {
         self.parse(&s.to_string_lossy())
     }
@@ -183,41 +181,25 @@ impl Value for Text {
     }
 }
 
-/// A comma-separated list of paths (trimmed; empty items dropped), read
-/// byte for byte: a path that is not UTF-8 is kept exactly (on Unix).
+/// Comma-separated paths (trimmed; empty items dropped), byte for byte on Unix.
 pub(crate) struct Paths;
 
 impl Value for Paths {
-    type Out = Vec<PathBuf>;
-    fn parse(&self, s: &str) -> Result<Vec<PathBuf>, String> {
-        self.parse_os(OsStr::new(s))
+    type Out = Vec<std::path::PathBuf>;
+    fn parse(&self, s: &str) -> Result<Self::Out, String> {
+        let items = s.split(',').map(str::trim);
+        Ok(items.filter(|p| !p.is_empty()).map(Into::into).collect())
     }
     #[cfg(unix)]
-    fn parse_os(&self, s: &OsStr) -> Result<Vec<PathBuf>, String> {
+    fn parse_os(&self, s: &OsStr) -> Result<Self::Out, String> {
         use std::os::unix::ffi::OsStrExt;
-        Ok(s.as_bytes()
-            .split(|b| *b == b',')
-            .map(<[u8]>::trim_ascii)
-            .filter(|p| !p.is_empty())
-            .map(|p| PathBuf::from(OsStr::from_bytes(p)))
-            .collect())
+        let items = s.as_bytes().split(|b| *b == b',').map(<[u8]>::trim_ascii);
+        let paths = items.filter(|p| !p.is_empty()).map(OsStr::from_bytes);
+        Ok(paths.map(Into::into).collect())
     }
-    #[cfg(not(unix))]
-    fn parse_os(&self, s: &OsStr) -> Result<Vec<PathBuf>, String> {
-        Ok(s.to_string_lossy()
-            .split(',')
-            .map(str::trim)
-            .filter(|p| !p.is_empty())
-            .map(PathBuf::from)
-            .collect())
-    }
-    fn show(&self, v: &Vec<PathBuf>) -> Option<String> {
-        (!v.is_empty()).then(|| {
-            v.iter()
-                .map(|p| p.to_string_lossy())
-                .collect::<Vec<_>>()
-                .join(",")
-        })
+    fn show(&self, v: &Self::Out) -> Option<String> {
+        let shown: Vec<_> = v.iter().map(|p| p.to_string_lossy()).collect();
+        (!v.is_empty()).then(|| shown.join(","))
     }
 }
 

@@ -56,10 +56,14 @@ pub(crate) fn replace_with(
     written
 }
 
-/// Replaces `path` with `bytes`, atomically (see [`replace_with`]).
+/// Replaces `path` with `bytes`, atomically and safely, as
+/// [`write_to_path`](super::write_to_path) replaces its file (`tickprof show
+/// --html` writes through it).
 ///
 /// # Errors
-/// As [`replace_with`].
+/// A target that is not a regular file or a symlink (`InvalidInput`); any
+/// error creating, writing or renaming the temporary file, which is then
+/// removed.
 pub fn replace_with_bytes(path: impl AsRef<Path>, bytes: &[u8]) -> io::Result<()> {
     replace_with(path.as_ref(), |out| out.write_all(bytes))
 }
@@ -214,10 +218,10 @@ fn keep_owner_and_mode(file: &File, existing: Option<&Metadata>) -> io::Result<(
     if let Some(m) = existing {
         use std::os::unix::fs::{MetadataExt, PermissionsExt};
         let mine = file.metadata()?;
-        if mine.uid() != m.uid() || mine.gid() != m.gid() {
-            if std::os::unix::fs::fchown(file, Some(m.uid()), Some(m.gid())).is_err() {
-                let _ = std::os::unix::fs::fchown(file, None, Some(m.gid()));
-            }
+        let differs = mine.uid() != m.uid() || mine.gid() != m.gid();
+        // Owner and group where permitted (root), else the group alone.
+        if differs && std::os::unix::fs::fchown(file, Some(m.uid()), Some(m.gid())).is_err() {
+            let _ = std::os::unix::fs::fchown(file, None, Some(m.gid()));
         }
         file.set_permissions(std::fs::Permissions::from_mode(m.mode() & 0o777))?;
     }

@@ -55,7 +55,7 @@ settings! {
             parse: Paths,
             default: Vec::new(),
             note: "no files",
-            help: "`path[,path…]`: also write these files at exit, the format chosen by the extension (see [formats](formats.md)). In a path, `%p` becomes the process id, `%e` the executable's file name, `%%` a `%`. A comma cannot be part of a path; a path need not be UTF-8. An unknown extension gives one warning line; a path that cannot be written (a missing or read-only directory, a FIFO or device at the path) one warning at start-up and one at exit if it still fails there (each file is replaced safely, see [formats](formats.md#how-files-are-written)).",
+            help: "`path[,path…]`: also write these files at exit, the format chosen by the extension (see [formats](formats.md)). In a path, `%p` becomes the process id, `%e` the executable's file name, `%%` a `%`. A comma cannot be part of a path; a path need not be UTF-8. An unknown extension gives one warning line; a path that cannot be written (a missing or read-only directory, a FIFO or device at the path) one warning at start-up; it is tried again at exit (files are replaced safely: see [formats](formats.md#how-files-are-written)).",
         },
         /// Print the exit report to stderr (true) or not (false; the
         /// `TICKPROF_OUT` files are still written).

@@ -3,6 +3,7 @@
 //! Nothing imports this module but the public API in `lib.rs`.
 
 pub(crate) mod dump;
+mod outputs;
 
 use crate::build::{build, Facts};
 use crate::calibrate;
@@ -12,15 +13,10 @@ use crate::record::{self, Capture};
 use crate::report::{ClockSource, Layout, Report, TextOptions};
 use crate::switches;
 use core::sync::atomic::{AtomicU64, Ordering};
-use std::ffi::OsStr;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
-
-/// Where `TICKPROF_TRACE=1` writes the trace when no `.trace.json` output
-/// is named.
-const DEFAULT_TRACE_FILE: &str = "tickprof.trace.json";
 
 struct Runtime {
     config: Config,
@@ -265,116 +261,23 @@ fn write_everywhere(rt: &Runtime, mut report: Report, heading: Option<&str>) {
         }
         write_stderr(&report.text(&opts));
     }
-    for template in &output_templates(&rt.config) {
-        let path = &expand_path(template);
+    for template in &outputs::templates(&rt.config) {
+        let path = &outputs::expand_path(template);
         match crate::export::write_to_path(&report, path, &opts) {
-            Err(e) => write_stderr(&format!(
-                "tickprof: warning: cannot write TICKPROF_OUT file {path:?}: {e}\n"
-            )),
+            Err(e) => outputs::warn_unwritten(path, &e),
             Ok(())
                 if heading.is_none()
-                    && template.as_os_str() == DEFAULT_TRACE_FILE
+                    && template.as_os_str() == outputs::DEFAULT_TRACE_FILE
                     && !rt.config.outputs.contains(template) =>
             {
                 write_stderr(&format!(
-                    "tickprof: TICKPROF_TRACE=1: trace written to {DEFAULT_TRACE_FILE} (open it in ui.perfetto.dev or chrome://tracing)\n"
+                    "tickprof: TICKPROF_TRACE=1: trace written to {} (open it in ui.perfetto.dev or chrome://tracing)\n",
+                    outputs::DEFAULT_TRACE_FILE
                 ));
             }
             Ok(()) => {}
         }
     }
-}
-
-/// The files a report goes to: every `TICKPROF_OUT` path, and the default
-/// trace file when `TICKPROF_TRACE=1` names none.
-fn output_templates(config: &Config) -> Vec<PathBuf> {
-    let mut outputs = config.outputs.clone();
-    if config.trace
-        && !outputs
-            .iter()
-            .any(|p| p.to_string_lossy().ends_with(".trace.json"))
-    {
-        outputs.push(PathBuf::from(DEFAULT_TRACE_FILE));
-    }
-    outputs
-}
-
-/// At start-up, what can be checked of the output files: each one's
-/// directory exists and takes a new file, and nothing but a regular file
-/// or a symlink is at the path. One warning per failing path; the file is
-/// tried again at exit (the directory may have appeared by then), where a
-/// failure gives its own warning.
-fn check_outputs(config: &Config) {
-    for template in &output_templates(config) {
-        let path = expand_path(template);
-        if let Err(e) = crate::export::file::check_writable(&path) {
-            write_stderr(&format!(
-                "tickprof: warning: cannot write TICKPROF_OUT file {path:?}: {e}; tried again at exit\n"
-            ));
-        }
-    }
-}
-
-/// An output path with `%p` replaced by the process id, `%e` by the
-/// executable's file name and `%%` by `%`, so that several processes (the
-/// test binaries of one `cargo test`, say) do not overwrite one file. Byte
-/// for byte: a path that is not UTF-8 stays as it is.
-pub(crate) fn expand_path(template: &Path) -> PathBuf {
-    let bytes = os_bytes(template.as_os_str());
-    if !bytes.contains(&b'%') {
-        return template.to_owned();
-    }
-    let exe = std::env::current_exe()
-        .ok()
-        .and_then(|p| p.file_name().map(|n| os_bytes(n).into_owned()))
-        .unwrap_or_else(|| b"unknown".to_vec());
-    os_from_bytes(expand_with(&bytes, std::process::id(), &exe))
-}
-
-/// The bytes of `s` (on other platforms than Unix, its text).
-fn os_bytes(s: &OsStr) -> std::borrow::Cow<'_, [u8]> {
-    #[cfg(unix)]
-    {
-        std::os::unix::ffi::OsStrExt::as_bytes(s).into()
-    }
-    #[cfg(not(unix))]
-    {
-        s.to_string_lossy().into_owned().into_bytes().into()
-    }
-}
-
-/// The path of bytes made by [`os_bytes`].
-fn os_from_bytes(b: Vec<u8>) -> PathBuf {
-    #[cfg(unix)]
-    {
-        <std::ffi::OsString as std::os::unix::ffi::OsStringExt>::from_vec(b).into()
-    }
-    #[cfg(not(unix))]
-    {
-        String::from_utf8_lossy(&b).into_owned().into()
-    }
-}
-
-fn expand_with(template: &[u8], pid: u32, exe: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(template.len() + 16);
-    let mut bytes = template.iter().copied();
-    while let Some(c) = bytes.next() {
-        if c != b'%' {
-            out.push(c);
-            continue;
-        }
-        match bytes.next() {
-            Some(b'p') => out.extend_from_slice(pid.to_string().as_bytes()),
-            Some(b'e') => out.extend_from_slice(exe),
-            Some(b'%') => out.push(b'%'),
-            Some(other) => {
-                out.push(b'%');
-                out.push(other);
-            }
-            None => out.push(b'%'),
-        }
-    }
-    out
 }
 
 #[ctor::ctor(unsafe)]
@@ -391,7 +294,7 @@ fn tickprof_init() {
                 start_log(target, &config.log_options);
             }
             if config.enabled {
-                check_outputs(config);
+                outputs::check(config);
                 dump::start(config);
             }
         });
@@ -405,7 +308,7 @@ fn start_log(target: &str, opts: &crate::log::LogOptions) {
     let sink = if target == "stderr" {
         Sink::Stderr
     } else {
-        let path = expand_path(Path::new(target));
+        let path = outputs::expand_path(Path::new(target));
         match crate::export::file::create_replacing(&path) {
             Ok(f) => Sink::File(f),
             Err(e) => {
@@ -427,22 +330,4 @@ fn tickprof_exit_report() {
             exit_report();
         });
     });
-}
-
-#[cfg(test)]
-mod tests {
-    use super::expand_with;
-
-    #[test]
-    fn output_paths_expand_pid_and_executable() {
-        assert_eq!(
-            expand_with(b"out/%e-%p.json", 42, b"app"),
-            b"out/app-42.json"
-        );
-        assert_eq!(expand_with(b"100%%.csv", 1, b"a"), b"100%.csv");
-        assert_eq!(expand_with(b"a%xb%", 1, b"a"), b"a%xb%");
-        assert_eq!(expand_with(b"plain.txt", 1, b"a"), b"plain.txt");
-        assert_eq!(expand_with(b"r\xff-%p.json", 7, b"\xfe"), b"r\xff-7.json");
-        assert_eq!(expand_with(b"%e.json", 7, b"\xfe"), b"\xfe.json");
-    }
 }

@@ -211,7 +211,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                     .map_err(|e| format!("{}: {e}", f.display()))?;
             }
             for f in &out {
-                tickprof_runtime::export::write_to_path(&r, f, &opts)
+                tickprof_runtime::export::write_file(&r, f, &opts)
                     .map_err(|e| format!("{}: {e}", f.display()))?;
             }
             Ok(ExitCode::SUCCESS)

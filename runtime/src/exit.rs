@@ -263,7 +263,7 @@ fn write_everywhere(rt: &Runtime, mut report: Report, heading: Option<&str>) {
     }
     for template in &outputs::templates(&rt.config) {
         let path = &outputs::expand_path(template);
-        match crate::export::write_to_path(&report, path, &opts) {
+        match crate::export::write_file(&report, path, &opts) {
             Err(e) => outputs::warn_unwritten(path, &e),
             Ok(())
                 if heading.is_none()

@@ -88,21 +88,25 @@ pub fn render(report: &Report, path: &str, opts: &TextOptions) -> io::Result<Vec
 /// whole new one, never half a report (periodic dumps rewrite the same
 /// files). An existing file keeps its permissions (and owner, where
 /// permitted); a symlink at `path` is replaced, not followed; a FIFO,
-/// device, socket or directory at `path` is refused. `path` may be any
-/// path, not only UTF-8. Folded stacks are streamed line by line; the
-/// other formats are rendered in memory first (each bounded, see their
-/// modules).
+/// device, socket or directory at `path` is refused. Folded stacks are
+/// streamed line by line; the other formats are rendered in memory first
+/// (each bounded, see their modules).
 ///
 /// # Errors
 /// Unknown extension, a target that is not a regular file or a symlink
 /// (`InvalidInput`), or any error creating, writing or renaming the file
 /// (the temporary file is then removed).
-pub fn write_to_path(
-    report: &Report,
-    path: impl AsRef<Path>,
-    opts: &TextOptions,
-) -> io::Result<()> {
-    let path = path.as_ref();
+pub fn write_to_path(report: &Report, path: &str, opts: &TextOptions) -> io::Result<()> {
+    write_file(report, Path::new(path), opts)
+}
+
+/// [`write_to_path`] for any path, UTF-8 or not (the exit report's
+/// `TICKPROF_OUT` files, `tickprof show --out`).
+///
+/// # Errors
+/// As [`write_to_path`].
+#[doc(hidden)]
+pub fn write_file(report: &Report, path: &Path, opts: &TextOptions) -> io::Result<()> {
     let format = format_for(&path.to_string_lossy())?;
     file::replace_with(path, |out| format.write(report, opts, out))
 }

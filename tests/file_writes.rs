@@ -28,6 +28,8 @@ const CHILD: &str = "TICKPROF_FILE_WRITES_CHILD";
 const GO: &str = "TICKPROF_FILE_WRITES_GO";
 /// The file the child creates when its main runs.
 const STARTED: &str = "TICKPROF_FILE_WRITES_STARTED";
+/// Another user's id (`nobody`), for files planted by "another user".
+const NOBODY: u32 = 65534;
 /// The longest a child may take: past it the test fails (a hang).
 const LIMIT: Duration = Duration::from_secs(30);
 
@@ -158,13 +160,20 @@ fn symlinks_planted_at_the_temporary_names_are_never_followed() {
         (GO, go.as_os_str()),
     ]);
     // Every name that depends only on the process id, for this child and
-    // the next hundred process ids, points at the victim.
+    // the next hundred process ids, points at the victim. The report's are
+    // given to another user (`nobody`, where this test runs as root), as a
+    // second user on a shared machine would plant them; the log's stay the
+    // test's own (which `fs.protected_symlinks=1` would not stop either).
     let mut planted = Vec::new();
     for pid in child.id()..child.id() + 100 {
         for target in ["report.json", "log.txt"] {
             for name in guessable_temp_names(target, pid) {
                 if !planted.contains(&name) {
-                    std::os::unix::fs::symlink(&victim, dir.join(&name)).unwrap();
+                    let link = dir.join(&name);
+                    std::os::unix::fs::symlink(&victim, &link).unwrap();
+                    if target == "report.json" {
+                        let _ = std::os::unix::fs::lchown(&link, Some(NOBODY), Some(NOBODY));
+                    }
                     planted.push(name);
                 }
             }

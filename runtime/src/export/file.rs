@@ -4,17 +4,17 @@
 //! The guarantees (also in `docs/formats.md`):
 //!
 //! - The temporary file is created beside the target with `O_CREAT|O_EXCL`
-//!   (and `O_NOFOLLOW` where the build has `libc`) under an unpredictable
+//!   (and `O_NOFOLLOW` with the `enabled` feature) under an unpredictable
 //!   name, `.tickprof-PID-RANDOM.tmp` (64 random bits from the standard
 //!   library's per-process random hasher keys), retried under a new name
 //!   if one exists. A symlink, FIFO or any other file planted at that name
 //!   is never opened: the creation fails and the next name is tried.
 //! - The target is replaced by `rename`, so a reader sees the old file or
 //!   the whole new one. A symlink *at the target* is replaced by the new
-//!   file (the file it pointed to is left alone), as `show --out` and
-//!   `sed -i` do; a target that exists and is neither a regular file nor a
-//!   symlink (a FIFO, a device, a socket, a directory) is refused, and
-//!   nothing is written.
+//!   file (the file it pointed to is left alone), as `sed -i` does; a
+//!   target that exists and is neither a regular file nor a symlink (a
+//!   FIFO, a device, a socket, a directory) is refused, and nothing is
+//!   written.
 //! - An existing regular target keeps its permission bits (`0o777`; a 0600
 //!   report stays 0600, and the temporary file never has more than them),
 //!   and its owner and group where the process may set them (as root; a

@@ -22,14 +22,15 @@ pub const MAX_INPUT: u64 = 256 << 20;
 
 /// The text of the file at `path`, at most `cap` bytes; an error naming
 /// the file above that, or if it is not UTF-8.
-pub fn text(path: &str, cap: u64) -> Result<String, Error> {
+pub fn text(file_path: &std::path::Path, cap: u64) -> Result<String, Error> {
+    let path = file_path.display();
     let too_big = || {
         format!(
             "{path}: larger than {} MiB, the most this command reads",
             cap >> 20
         )
     };
-    let file = std::fs::File::open(path).map_err(|e| format!("{path}: {e}"))?;
+    let file = std::fs::File::open(file_path).map_err(|e| format!("{path}: {e}"))?;
     // A regular file's size is known: refuse before reading.
     if let Ok(m) = file.metadata() {
         if m.is_file() && m.len() > cap {
@@ -52,9 +53,9 @@ pub fn text(path: &str, cap: u64) -> Result<String, Error> {
 }
 
 /// Reads and parses the report saved at `path`.
-pub fn read(path: &str) -> Result<Report, Error> {
+pub fn read(path: &std::path::Path) -> Result<Report, Error> {
     let text = text(path, MAX_INPUT)?;
-    parse(&text).map_err(|e| format!("{path}: {e}"))
+    parse(&text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// Parses a saved report.
@@ -87,20 +88,20 @@ mod tests {
         std::fs::write(&f, vec![b' '; 3 << 20]).unwrap();
         let p = f.to_str().unwrap();
         assert_eq!(
-            text(p, 2 << 20).unwrap_err(),
+            text(&f, 2 << 20).unwrap_err(),
             format!("{p}: larger than 2 MiB, the most this command reads")
         );
-        assert_eq!(text(p, 3 << 20).unwrap().len(), 3 << 20);
+        assert_eq!(text(&f, 3 << 20).unwrap().len(), 3 << 20);
         std::fs::write(&f, b"{\xff}").unwrap();
         assert_eq!(
-            text(p, 10).unwrap_err(),
+            text(&f, 10).unwrap_err(),
             format!("{p}: not UTF-8 text (byte 1), so not a tickprof JSON file")
         );
         let _ = std::fs::remove_dir_all(&dir);
         // A device without end: stopped at the cap.
         if std::path::Path::new("/dev/zero").exists() {
             assert_eq!(
-                text("/dev/zero", 1 << 20).unwrap_err(),
+                text(std::path::Path::new("/dev/zero"), 1 << 20).unwrap_err(),
                 "/dev/zero: larger than 1 MiB, the most this command reads"
             );
         }

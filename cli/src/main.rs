@@ -12,6 +12,7 @@ mod load;
 
 use clap::{Parser, Subcommand};
 use std::io::Write;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use tickprof_runtime::__private::terminal_safe;
 use tickprof_runtime::TextOptions;
@@ -30,9 +31,9 @@ enum Command {
     /// biggest change first; exit 1 when `--fail-if-slower` is exceeded.
     Diff {
         /// The baseline report.
-        before: String,
+        before: PathBuf,
         /// The report to compare with it.
-        after: String,
+        after: PathBuf,
         /// Fail (exit 1) when a site's figure grew by more than this, e.g.
         /// `5%`.
         #[arg(long, value_name = "PERCENT", value_parser = percent)]
@@ -57,7 +58,7 @@ enum Command {
     /// (default), with callers and callees (`--tree`), or as files.
     Show {
         /// The saved report.
-        report: String,
+        report: PathBuf,
         /// Add a caller/callee section per site.
         #[arg(long)]
         tree: bool,
@@ -73,16 +74,16 @@ enum Command {
         top: Option<usize>,
         /// Write the HTML drill-down page here instead of printing.
         #[arg(long, value_name = "FILE")]
-        html: Option<String>,
+        html: Option<PathBuf>,
         // The help lists the extensions of the runtime's formats table.
         #[arg(long, value_name = "FILE", help = out_help())]
-        out: Vec<String>,
+        out: Vec<PathBuf>,
     },
     /// Render a recorded trace (`TICKPROF_OUT=run.trace.json`) as the trace
     /// log (`TICKPROF_LOG`), with the same filters.
     Replay {
         /// The recorded trace.
-        trace: String,
+        trace: PathBuf,
         /// Only calls matching these glob patterns, and their subtrees
         /// (comma-separated, as `TICKPROF_LOG_FILTER`).
         #[arg(long, value_name = "PATTERNS", value_delimiter = ',')]
@@ -202,7 +203,8 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             if raw {
                 print(&diff::raw(&rows, metric));
             } else {
-                let (b, a) = (terminal_safe(&before), terminal_safe(&after));
+                let b = terminal_safe(&before.display().to_string()).into_owned();
+                let a = terminal_safe(&after.display().to_string()).into_owned();
                 print(&format!("tickprof diff: {b} → {a}\n"));
                 print(&diff::table(&rows, &o));
             }
@@ -232,13 +234,17 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             if html.is_none() && out.is_empty() {
                 print(&r.text(&opts));
             }
+            // Both replace the file safely (the runtime's writer: a new
+            // temporary file, never opened through a planted link, renamed
+            // over FILE; an existing file's mode kept).
             if let Some(f) = &html {
                 let page = tickprof_runtime::export::html::render(&r);
-                std::fs::write(f, page).map_err(|e| format!("{f}: {e}"))?;
+                tickprof_runtime::export::replace_with_bytes(f, page.as_bytes())
+                    .map_err(|e| format!("{}: {e}", f.display()))?;
             }
             for f in &out {
-                tickprof_runtime::export::write_to_path(&r, f, &opts)
-                    .map_err(|e| format!("{f}: {e}"))?;
+                tickprof_runtime::export::write_file(&r, f, &opts)
+                    .map_err(|e| format!("{}: {e}", f.display()))?;
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -260,7 +266,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 .and_then(|()| out.flush().map_err(|e| e.to_string()));
             match done {
                 Err(_) if out.closed => {}
-                Err(e) => return Err(format!("{trace}: {e}")),
+                Err(e) => return Err(format!("{}: {e}", trace.display())),
                 Ok(()) => {}
             }
             Ok(ExitCode::SUCCESS)

@@ -50,12 +50,12 @@ settings! {
         },
         /// Extra output files, format chosen by extension (an unknown
         /// extension is dropped with a warning).
-        outputs: Vec<String> {
+        outputs: Vec<std::path::PathBuf> {
             var: "TICKPROF_OUT",
             parse: Paths,
             default: Vec::new(),
             note: "no files",
-            help: "`path[,path…]`: also write these files at exit, the format chosen by the extension (see [formats](formats.md)). In a path, `%p` becomes the process id, `%e` the executable's file name, `%%` a `%`. A comma cannot be part of a path. An unknown extension or an unwritable path gives one warning line.",
+            help: "`path[,path…]`: also write these files at exit, the format chosen by the extension (see [formats](formats.md)). In a path, `%p` becomes the process id, `%e` the executable's file name, `%%` a `%`. A comma cannot be part of a path; a path need not be UTF-8. An unknown extension gives one warning line; a path that cannot be written (a missing or read-only directory, a FIFO or device at the path) one warning at start-up; it is tried again at exit (files are replaced safely: see [formats](formats.md#how-files-are-written)).",
         },
         /// Print the exit report to stderr (true) or not (false; the
         /// `TICKPROF_OUT` files are still written).
@@ -320,11 +320,16 @@ impl Config {
     /// Parses settings through `get` (the environment in production).
     /// Returns the settings and one warning line per bad value.
     pub fn parse(get: impl Fn(&str) -> Option<String>) -> (Config, Vec<String>) {
+        Config::parse_os(&|name| get(name).map(std::ffi::OsString::from))
+    }
+
+    /// [`Config::parse`] over the values as the environment holds them.
+    fn parse_os(get: &dyn Fn(&str) -> Option<std::ffi::OsString>) -> (Config, Vec<String>) {
         let mut c = Config::default();
         let mut warnings = Vec::new();
-        c.read(&get, &mut warnings);
+        c.read(get, &mut warnings);
         c.outputs.retain(|path| {
-            let known = crate::export::format_of(path).is_some();
+            let known = crate::export::format_of(&path.to_string_lossy()).is_some();
             if !known {
                 warnings.push(format!(
                     "tickprof: warning: TICKPROF_OUT: {path:?} has no known extension ({}); not written",
@@ -333,16 +338,20 @@ impl Config {
             }
             known
         });
-        if c.outputs.iter().any(|p| p.ends_with(".trace.json")) {
+        if c.outputs
+            .iter()
+            .any(|p| p.to_string_lossy().ends_with(".trace.json"))
+        {
             c.trace = true;
         }
         (c, warnings)
     }
 
-    /// Parses the process environment. A variable that is set but not valid
-    /// Unicode counts as a bad value.
+    /// Parses the process environment. `TICKPROF_OUT` is read byte for
+    /// byte (its paths need not be UTF-8); in any other variable, bytes
+    /// that are not UTF-8 become U+FFFD (and the value is then likely bad).
     pub fn from_env() -> (Config, Vec<String>) {
-        Config::parse(|name| std::env::var_os(name).map(|v| v.to_string_lossy().into_owned()))
+        Config::parse_os(&|name| std::env::var_os(name))
     }
 }
 

@@ -3,6 +3,7 @@
 //! Nothing imports this module but the public API in `lib.rs`.
 
 pub(crate) mod dump;
+mod outputs;
 
 use crate::build::{build, Facts};
 use crate::calibrate;
@@ -13,12 +14,9 @@ use crate::report::{ClockSource, Layout, Report, TextOptions};
 use crate::switches;
 use core::sync::atomic::{AtomicU64, Ordering};
 use std::io::Write;
+use std::path::Path;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
-
-/// Where `TICKPROF_TRACE=1` writes the trace when no `.trace.json` output
-/// is named.
-const DEFAULT_TRACE_FILE: &str = "tickprof.trace.json";
 
 struct Runtime {
     config: Config,
@@ -263,64 +261,23 @@ fn write_everywhere(rt: &Runtime, mut report: Report, heading: Option<&str>) {
         }
         write_stderr(&report.text(&opts));
     }
-    let mut outputs = rt.config.outputs.clone();
-    if rt.config.trace && !outputs.iter().any(|p| p.ends_with(".trace.json")) {
-        outputs.push(DEFAULT_TRACE_FILE.to_owned());
-    }
-    for template in &outputs {
-        let path = &expand_path(template);
-        match crate::export::write_to_path(&report, path, &opts) {
-            Err(e) => write_stderr(&format!(
-                "tickprof: warning: cannot write TICKPROF_OUT file {path:?}: {e}\n"
-            )),
+    for template in &outputs::templates(&rt.config) {
+        let path = &outputs::expand_path(template);
+        match crate::export::write_file(&report, path, &opts) {
+            Err(e) => outputs::warn_unwritten(path, &e),
             Ok(())
                 if heading.is_none()
-                    && template == DEFAULT_TRACE_FILE
+                    && template.as_os_str() == outputs::DEFAULT_TRACE_FILE
                     && !rt.config.outputs.contains(template) =>
             {
                 write_stderr(&format!(
-                    "tickprof: TICKPROF_TRACE=1: trace written to {DEFAULT_TRACE_FILE} (open it in ui.perfetto.dev or chrome://tracing)\n"
+                    "tickprof: TICKPROF_TRACE=1: trace written to {} (open it in ui.perfetto.dev or chrome://tracing)\n",
+                    outputs::DEFAULT_TRACE_FILE
                 ));
             }
             Ok(()) => {}
         }
     }
-}
-
-/// An output path with `%p` replaced by the process id, `%e` by the
-/// executable's file name and `%%` by `%`, so that several processes (the
-/// test binaries of one `cargo test`, say) do not overwrite one file.
-pub(crate) fn expand_path(template: &str) -> String {
-    if !template.contains('%') {
-        return template.to_owned();
-    }
-    let exe = std::env::current_exe()
-        .ok()
-        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
-        .unwrap_or_else(|| "unknown".to_owned());
-    expand_with(template, std::process::id(), &exe)
-}
-
-fn expand_with(template: &str, pid: u32, exe: &str) -> String {
-    let mut out = String::with_capacity(template.len() + 16);
-    let mut chars = template.chars();
-    while let Some(c) = chars.next() {
-        if c != '%' {
-            out.push(c);
-            continue;
-        }
-        match chars.next() {
-            Some('p') => out.push_str(&pid.to_string()),
-            Some('e') => out.push_str(exe),
-            Some('%') => out.push('%'),
-            Some(other) => {
-                out.push('%');
-                out.push(other);
-            }
-            None => out.push('%'),
-        }
-    }
-    out
 }
 
 #[ctor::ctor(unsafe)]
@@ -337,6 +294,7 @@ fn tickprof_init() {
                 start_log(target, &config.log_options);
             }
             if config.enabled {
+                outputs::check(config);
                 dump::start(config);
             }
         });
@@ -350,8 +308,8 @@ fn start_log(target: &str, opts: &crate::log::LogOptions) {
     let sink = if target == "stderr" {
         Sink::Stderr
     } else {
-        let path = expand_path(target);
-        match std::fs::File::create(&path) {
+        let path = outputs::expand_path(Path::new(target));
+        match crate::export::file::create_replacing(&path) {
             Ok(f) => Sink::File(f),
             Err(e) => {
                 write_stderr(&format!(
@@ -372,17 +330,4 @@ fn tickprof_exit_report() {
             exit_report();
         });
     });
-}
-
-#[cfg(test)]
-mod tests {
-    use super::expand_with;
-
-    #[test]
-    fn output_paths_expand_pid_and_executable() {
-        assert_eq!(expand_with("out/%e-%p.json", 42, "app"), "out/app-42.json");
-        assert_eq!(expand_with("100%%.csv", 1, "a"), "100%.csv");
-        assert_eq!(expand_with("a%xb%", 1, "a"), "a%xb%");
-        assert_eq!(expand_with("plain.txt", 1, "a"), "plain.txt");
-    }
 }

@@ -3,6 +3,7 @@
 //! docs, its `Default`, the reader with its warnings, and the docs rows.
 
 use super::values::Value;
+use std::ffi::OsString;
 
 /// One row of the docs table.
 pub(crate) struct Row {
@@ -38,18 +39,19 @@ pub(super) fn doc_default<P: Value>(parser: &P, default: &P::Out, note: &str) ->
 /// `None` (the default stays). A bad value: `None` and one warning line
 /// naming the variable, the value and the default.
 pub(super) fn read<P: Value>(
-    get: &dyn Fn(&str) -> Option<String>,
+    get: &dyn Fn(&str) -> Option<OsString>,
     var: &str,
     parser: &P,
     default: &P::Out,
     note: &str,
     warnings: &mut Vec<String>,
 ) -> Option<P::Out> {
-    let value = get(var)?;
+    let raw = get(var)?;
+    let value = raw.to_string_lossy();
     if value.trim().is_empty() {
         return None;
     }
-    match parser.parse(&value) {
+    match parser.parse_os(&raw) {
         Ok(v) => Some(v),
         Err(why) => {
             let default = default_text(parser, default, note, false);
@@ -123,7 +125,7 @@ macro_rules! settings {
             /// warning line per bad value, which leaves the field as it was.
             pub(crate) fn read(
                 &mut self,
-                get: &dyn Fn(&str) -> Option<String>,
+                get: &dyn Fn(&str) -> Option<::std::ffi::OsString>,
                 warnings: &mut Vec<String>,
             ) {
                 let defaults = Self::default();

@@ -1,5 +1,6 @@
 use super::*;
 use std::collections::HashMap;
+use std::path::PathBuf;
 use std::time::Duration;
 
 fn parse(vars: &[(&str, &str)]) -> (Config, Vec<String>) {
@@ -58,7 +59,7 @@ fn valid_values() {
     assert_eq!(c.sort, SortKey::Calls);
     assert_eq!(c.max_delta, Duration::from_secs(30));
     assert_eq!(c.max_nodes, 10);
-    assert_eq!(c.outputs, vec!["a.csv".to_string(), "b.txt".to_string()]);
+    assert_eq!(c.outputs, [PathBuf::from("a.csv"), PathBuf::from("b.txt")]);
     assert_eq!(c.report.layout, Layout::Tree);
     assert!(!c.trace);
     assert_eq!(parse(&[("TICKPROF_TOP", "0")]).0.top, None);
@@ -119,7 +120,7 @@ fn each_bad_value_gives_one_warning_naming_the_variable_value_and_default() {
     let (c, w) = parse(&[("TICKPROF_OUT", "a.csv,b.xyz")]);
     assert_eq!(w.len(), 1);
     assert!(w[0].contains("TICKPROF_OUT") && w[0].contains("b.xyz"));
-    assert_eq!(c.outputs, vec!["a.csv".to_string()]);
+    assert_eq!(c.outputs, [PathBuf::from("a.csv")]);
 }
 
 #[test]
@@ -289,4 +290,19 @@ fn each_default_the_docs_show_reads_back_as_the_default() {
         shown += 1;
     }
     assert_eq!(shown, 17);
+}
+
+/// `TICKPROF_OUT` is split on commas byte for byte: a path that is not
+/// UTF-8 is kept exactly, the others beside it too.
+#[cfg(unix)]
+#[test]
+fn output_paths_that_are_not_utf8_are_kept_exactly() {
+    use std::ffi::OsString;
+    use std::os::unix::ffi::{OsStrExt, OsStringExt};
+    let raw = OsString::from_vec(b" out/r\xff\xfe.json , a.csv,,".to_vec());
+    let (c, w) = Config::parse_os(&|name| (name == "TICKPROF_OUT").then(|| raw.clone()));
+    assert!(w.is_empty(), "{w:?}");
+    assert_eq!(c.outputs.len(), 2);
+    assert_eq!(c.outputs[0].as_os_str().as_bytes(), b"out/r\xff\xfe.json");
+    assert_eq!(c.outputs[1], PathBuf::from("a.csv"));
 }

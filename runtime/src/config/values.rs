@@ -6,6 +6,7 @@
 //! back (`show`) in the form it reads, so that the default in a warning and
 //! in the docs table comes from the default value itself.
 
+use std::ffi::OsStr;
 use std::net::SocketAddr;
 use std::str::FromStr;
 use std::time::Duration;
@@ -16,6 +17,10 @@ pub(crate) trait Value {
     type Out;
     /// Parses a non-empty, untrimmed value; `Err` says why it is bad.
     fn parse(&self, s: &str) -> Result<Self::Out, String>;
+    /// Parses the value as the environment holds it (default: non-UTF-8 as U+FFFD).
+    fn parse_os(&self, s: &OsStr) -> Result<Self::Out, String> {
+        self.parse(&s.to_string_lossy())
+    }
     /// `v` as this parser reads it; `None` for "unset".
     fn show(&self, v: &Self::Out) -> Option<String>;
 }
@@ -176,20 +181,25 @@ impl Value for Text {
     }
 }
 
-/// A comma-separated list of paths (trimmed; empty items dropped).
+/// Comma-separated paths (trimmed; empty items dropped), byte for byte on Unix.
 pub(crate) struct Paths;
 
 impl Value for Paths {
-    type Out = Vec<String>;
-    fn parse(&self, s: &str) -> Result<Vec<String>, String> {
-        Ok(s.split(',')
-            .map(str::trim)
-            .filter(|p| !p.is_empty())
-            .map(str::to_owned)
-            .collect())
+    type Out = Vec<std::path::PathBuf>;
+    fn parse(&self, s: &str) -> Result<Self::Out, String> {
+        let items = s.split(',').map(str::trim);
+        Ok(items.filter(|p| !p.is_empty()).map(Into::into).collect())
     }
-    fn show(&self, v: &Vec<String>) -> Option<String> {
-        (!v.is_empty()).then(|| v.join(","))
+    #[cfg(unix)]
+    fn parse_os(&self, s: &OsStr) -> Result<Self::Out, String> {
+        use std::os::unix::ffi::OsStrExt;
+        let items = s.as_bytes().split(|b| *b == b',').map(<[u8]>::trim_ascii);
+        let paths = items.filter(|p| !p.is_empty()).map(OsStr::from_bytes);
+        Ok(paths.map(Into::into).collect())
+    }
+    fn show(&self, v: &Self::Out) -> Option<String> {
+        let shown: Vec<_> = v.iter().map(|p| p.to_string_lossy()).collect();
+        (!v.is_empty()).then(|| shown.join(","))
     }
 }
 

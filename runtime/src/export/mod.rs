@@ -25,10 +25,12 @@
 //! ```
 
 use crate::report::{Report, TextOptions};
-use std::io::{self, Write};
+use std::io;
+use std::path::Path;
 
 pub(crate) mod columns;
 pub mod csv;
+pub(crate) mod file;
 pub mod folded;
 mod formats;
 pub mod html;
@@ -40,6 +42,8 @@ pub mod svg;
 pub mod text;
 pub mod trace;
 
+#[doc(hidden)]
+pub use file::replace_with_bytes;
 #[doc(hidden)]
 pub use formats::markdown_table as formats_markdown_table;
 pub use formats::{Format, FORMATS};
@@ -77,47 +81,34 @@ pub fn render(report: &Report, path: &str, opts: &TextOptions) -> io::Result<Vec
 
 /// Writes `report` to `path` in the format its extension names.
 ///
-/// The file is replaced atomically: the report is written to a temporary
-/// file in the same directory (`.name.tickprof-PID.tmp`), then renamed over
-/// `path`, so a reader sees either the previous file or the whole new one,
-/// never half a report (periodic dumps rewrite the same files). Folded
-/// stacks are streamed line by line; the other formats are rendered in
-/// memory first (each bounded, see their modules).
+/// The file is replaced atomically and safely: the report is written to a
+/// new temporary file beside `path` (`.tickprof-PID-RANDOM.tmp`, created
+/// with `O_CREAT|O_EXCL`, so nothing planted there is ever opened), then
+/// renamed over `path`, so a reader sees either the previous file or the
+/// whole new one, never half a report (periodic dumps rewrite the same
+/// files). An existing file keeps its permissions (and owner, where
+/// permitted); a symlink at `path` is replaced, not followed; a FIFO,
+/// device, socket or directory at `path` is refused. Folded stacks are
+/// streamed line by line; the other formats are rendered in memory first
+/// (each bounded, see their modules).
 ///
 /// # Errors
-/// Unknown extension, or any error creating, writing or renaming the file
+/// Unknown extension, a target that is not a regular file or a symlink
+/// (`InvalidInput`), or any error creating, writing or renaming the file
 /// (the temporary file is then removed).
 pub fn write_to_path(report: &Report, path: &str, opts: &TextOptions) -> io::Result<()> {
-    let format = format_for(path)?;
-    replace_atomically(path, |out| format.write(report, opts, out))
+    write_file(report, Path::new(path), opts)
 }
 
-/// Writes a file through `write` into a temporary file beside `path`, then
-/// renames it over `path`.
-fn replace_atomically(
-    path: &str,
-    write: impl FnOnce(&mut io::BufWriter<std::fs::File>) -> io::Result<()>,
-) -> io::Result<()> {
-    let target = std::path::Path::new(path);
-    let name = target
-        .file_name()
-        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "not a file name"))?;
-    let tmp = target.with_file_name(format!(
-        ".{}.tickprof-{}.tmp",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
-    let written = std::fs::File::create(&tmp).and_then(|f| {
-        let mut out = io::BufWriter::new(f);
-        write(&mut out)?;
-        out.flush()?;
-        drop(out.into_inner().map_err(io::IntoInnerError::into_error)?);
-        std::fs::rename(&tmp, target)
-    });
-    if written.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    written
+/// [`write_to_path`] for any path, UTF-8 or not (the exit report's
+/// `TICKPROF_OUT` files, `tickprof show --out`).
+///
+/// # Errors
+/// As [`write_to_path`].
+#[doc(hidden)]
+pub fn write_file(report: &Report, path: &Path, opts: &TextOptions) -> io::Result<()> {
+    let format = format_for(&path.to_string_lossy())?;
+    file::replace_with(path, |out| format.write(report, opts, out))
 }
 
 /// A site row for unit tests: 3 calls, 300 ns total, 100 ns self.

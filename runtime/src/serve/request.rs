@@ -1,13 +1,17 @@
-//! Reading and parsing a request head: the whole head must arrive within
-//! one deadline and fit in [`HEAD_CAP`] bytes; only the request line is
+//! Receiving and parsing a request head, a few bytes at a time as they
+//! arrive: it must fit in [`HEAD_CAP`] bytes; only the request line is
 //! interpreted (the header fields are read and skipped).
 
 use std::io::{self, Read};
 use std::net::TcpStream;
-use std::time::Instant;
+use std::time::Duration;
 
 /// The largest request head accepted (request line and header fields).
 pub(super) const HEAD_CAP: usize = 8 * 1024;
+
+/// How long a client has to send its whole request head, from the accept
+/// (however the bytes are spread out).
+pub(super) const HEAD_DEADLINE: Duration = Duration::from_secs(5);
 
 /// A request line, checked: `GET` or `HEAD` (others are kept, and routed
 /// to `405`), an origin-form target split into path and query.
@@ -42,46 +46,47 @@ pub(super) enum Refusal {
     Gone,
 }
 
-/// Reads the head from `stream` until its blank line, the cap or
-/// `deadline`, whichever comes first, and parses its request line.
-pub(super) fn read(stream: &mut TcpStream, deadline: Instant) -> Result<Request, Refusal> {
-    let mut buf = Vec::with_capacity(1024);
-    let mut chunk = [0u8; 1024];
-    loop {
-        let left = deadline.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            return Err(Refusal::Timeout);
-        }
-        stream
-            .set_read_timeout(Some(left))
-            .map_err(|_| Refusal::Gone)?;
-        let n = match stream.read(&mut chunk) {
-            Ok(0) => return Err(Refusal::Gone),
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) if is_timeout(&e) => return Err(Refusal::Timeout),
-            Err(_) => return Err(Refusal::Gone),
-        };
-        // Look for the end from a little before the new bytes (the blank
-        // line may straddle two reads).
-        let from = buf.len().saturating_sub(3);
-        buf.extend_from_slice(&chunk[..n]);
-        if let Some(end) = head_end(&buf, from) {
-            return parse(&buf[..end]);
-        }
-        if buf.len() >= HEAD_CAP {
-            return Err(Refusal::TooLarge);
-        }
-    }
+/// A head being received: its bytes so far.
+pub(super) struct Partial {
+    /// The bytes received (at most [`HEAD_CAP`] plus one read).
+    buf: Vec<u8>,
 }
 
-/// Whether `e` is a read timeout (`WouldBlock` on Unix, `TimedOut` on
-/// Windows).
-fn is_timeout(e: &io::Error) -> bool {
-    matches!(
-        e.kind(),
-        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
-    )
+impl Partial {
+    /// Nothing received yet.
+    pub fn new() -> Partial {
+        Partial { buf: Vec::new() }
+    }
+
+    /// Reads what `stream` (non-blocking) has now. `None` while the head
+    /// is incomplete; then the request, or why it is refused.
+    pub fn read(&mut self, stream: &mut TcpStream) -> Option<Result<Request, Refusal>> {
+        let mut chunk = [0u8; 2048];
+        loop {
+            let n = match stream.read(&mut chunk) {
+                Ok(0) => return Some(Err(Refusal::Gone)),
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return None,
+                Err(_) => return Some(Err(Refusal::Gone)),
+            };
+            if let Some(done) = self.add(&chunk[..n]) {
+                return Some(done);
+            }
+        }
+    }
+
+    /// Adds received bytes: `None` while the head is incomplete.
+    pub fn add(&mut self, bytes: &[u8]) -> Option<Result<Request, Refusal>> {
+        // Search from a little before the new bytes (the blank line may
+        // straddle two reads).
+        let from = self.buf.len().saturating_sub(3);
+        self.buf.extend_from_slice(bytes);
+        if let Some(end) = head_end(&self.buf, from) {
+            return Some(parse(&self.buf[..end]));
+        }
+        (self.buf.len() >= HEAD_CAP).then_some(Err(Refusal::TooLarge))
+    }
 }
 
 /// The length of the head in `buf` (up to and including its blank line:
@@ -152,7 +157,7 @@ fn is_token_byte(b: u8) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{head_end, parse, parse_line, Refusal, Request, HEAD_CAP};
+    use super::{head_end, parse, parse_line, Partial, Refusal, Request, HEAD_CAP};
 
     fn req(method: &str, path: &str, query: &str) -> Request {
         Request {
@@ -222,5 +227,24 @@ mod tests {
         fits.resize(HEAD_CAP - 4, b'a');
         fits.extend_from_slice(b"\r\n\r\n");
         assert_eq!(head_end(&fits, 0), Some(HEAD_CAP));
+    }
+
+    #[test]
+    fn partial_heads() {
+        let mut p = Partial::new();
+        for b in b"GET /a?b HTTP/1.1\r\nHost: x\r\n\r".iter() {
+            assert_eq!(p.add(&[*b]), None);
+        }
+        assert_eq!(p.add(b"\n"), Some(Ok(req("GET", "/a", "b"))));
+        let mut p = Partial::new();
+        assert_eq!(p.add(b"GET / HTTP/1.1\r\n"), None);
+        let mut refused = None;
+        for _ in 0..HEAD_CAP {
+            refused = p.add(b"X: 1\r\n");
+            if refused.is_some() {
+                break;
+            }
+        }
+        assert_eq!(refused, Some(Err(Refusal::TooLarge)));
     }
 }

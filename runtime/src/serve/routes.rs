@@ -6,6 +6,7 @@ use super::response::Response;
 use crate::export::pprof;
 use crate::record::Capture;
 use crate::report::Report;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
@@ -41,6 +42,13 @@ pub(super) const ROUTES: &[Route] = &[Route {
 /// The longest `seconds=N` accepted.
 pub(super) const MAX_SECONDS: u64 = 300;
 
+/// The most `?seconds=N` requests waiting at once; one more gets `503`, so
+/// waiting requests leave workers for the others.
+pub(super) const MAX_WAITING: usize = 8;
+
+/// The `?seconds=N` requests waiting now.
+static WAITING: AtomicUsize = AtomicUsize::new(0);
+
 /// The base of the next delta scrape (`None`: the start or the last
 /// `reset()`). Held while a delta is taken, so concurrent scrapes are
 /// serialised and each interval goes to exactly one of them.
@@ -74,6 +82,13 @@ fn profile(req: &Request, source: &Source) -> Response {
     let report = if req.head_only() {
         None
     } else if let Some(s) = seconds {
+        let Some(_waiting) = Waiting::take() else {
+            return Response::text(
+                503,
+                &format!("tickprof: {MAX_WAITING} ?seconds=N requests are in progress already"),
+            )
+            .with("Retry-After: 1".to_owned());
+        };
         let start = (source.capture)();
         std::thread::sleep(Duration::from_secs(s));
         Some((source.report_of)(&(source.capture)(), Some(&start)))
@@ -95,6 +110,24 @@ fn profile(req: &Request, source: &Source) -> Response {
         r.body = pprof::render_gz(&report);
     }
     r
+}
+
+/// A place among the [`MAX_WAITING`], given back on drop.
+struct Waiting;
+
+impl Waiting {
+    /// A place, if one is free.
+    fn take() -> Option<Waiting> {
+        let was = WAITING.fetch_add(1, Ordering::AcqRel);
+        let place = Waiting;
+        (was < MAX_WAITING).then_some(place)
+    }
+}
+
+impl Drop for Waiting {
+    fn drop(&mut self) {
+        WAITING.fetch_sub(1, Ordering::AcqRel);
+    }
 }
 
 /// The `seconds` of a profile query: `Ok(None)` without it. The query may

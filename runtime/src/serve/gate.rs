@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 /// The most connections whose head is still arriving; one more gets `503`
 /// at once.
-pub(super) const MAX_PENDING: usize = 1024;
+pub(super) const MAX_PENDING: usize = 512;
 
 /// The pause after a failed `accept` (out of file descriptors, say), so
 /// the thread does not spin.

@@ -7,7 +7,7 @@
 //! the server recovers; the program's exit code is its own.
 //!
 //! The child makes marked calls when the parent writes `work N` on its
-//! stdin (and answers `ok`), and exits with `exit C`. Assertions are on
+//! stdin (and answers `done`), and exits with `exit C`. Assertions are on
 //! status codes and on call counts in the decoded profiles; the only
 //! bounds on time are generous (well under a slow client's lifetime).
 #![cfg(all(feature = "enabled", unix))]
@@ -30,6 +30,8 @@ use std::time::{Duration, Instant};
 use tickprof::profile;
 
 const CHILD: &str = "TICKPROF_HTTP_CHILD";
+/// The child's answer to `work N`.
+const DONE: &str = "tickprof-http-child: done";
 const PROFILE: &str = "/debug/pprof/profile";
 /// The server's cap on connections whose head is arriving.
 const MAX_PENDING: usize = 512;
@@ -54,7 +56,7 @@ fn child_workload() {
         match line.split_once(' ') {
             Some(("work", n)) => {
                 (0..n.parse::<u32>().unwrap()).for_each(|_| work());
-                writeln!(out, "ok").unwrap();
+                writeln!(out, "{DONE}").unwrap();
                 out.flush().unwrap();
             }
             Some(("exit", c)) => std::process::exit(c.parse().unwrap()),
@@ -112,9 +114,16 @@ impl Server {
     /// Makes `n` marked calls in the child.
     fn work(&mut self, n: u32) {
         writeln!(self.stdin, "work {n}").unwrap();
+        // The test harness prints its own lines on the same stdout.
         let mut line = String::new();
-        self.stdout.read_line(&mut line).unwrap();
-        assert_eq!(line, "ok\n");
+        while line.trim_end() != DONE {
+            line.clear();
+            assert_ne!(
+                self.stdout.read_line(&mut line).unwrap(),
+                0,
+                "the child ended"
+            );
+        }
     }
 
     /// Sends `raw` and reads the whole answer: status and body.

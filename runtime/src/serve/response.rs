@@ -1,6 +1,7 @@
 //! Responses: the status line and fields, a write bounded by one deadline,
 //! and a close that lets the client read the answer (no TCP reset).
 
+use super::request::{Refusal, HEAD_CAP, HEAD_DEADLINE};
 use std::io::{self, Read, Write};
 use std::net::{Shutdown, TcpStream};
 use std::time::{Duration, Instant};
@@ -39,6 +40,31 @@ impl Response {
             body: format!("{message}\n").into_bytes(),
             sized: true,
         }
+    }
+
+    /// The answer to a refused head (`None`: the client is gone).
+    pub fn refusal(refusal: &Refusal) -> Option<Response> {
+        Some(match refusal {
+            Refusal::Malformed(why) => Response::text(400, &format!("tickprof: {why}")),
+            Refusal::TooLarge => Response::text(
+                431,
+                &format!("tickprof: the request head is longer than {HEAD_CAP} bytes"),
+            ),
+            Refusal::Timeout => Response::text(
+                408,
+                &format!(
+                    "tickprof: the request head did not arrive within {} s",
+                    HEAD_DEADLINE.as_secs()
+                ),
+            ),
+            Refusal::Gone => return None,
+        })
+    }
+
+    /// `503`: no place for one more connection or request now.
+    pub fn busy(what: &str) -> Response {
+        Response::text(503, &format!("tickprof: {what}; try again"))
+            .with("Retry-After: 1".to_owned())
     }
 
     /// Adds the header field `field` (`Name: value`).
@@ -140,22 +166,21 @@ pub(super) fn finish(stream: &mut TcpStream) {
     }
 }
 
-/// The answer to a connection beyond the cap, from the accept thread:
-/// `503`, written without waiting (it fits in the socket's buffer), and
-/// closed at once, without reading the request.
-pub(super) fn refuse_busy(stream: &mut TcpStream) {
-    let r = Response::text(503, "tickprof: too many connections; try again")
-        .with("Retry-After: 1".to_owned());
-    if stream.set_nonblocking(true).is_ok() {
-        let _ = stream.write_all(r.head().as_bytes());
-        let _ = stream.write_all(&r.body);
-        let _ = stream.shutdown(Shutdown::Write);
-    }
+/// Writes `response` without waiting (a short answer fits in the
+/// socket's buffer; if it does not, the rest is dropped) and ends the
+/// writing side. Returns whether the client may still be reading (then
+/// what it sends should be drained before closing, as [`finish`] does).
+pub(super) fn send_now(stream: &mut TcpStream, response: &Response) -> bool {
+    let mut bytes = response.head().into_bytes();
+    bytes.extend_from_slice(&response.body);
+    stream.set_nonblocking(true).is_ok()
+        && stream.write_all(&bytes).is_ok()
+        && stream.shutdown(Shutdown::Write).is_ok()
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{reason, Response};
+    use super::{reason, Refusal, Response};
 
     #[test]
     fn heads() {
@@ -169,5 +194,13 @@ mod tests {
         for s in [200, 400, 404, 405, 408, 431, 500, 503] {
             assert!(!reason(s).is_empty(), "{s}");
         }
+        for (refusal, status) in [
+            (Refusal::Malformed("x"), 400),
+            (Refusal::TooLarge, 431),
+            (Refusal::Timeout, 408),
+        ] {
+            assert_eq!(Response::refusal(&refusal).map(|r| r.status), Some(status));
+        }
+        assert!(Response::refusal(&Refusal::Gone).is_none());
     }
 }

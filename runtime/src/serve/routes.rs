@@ -83,11 +83,9 @@ fn profile(req: &Request, source: &Source) -> Response {
         None
     } else if let Some(s) = seconds {
         let Some(_waiting) = Waiting::take() else {
-            return Response::text(
-                503,
-                &format!("tickprof: {MAX_WAITING} ?seconds=N requests are in progress already"),
-            )
-            .with("Retry-After: 1".to_owned());
+            return Response::busy(&format!(
+                "{MAX_WAITING} ?seconds=N requests are in progress already"
+            ));
         };
         let start = (source.capture)();
         std::thread::sleep(Duration::from_secs(s));

@@ -114,9 +114,10 @@ impl Server {
     /// Makes `n` marked calls in the child.
     fn work(&mut self, n: u32) {
         writeln!(self.stdin, "work {n}").unwrap();
-        // The test harness prints its own lines on the same stdout.
+        // The test harness prints on the same stdout (`test child_workload
+        // ... ` without a line end, before the first answer).
         let mut line = String::new();
-        while line.trim_end() != DONE {
+        while !line.trim_end().ends_with(DONE) {
             line.clear();
             assert_ne!(
                 self.stdout.read_line(&mut line).unwrap(),

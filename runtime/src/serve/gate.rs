@@ -60,8 +60,7 @@ pub(super) fn run(listener: &TcpListener, source: Source) {
         drop(streams);
         let ready_closing = ready.split_off(pending.len().min(ready.len()));
         let now = Instant::now();
-        let old: Vec<Closing> = closing.drain(..).collect();
-        for (mut c, ready) in old.into_iter().zip(ready_closing) {
+        for (mut c, ready) in std::mem::take(&mut closing).into_iter().zip(ready_closing) {
             if (!ready || drain(&mut c)) && now < c.deadline {
                 closing.push(c);
             }

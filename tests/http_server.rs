@@ -1,6 +1,7 @@
 //! `TICKPROF_HTTP` against hostile and careless clients, in child
-//! processes: idle and byte-a-second clients do not delay a normal
-//! request and are cut off at the head deadline; bad `seconds` values get
+//! processes: idle and byte-a-second clients and a `?seconds=N` request do
+//! not delay a normal request, and the first two are cut off at the head
+//! deadline; bad `seconds` values get
 //! `400` and leave the delta base where it was; a 1 MB head gets a `431`
 //! the client reads (no reset); unknown paths, bad request lines and other
 //! methods get `404`/`400`/`405`; connections beyond the cap get `503` and
@@ -260,6 +261,20 @@ fn slow_and_idle_clients_do_not_delay_a_normal_request() {
             )
         })
     };
+    // A profile of the next 4 s, waiting on its own worker meanwhile.
+    let port = server.port;
+    let waiting_done = Arc::new(AtomicBool::new(false));
+    let waiting = {
+        let done = Arc::clone(&waiting_done);
+        std::thread::spawn(move || {
+            let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+            s.write_all(format!("GET {PROFILE}?seconds=4 HTTP/1.1\r\n\r\n").as_bytes())
+                .unwrap();
+            let answer = read_answer(&mut s).unwrap();
+            done.store(true, Ordering::SeqCst);
+            answer.0
+        })
+    };
     std::thread::sleep(Duration::from_secs(1));
     server.work(3);
     assert_eq!(server.delta_calls(), 3);
@@ -280,6 +295,7 @@ fn slow_and_idle_clients_do_not_delay_a_normal_request() {
     for mut s in idle {
         assert_eq!(read_answer(&mut s).unwrap().0, 408);
     }
+    assert_eq!(waiting.join().unwrap(), 200);
     let (sent, len, answer) = slow_thread.join().unwrap();
     assert!(sent < len, "cut off after {sent} of {len} bytes");
     assert!(answer.starts_with("HTTP/1.1 408 "), "{answer:?}");

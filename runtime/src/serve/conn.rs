@@ -76,3 +76,19 @@ fn answer(mut stream: TcpStream, req: &Request, source: &Source) {
         .unwrap_or_else(|_| Response::text(500, "tickprof: internal error"));
     response.send(&mut stream, req.head_only());
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{Workers, MAX_WORKERS};
+
+    #[test]
+    fn workers_are_capped_and_places_come_back() {
+        let w = Workers::new();
+        let slots: Vec<_> = (0..MAX_WORKERS).map(|_| w.take().unwrap()).collect();
+        assert!(w.take().is_none());
+        assert!(w.take().is_none());
+        drop(slots);
+        assert!(w.take().is_some());
+        assert_eq!(w.0.load(std::sync::atomic::Ordering::SeqCst), 0);
+    }
+}

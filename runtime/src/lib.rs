@@ -69,6 +69,8 @@ mod naming;
 #[cfg(feature = "enabled")]
 mod record;
 mod report;
+#[cfg(feature = "enabled")]
+mod serve;
 mod site;
 mod snapshot;
 #[cfg(feature = "enabled")]

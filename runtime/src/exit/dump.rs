@@ -3,7 +3,8 @@
 //! (`TICKPROF_DUMP_INTERVAL`, `dump_every`), and the final report on a
 //! termination signal (`TICKPROF_ON_TERM`).
 //!
-//! `TICKPROF_HTTP` serves pprof profiles (`http`).
+//! `TICKPROF_HTTP` starts the HTTP server (`crate::serve`), which reads
+//! its reports through [`serve::Source`].
 //!
 //! Nothing here runs unless asked for: no thread is started and no signal
 //! handler installed otherwise. Reports are written on threads tickprof owns
@@ -14,12 +15,12 @@
 use super::{capture, report_of, runtime, write_everywhere, write_stderr, writes_anything};
 use crate::config::{Config, DumpMode, DumpSignal};
 use crate::record::{self, Capture};
+use crate::serve;
 use crate::switches;
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, TryLockError};
 use std::time::{Duration, Instant};
 
-mod http;
 #[cfg(unix)]
 mod signals;
 
@@ -56,7 +57,10 @@ pub(super) fn start(config: &Config) {
         every(period);
     }
     if let Some(addr) = config.http {
-        http::serve(addr);
+        let source = serve::Source { capture, report_of };
+        for w in serve::start(addr, source) {
+            write_stderr(&w);
+        }
     }
     #[cfg(unix)]
     if config.on_term {

@@ -13,14 +13,15 @@
 #![forbid(unsafe_code)]
 
 mod args;
+mod container;
 mod expand;
 mod fail;
 mod item;
 
 use proc_macro::TokenStream;
-use proc_macro2::{TokenStream as TokenStream2, TokenTree};
+use proc_macro2::{Span, TokenStream as TokenStream2, TokenTree};
 use quote::quote;
-use syn::Error;
+use syn::{Error, Item};
 
 /// Times every call of the function it marks.
 ///
@@ -63,15 +64,22 @@ pub fn profile(args: TokenStream, item: TokenStream) -> TokenStream {
 /// On error, returns the errors followed by the unchanged item.
 fn expand(args: TokenStream2, item: TokenStream2, enabled: bool) -> TokenStream2 {
     let args = args::parse_args(args);
+    if container::looks_like_container(&item) {
+        if let Ok(parsed @ (Item::Impl(_) | Item::Trait(_) | Item::Mod(_))) =
+            syn::parse2(item.clone())
+        {
+            return container::expand(args, parsed, enabled);
+        }
+    }
     let func = item::parse_item(&item);
     match (args, func) {
         (Ok(args), Ok(marked)) => {
-            if let Err(error) = fail::check(&args, &marked) {
+            if let Err(error) = fail::check(&args, &marked).and_then(|()| outside(&args)) {
                 let errors = compile_errors(error);
                 return quote!(#errors #item);
             }
             if enabled {
-                expand::instrument(&args, marked)
+                expand::instrument(&args, marked, Span::call_site())
             } else {
                 item
             }
@@ -84,6 +92,19 @@ fn expand(args: TokenStream2, item: TokenStream2, enabled: bool) -> TokenStream2
             let errors = errors.map(compile_errors);
             quote!(#errors #item)
         }
+    }
+}
+
+/// The error for `skip` on a function outside a marked container, where
+/// it would mean "do not mark" under a mark.
+fn outside(args: &args::Args) -> Result<(), Error> {
+    match &args.skip {
+        Some(skip) => Err(Error::new(
+            skip.span(),
+            "`skip` opts a function out of a marked `impl`, `trait` or `mod`; \
+             outside one, remove #[profile(skip)] to leave the function unmarked",
+        )),
+        None => Ok(()),
     }
 }
 

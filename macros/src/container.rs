@@ -9,8 +9,9 @@
 //! - a function with a body is marked; one `#[profile]` cannot mark
 //!   (`const fn`, C-variadic, a returned future whose body is not one
 //!   `async` block, `default fn`) is left alone, without an error;
-//! - a trait method without a body, `macro_rules!` and item macros, and a
-//!   `mod foo;` whose items are in another file are left alone;
+//! - a trait method without a body, `macro_rules!` and item macros are
+//!   left alone (a `mod foo;` inside is rejected by rustc itself: file
+//!   modules in attribute-macro input are unstable);
 //! - nested inline `mod`s, `impl`s and `trait`s are marked recursively;
 //! - `#[profile(skip)]` on a function or a nested container leaves it
 //!   unmarked; any other `#[profile(...)]` keeps its own options (taking
@@ -75,9 +76,9 @@ pub(crate) fn expand(args: Result<Args>, mut item: Item, enabled: bool) -> Token
 /// (they belong to one function), no `skip` at the top, and a body to see.
 fn check_container(args: &Args, item: &Item, top: bool) -> Result<()> {
     let what = match item {
-        Item::Impl(_) => "impl block",
-        Item::Trait(_) => "trait",
-        _ => "module",
+        Item::Impl(_) => "an impl block",
+        Item::Trait(_) => "a trait",
+        _ => "a module",
     };
     let mut errors = None;
     if let Some(name) = &args.name {
@@ -86,7 +87,7 @@ fn check_container(args: &Args, item: &Item, top: bool) -> Result<()> {
             Error::new(
                 name.span(),
                 format!(
-                    "`name` names one function, not a {what}; put \
+                    "`name` names one function, not {what}; put \
                      #[profile(name = {})] on the function inside",
                     name.to_token_stream()
                 ),
@@ -99,7 +100,7 @@ fn check_container(args: &Args, item: &Item, top: bool) -> Result<()> {
             Error::new(
                 fail.span(),
                 format!(
-                    "`fail` is chosen per function, not for a {what}; put \
+                    "`fail` is chosen per function, not for {what}; put \
                      #[profile(fail)] on each function inside that returns a `Result`"
                 ),
             ),

@@ -162,7 +162,7 @@ enum Done {
     /// Replaced by its expansion.
     Marked(TokenStream2),
     /// Kept as it was, apart from its removed `#[profile(...)]`.
-    Kept(ItemFn),
+    Kept(Box<ItemFn>),
 }
 
 impl Walker {
@@ -199,7 +199,7 @@ impl Walker {
         match item {
             Item::Fn(func) => match self.function(func, args) {
                 Done::Marked(tokens) => Item::Verbatim(tokens),
-                Done::Kept(func) => Item::Fn(func),
+                Done::Kept(func) => Item::Fn(*func),
             },
             mut nested @ (Item::Impl(_) | Item::Trait(_) | Item::Mod(_)) => {
                 self.nested(&mut nested, args);
@@ -322,37 +322,37 @@ impl Walker {
             // Marked by the container: what `#[profile]` cannot mark is
             // left alone.
             let Ok(kind) = item::kind_of(&func) else {
-                return Done::Kept(func);
+                return Done::Kept(Box::new(func));
             };
             if !self.enabled {
-                return Done::Kept(func);
+                return Done::Kept(Box::new(func));
             }
             let line = func.sig.fn_token.span;
             return Done::Marked(instrument(args, Marked { func, kind }, line));
         };
         // Its own mark: checked as that mark would check it.
         let own = match own.and_then(|own| skip_alone(&own).map(|()| own)) {
-            Ok(own) if own.skip.is_some() => return Done::Kept(func),
+            Ok(own) if own.skip.is_some() => return Done::Kept(Box::new(func)),
             Ok(own) => inherit(own, args),
             Err(error) => {
                 push_error(&mut self.errors, error);
-                return Done::Kept(func);
+                return Done::Kept(Box::new(func));
             }
         };
         let kind = match item::kind_of(&func) {
             Ok(kind) => kind,
             Err(error) => {
                 push_error(&mut self.errors, error);
-                return Done::Kept(func);
+                return Done::Kept(Box::new(func));
             }
         };
         let marked = Marked { func, kind };
         if let Err(error) = crate::fail::check(&own, &marked) {
             push_error(&mut self.errors, error);
-            return Done::Kept(marked.func);
+            return Done::Kept(Box::new(marked.func));
         }
         if !self.enabled {
-            return Done::Kept(marked.func);
+            return Done::Kept(Box::new(marked.func));
         }
         Done::Marked(instrument(&own, marked, span))
     }
@@ -380,7 +380,7 @@ fn take_mark(attrs: &mut Vec<Attribute>, krate: Option<&Path>) -> Option<(Span, 
             Meta::Path(_) => Ok(Args::default()),
             Meta::List(list) => args::parse_args(list.tokens.clone()),
             Meta::NameValue(nv) => Err(Error::new_spanned(
-                &nv.eq_token,
+                nv.eq_token,
                 "write the options in parentheses: #[profile(...)]",
             )),
         };

@@ -23,7 +23,8 @@ use proc_macro2::{Span, TokenStream as TokenStream2, TokenTree};
 use quote::quote;
 use syn::{Error, Item};
 
-/// Times every call of the function it marks.
+/// Times every call of the function it marks, or of every function in the
+/// `impl`, `trait` or inline `mod` it marks.
 ///
 /// Use it through the `tickprof` crate (`#[tickprof::profile]`), whose
 /// documentation lists the options, the expansion and the overhead.
@@ -31,19 +32,39 @@ use syn::{Error, Item};
 /// # Options
 ///
 /// - `name = "text"`: the name shown in the report (default: the function's
-///   full path).
+///   full path). Not on a container.
 /// - `crate = path`: where the `tickprof` crate is (default: `::tickprof`).
+///   On a container, it applies to every function inside.
 /// - `fail`: a failpoint's `return` makes the function return
 ///   `Err(tickprof::Injected{..}.into())` (default: off). Needs a function
-///   returning `Result<_, E>`, not `async`.
+///   returning `Result<_, E>`, not `async`. Not on a container.
+/// - `skip`: on a function or nested container inside a marked container,
+///   leave it unmarked (default: marked). Alone; not on a top-level item.
+///
+/// # Containers
+///
+/// On an inherent or trait `impl`, a `trait` (its default methods) or an
+/// inline `mod` (recursively), every function with a body is marked as if
+/// it carried `#[profile]`: the same expansion, names and behaviour. Inside:
+/// `#[profile(skip)]` opts out; a function's own `#[profile(...)]` keeps its
+/// options (and the container's `crate` unless it gives one) and marks it
+/// once; `#[profile]`, `#[tickprof::profile]` and `#[<crate>::profile]` are
+/// recognised and removed, also with the `enabled` feature off. Functions
+/// the attribute cannot mark (`const fn`, C-variadic, no body, a returned
+/// future whose body is not one `async` block, `default fn`) and macro
+/// invocations are left alone, not rejected. The container is parsed once
+/// and each function expanded once.
 ///
 /// # Errors
 ///
 /// Reports a compile error, spanned on the offending token, for unknown,
 /// duplicate or malformed options, and for items that are not functions with
-/// a body, `const fn`, C-variadic functions, and functions returning a future
-/// whose body is not one `async` block. The item itself is emitted unchanged
-/// beside the error so the rest of the crate still compiles.
+/// a body or containers, `const fn`, C-variadic functions, and functions
+/// returning a future whose body is not one `async` block; on a container,
+/// for `name`, `fail`, a top-level `skip`, a `mod foo;` (its items are in
+/// another file, which an attribute cannot see), and for errors in the
+/// functions' own marks. The item itself is emitted beside the error (its
+/// inner marks removed) so the rest of the crate still compiles.
 ///
 /// # Examples
 ///

@@ -47,10 +47,10 @@
 ///
 /// ```
 /// # #[derive(Default)]
-/// # struct Stack(Vec<u32>);
+/// # struct Stack(Vec<usize>);
 /// #[tickprof::profile]
 /// impl Stack {
-///     fn push(&mut self, x: u32) {
+///     fn push(&mut self, x: usize) {
 ///         self.0.push(x);
 ///     }
 ///

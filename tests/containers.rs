@@ -40,9 +40,9 @@ macro_rules! workload {
                 }
 
                 #[$f]
-                pub fn sum<T: From<u64> + std::ops::Add<Output = T>>(&self) -> T
+                pub fn sum<T>(&self) -> T
                 where
-                    T: Copy,
+                    T: From<u64> + std::ops::Add<Output = T> + Copy,
                 {
                     self.items
                         .iter()
@@ -55,7 +55,7 @@ macro_rules! workload {
                 }
 
                 #[$skip]
-                pub fn len(&self) -> usize {
+                pub fn depth(&self) -> usize {
                     self.items.len()
                 }
 
@@ -114,7 +114,7 @@ macro_rules! workload {
                 }
                 let _ = stack.pop();
                 let total = stack.double() + stack.size() + stack.sum::<u64>();
-                let len = stack.len() + Stack::capacity_hint();
+                let len = stack.depth() + Stack::capacity_hint();
                 stack.clear();
                 total + len as u64 + crate::poll_once(later(4))
             }
@@ -211,7 +211,7 @@ fn container_marks_report_as_marks_one_by_one() {
     calls.sort_unstable();
     assert_eq!(calls, expected, "{containers:#?}");
     // The skipped and the unmarkable functions are not sites.
-    for absent in ["::len", "::run", "capacity_hint"] {
+    for absent in ["::depth", "::run", "capacity_hint"] {
         assert!(
             !report.sites.iter().any(|s| s.name.ends_with(absent)),
             "{absent} is a site"

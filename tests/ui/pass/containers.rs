@@ -265,4 +265,11 @@ fn main() {
     assert_eq!(calls("inner::Named::name"), Some(1));
     assert_eq!(calls("untouched::plain"), None);
     assert_eq!(calls("own"), Some(1));
+
+    // A function marked by its container is at the line of its `fn`; one
+    // with its own mark at the line of its attribute, as on its own.
+    let line = |name: &str| report.sites.iter().find(|s| s.name.ends_with(name)).map(|s| s.line);
+    assert_eq!(line("Counter::get"), Some(23));
+    assert_eq!(line("counter reset"), Some(64));
+    assert_eq!(line("outer::inner::deeper"), Some(157));
 }

@@ -230,7 +230,11 @@ impl Walker {
                     Ok(own) if own.skip.is_some() => return,
                     Ok(own) => Some(inherit(own, args)),
                     Err(error) => {
+                        // Still remove (and check) the marks inside.
                         push_error(&mut self.errors, error);
+                        let enabled = std::mem::replace(&mut self.enabled, false);
+                        self.container(item, args);
+                        self.enabled = enabled;
                         return;
                     }
                 }

@@ -215,6 +215,15 @@ fn container_misuse() {
     assert_eq!(out.matches("compile_error").count(), 1, "{out}");
     assert_eq!(sites(&out), 0, "{out}");
     assert!(!out.contains("# [profile"), "{out}");
+    // The same for a nested container with wrong arguments.
+    let out = expanded(
+        quote!(),
+        quote! { mod m { #[profile(fail)] mod n { #[profile(skip)] fn f() {} fn g() {} } } },
+        true,
+    );
+    assert_eq!(out.matches("compile_error").count(), 1, "{out}");
+    assert_eq!(sites(&out), 0, "{out}");
+    assert!(!out.contains("# [profile"), "{out}");
 }
 
 #[test]

@@ -40,7 +40,10 @@ trait T {
 #[profile]
 mod m {
     #[profile(name = "n")]
-    mod nested {}
+    mod nested {
+        #[profile(skip)]
+        fn quiet() {}
+    }
 
     #[profile(skip, crate = tickprof)]
     impl super::S {}

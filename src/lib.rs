@@ -43,7 +43,8 @@
 ///   `mod foo;` whose items are in another file are compile errors that say
 ///   what to write instead.
 ///
-/// A site marked by its container is reported at the line of its `fn`.
+/// A site marked by its container is reported at the line of the
+/// container's `#[profile]`.
 ///
 /// ```
 /// # #[derive(Default)]
@@ -102,7 +103,7 @@
 ///
 /// The nested `fn` gives the report the function's full path (with the
 /// type for methods); the file and line are those of the `#[profile]`
-/// attribute (of the `fn`, for a function marked by its container). Every path in the expansion goes through `::tickprof` (or the
+/// attribute (of the container's, for a function marked by its container). Every path in the expansion goes through `::tickprof` (or the
 /// `crate = path` given), so it resolves in editions 2015 to 2024, and the
 /// expansion raises no lint under `deny(warnings)`, clippy's `pedantic`,
 /// `missing_docs`, `unreachable_pub` or `forbid(unsafe_code)`.

@@ -24,7 +24,7 @@ use crate::args::{self, Args};
 use crate::expand::instrument;
 use crate::item::{self, Marked};
 use crate::push_error;
-use proc_macro2::{Delimiter, Span, TokenStream as TokenStream2, TokenTree};
+use proc_macro2::{Delimiter, TokenStream as TokenStream2, TokenTree};
 use quote::{quote, ToTokens};
 use syn::{
     Attribute, Error, ImplItem, ImplItemFn, Item, ItemFn, Meta, Path, Result, TraitItem,
@@ -221,7 +221,7 @@ impl Walker {
         let own = match take_mark(attrs, args.krate.as_ref()) {
             None if matches!(item, Item::Mod(m) if m.content.is_none()) => return,
             None => None,
-            Some((_, own)) => {
+            Some(own) => {
                 match own.and_then(|own| {
                     skip_alone(&own)?;
                     check_container(&own, item, false)?;
@@ -283,7 +283,7 @@ impl Walker {
             return item;
         };
         let Some(block) = method.default.take() else {
-            if let Some((_, own)) = take_mark(&mut method.attrs, args.krate.as_ref()) {
+            if let Some(own) = take_mark(&mut method.attrs, args.krate.as_ref()) {
                 match own {
                     Ok(own) if own.skip.is_some() => {}
                     Ok(_) => {
@@ -322,7 +322,7 @@ impl Walker {
     /// One function with a body: marked with the container's arguments,
     /// with its own, or left alone.
     fn function(&mut self, mut func: ItemFn, args: &Args) -> Done {
-        let Some((span, own)) = take_mark(&mut func.attrs, args.krate.as_ref()) else {
+        let Some(own) = take_mark(&mut func.attrs, args.krate.as_ref()) else {
             // Marked by the container: what `#[profile]` cannot mark is
             // left alone.
             let Ok(kind) = item::kind_of(&func) else {
@@ -331,8 +331,7 @@ impl Walker {
             if !self.enabled {
                 return Done::Kept(Box::new(func));
             }
-            let line = func.sig.fn_token.span;
-            return Done::Marked(instrument(args, Marked { func, kind }, line));
+            return Done::Marked(instrument(args, Marked { func, kind }));
         };
         // Its own mark: checked as that mark would check it.
         let own = match own.and_then(|own| skip_alone(&own).map(|()| own)) {
@@ -358,7 +357,7 @@ impl Walker {
         if !self.enabled {
             return Done::Kept(Box::new(marked.func));
         }
-        Done::Marked(instrument(&own, marked, span))
+        Done::Marked(instrument(&own, marked))
     }
 }
 
@@ -371,15 +370,14 @@ fn inherit(mut own: Args, outer: &Args) -> Args {
 }
 
 /// Removes the `#[profile(...)]` attributes from `attrs` and returns the
-/// first one's span and parsed arguments (an error for a second one, or for
+/// first one's parsed arguments (an error for a second one, or for
 /// `#[profile = ...]`).
-fn take_mark(attrs: &mut Vec<Attribute>, krate: Option<&Path>) -> Option<(Span, Result<Args>)> {
-    let mut found: Option<(Span, Result<Args>)> = None;
+fn take_mark(attrs: &mut Vec<Attribute>, krate: Option<&Path>) -> Option<Result<Args>> {
+    let mut found: Option<Result<Args>> = None;
     attrs.retain(|attr| {
         if !is_profile(attr.path(), krate) {
             return true;
         }
-        let span = attr.pound_token.span;
         let parsed = match &attr.meta {
             Meta::Path(_) => Ok(Args::default()),
             Meta::List(list) => args::parse_args(list.tokens.clone()),
@@ -389,8 +387,8 @@ fn take_mark(attrs: &mut Vec<Attribute>, krate: Option<&Path>) -> Option<(Span, 
             )),
         };
         match &mut found {
-            None => found = Some((span, parsed)),
-            Some((_, first)) => {
+            None => found = Some(parsed),
+            Some(first) => {
                 let again = Error::new_spanned(
                     attr.path(),
                     "#[profile] is given more than once on this item; keep one",

@@ -5,8 +5,9 @@
 //! the edition of this crate (2021), not the user's, so `::tickprof` is the
 //! extern crate even in a 2015 crate, and lints treat them as code from an
 //! external macro. `file!()` and `line!()` therefore name the `#[profile]`
-//! attribute's line (for a function marked by its container, the line of
-//! its `fn`). The guard's local and the body's label are
+//! attribute's line (for a function marked by its container, the
+//! container's attribute: a `line!()` spanned on the user's `fn` would need
+//! a path resolved in the user's scope, not an absolute one). The guard's local and the body's label are
 //! `Span::mixed_site()`, so the body cannot see them. The user's tokens
 //! (signature, body) keep their spans, so errors in them point at user code
 //! and user lints apply as written. The expansion contains no `allow`: an
@@ -15,7 +16,7 @@
 use crate::args::Args;
 use crate::item::{mentions_impl, Kind, Marked};
 use proc_macro2::{Ident, Span, TokenStream as TokenStream2};
-use quote::{quote, quote_spanned, ToTokens};
+use quote::{quote, ToTokens};
 use syn::Lifetime;
 use syn::{AttrStyle, Attribute, Block, Expr, ItemFn, ReturnType, Stmt};
 
@@ -26,11 +27,7 @@ use syn::{AttrStyle, Attribute, Block, Expr, ItemFn, ReturnType, Stmt};
 /// the guard, then the original block, spans untouched, as a labeled block:
 /// `unused_braces` fires on a user-spanned one-line block `{ x + 1 }` in
 /// statement position, but never on a labeled one.
-///
-/// `line` is the span `file!()` and `line!()` are read at: the attribute's
-/// (`Span::call_site()`) for a function marked on its own, the function's
-/// `fn` token for one marked by its container.
-pub(crate) fn instrument(args: &Args, marked: Marked, line: Span) -> TokenStream2 {
+pub(crate) fn instrument(args: &Args, marked: Marked) -> TokenStream2 {
     let Marked { func, kind } = marked;
     let ItemFn {
         attrs,
@@ -100,7 +97,6 @@ pub(crate) fn instrument(args: &Args, marked: Marked, line: Span) -> TokenStream
             )
         }
     };
-    let (file, line) = (quote_spanned!(line=> file!), quote_spanned!(line=> line!));
     quote! {
         #(#outer)* #vis #sig {
             #(#inner)*
@@ -108,8 +104,8 @@ pub(crate) fn instrument(args: &Args, marked: Marked, line: Span) -> TokenStream
             static __TICKPROF_SITE: #private::CallSite = #private::CallSite::#constructor(
                 #private::path_of(__tickprof_here),
                 #name,
-                #private::#file(),
-                #private::#line(),
+                #private::file!(),
+                #private::line!(),
             );
             #[#private::linkme::distributed_slice(#private::SITES)]
             #[linkme(crate = #private::linkme)]

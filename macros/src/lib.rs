@@ -19,7 +19,7 @@ mod fail;
 mod item;
 
 use proc_macro::TokenStream;
-use proc_macro2::{Span, TokenStream as TokenStream2, TokenTree};
+use proc_macro2::{TokenStream as TokenStream2, TokenTree};
 use quote::quote;
 use syn::{Error, Item};
 
@@ -100,7 +100,7 @@ fn expand(args: TokenStream2, item: TokenStream2, enabled: bool) -> TokenStream2
                 return quote!(#errors #item);
             }
             if enabled {
-                expand::instrument(&args, marked, Span::call_site())
+                expand::instrument(&args, marked)
             } else {
                 item
             }

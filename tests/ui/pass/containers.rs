@@ -266,10 +266,10 @@ fn main() {
     assert_eq!(calls("untouched::plain"), None);
     assert_eq!(calls("own"), Some(1));
 
-    // A function marked by its container is at the line of its `fn`; one
-    // with its own mark at the line of its attribute, as on its own.
+    // Functions marked inside a container are at the line of the
+    // container's attribute.
     let line = |name: &str| report.sites.iter().find(|s| s.name.ends_with(name)).map(|s| s.line);
-    assert_eq!(line("Counter::get"), Some(23));
-    assert_eq!(line("counter reset"), Some(64));
-    assert_eq!(line("outer::inner::deeper"), Some(157));
+    assert_eq!(line("Counter::get"), Some(17));
+    assert_eq!(line("counter reset"), Some(17));
+    assert_eq!(line("outer::inner::deeper"), Some(124));
 }

@@ -8,7 +8,7 @@
 #
 # Usage: bash scripts/compile_cost.sh [N] [variant...]
 #   N        functions per crate (default 5000)
-#   variant  any of: unmarked tickprof tracing fastrace
+#   variant  any of: unmarked tickprof container tracing fastrace
 #            part-fn part-site part-guard (the parts of tickprof's expansion)
 #            (default: all)
 # REPEAT=r builds each variant r times and prints the shortest (default 1).
@@ -19,6 +19,8 @@
 # Variants:
 #   unmarked    fn f_i(x: u64) -> u64 { .. }, no mark
 #   tickprof    #[tickprof::profile]
+#   container   the same functions in one `#[tickprof::profile] mod`, each
+#               marked by the container (not in the default list)
 #   tracing     #[tracing::instrument(skip_all)] (no argument recorded: the
 #               lightest form, closest to a tickprof mark)
 #   fastrace    #[fastrace::trace] (with fastrace's `enable` feature, as
@@ -81,10 +83,16 @@ generate() {
       echo 'static SHARED: tickprof::__private::CallSite = tickprof::__private::CallSite::function('
       echo '    tickprof::__private::path_of(__tickprof_shared), None, file!(), line!());'
     fi
+    if [ "$variant" = container ]; then
+      echo '#[tickprof::profile]'
+      echo 'mod marked {'
+      echo 'use std::hint::black_box;'
+    fi
     for ((i = 0; i < n; i++)); do
-      local attr="" pre=""
+      local attr="" pre="" vis=""
       case "$variant" in
         unmarked) ;;
+        container) vis='pub(crate) ' ;;
         tickprof) attr='#[tickprof::profile]' ;;
         tracing) attr='#[tracing::instrument(skip_all)]' ;;
         fastrace) attr='#[fastrace::trace]' ;;
@@ -100,8 +108,12 @@ generate() {
       esac
       echo "$attr"
       echo "#[inline(never)]"
-      echo "fn f_$i(x: u64) -> u64 { $pre x.wrapping_mul($((i * 2 + 3))) ^ (x >> $((i % 61 + 1))) }"
+      echo "${vis}fn f_$i(x: u64) -> u64 { $pre x.wrapping_mul($((i * 2 + 3))) ^ (x >> $((i % 61 + 1))) }"
     done
+    if [ "$variant" = container ]; then
+      echo '}'
+      echo 'use marked::*;'
+    fi
     echo 'fn main() {'
     echo '    let mut s = 0u64;'
     for ((i = 0; i < n; i++)); do

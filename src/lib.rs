@@ -15,6 +15,63 @@
 /// | `name = "text"` | the name shown in the report | the function's full path, e.g. `myapp::parser::Parser::next_token` |
 /// | `crate = path` | where the `tickprof` crate is, if renamed or re-exported | `::tickprof` |
 /// | `fail` | a failpoint's `return` (`TICKPROF_FAIL`, [`fail::cfg`]) makes the function return `Err(Injected{..}.into())` without running its body; the function must return `Result<_, E>` with `E: From<`[`Injected`]`>` (a compile error otherwise, and on `async fn`) | off: `panic`, `sleep`, `delay`, `print`, `yield` still work at every mark |
+/// | `skip` | on a function (or nested `impl`, `trait`, `mod`) inside a marked container: leave it unmarked; a compile error anywhere else | not given |
+///
+/// # Containers: `impl`, `trait` and inline `mod`
+///
+/// On an inherent or trait `impl`, a `trait` or an inline `mod { ... }`,
+/// `#[profile]` marks every function with a body inside exactly as if each
+/// carried its own `#[profile]`: the same names, the same behaviour
+/// (`async fn` and returned futures included), the same compile cost (each
+/// function is expanded once; the container is parsed once). A trait's
+/// default methods are marked, its methods without a body left alone; a
+/// `mod` is marked recursively, into nested inline modules, `impl`s and
+/// `trait`s.
+///
+/// - `#[profile(skip)]` on a function or a nested container inside leaves
+///   it unmarked.
+/// - A function inside with its own `#[profile(...)]` keeps its options
+///   (`name`, `fail`) and is marked once; it takes the container's
+///   `crate = path` unless it gives its own.
+/// - Functions `#[profile]` cannot mark (`const fn`, C-variadic, a returned
+///   future whose body is not one `async` block) are left alone inside a
+///   container, not rejected; so are `macro_rules!` and item macros.
+/// - Inside a container, `#[profile]`, `#[tickprof::profile]` and
+///   `#[<crate path>::profile]` are recognised (another name the attribute
+///   was imported under is not), and removed in both feature settings.
+/// - `name` and `fail` on a container, `skip` on a top-level item and a
+///   `mod foo;` whose items are in another file are compile errors that say
+///   what to write instead.
+///
+/// A site marked by its container is reported at the line of the
+/// container's `#[profile]`.
+///
+/// ```
+/// # #[derive(Default)]
+/// # struct Stack(Vec<usize>);
+/// #[tickprof::profile]
+/// impl Stack {
+///     fn push(&mut self, x: usize) {
+///         self.0.push(x);
+///     }
+///
+///     #[tickprof::profile(skip)] // too small to time
+///     fn len(&self) -> usize {
+///         self.0.len()
+///     }
+/// }
+///
+/// #[tickprof::profile]
+/// mod parse {
+///     pub fn words(s: &str) -> usize {
+///         s.split_whitespace().count()
+///     }
+/// }
+///
+/// let mut stack = Stack::default();
+/// stack.push(parse::words("a b"));
+/// assert_eq!(stack.len(), 1);
+/// ```
 ///
 /// # Expansion
 ///
@@ -46,7 +103,7 @@
 ///
 /// The nested `fn` gives the report the function's full path (with the
 /// type for methods); the file and line are those of the `#[profile]`
-/// attribute. Every path in the expansion goes through `::tickprof` (or the
+/// attribute (of the container's, for a function marked by its container). Every path in the expansion goes through `::tickprof` (or the
 /// `crate = path` given), so it resolves in editions 2015 to 2024, and the
 /// expansion raises no lint under `deny(warnings)`, clippy's `pedantic`,
 /// `missing_docs`, `unreachable_pub` or `forbid(unsafe_code)`.

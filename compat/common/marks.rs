@@ -1,5 +1,6 @@
 //! Marks on plain functions, methods, trait impls, generic functions,
-//! `impl Trait` returns and scopes, in syntax every edition accepts.
+//! `impl Trait` returns, scopes and containers (`impl`, `trait`, inline
+//! `mod`), in syntax every edition accepts.
 
 use std::fmt;
 use std::num::ParseIntError;
@@ -151,6 +152,79 @@ impl fmt::Display for Square {
     }
 }
 
+/// A counter whose methods are marked by one mark on the `impl`.
+#[derive(Debug, Default)]
+pub struct Tally {
+    count: u32,
+}
+
+#[tickprof::profile]
+impl Tally {
+    /// Adds one and returns the count (marked by the container).
+    pub fn tick(&mut self) -> u32 {
+        self.count += 1;
+        self.count
+    }
+
+    /// The count (opted out of the container's mark).
+    #[tickprof::profile(skip)]
+    #[must_use]
+    pub fn peek(&self) -> u32 {
+        self.count
+    }
+
+    /// Zero (a `const fn`: left alone by the container's mark).
+    #[must_use]
+    pub const fn zero() -> u32 {
+        0
+    }
+
+    /// Resets the count (its own options: a custom name).
+    #[tickprof::profile(name = "compat tally reset")]
+    pub fn reset(&mut self) {
+        self.count = 0;
+    }
+}
+
+/// A trait whose default methods are marked by one mark on the `trait`.
+#[tickprof::profile]
+pub trait Describe {
+    /// A label (no body: left alone).
+    fn label(&self) -> String;
+
+    /// The label twice (a marked default method).
+    fn twice(&self) -> String {
+        let label = self.label();
+        format!("{label} {label}")
+    }
+}
+
+#[tickprof::profile]
+impl Describe for Tally {
+    fn label(&self) -> String {
+        format!("tally {}", self.count)
+    }
+}
+
+/// Functions marked by one mark on their inline module.
+#[tickprof::profile]
+pub mod helpers {
+    /// Doubles `x`.
+    #[must_use]
+    pub fn double(x: u32) -> u32 {
+        nested::add(x, x)
+    }
+
+    /// A nested module, marked too.
+    pub mod nested {
+        /// Adds `a` and `b`.
+        #[must_use]
+        pub fn add(a: u32, b: u32) -> u32 {
+            a + b
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -175,6 +249,14 @@ mod tests {
         assert!((square.area() - 9.0).abs() < f64::EPSILON);
         assert!((square.double_area() - 18.0).abs() < f64::EPSILON);
         assert_eq!(square.to_string(), "square 3");
+        let mut tally = Tally::default();
+        assert_eq!(
+            tally.tick() + tally.tick() + tally.peek() + Tally::zero(),
+            5
+        );
+        assert_eq!(tally.twice(), "tally 2 tally 2");
+        tally.reset();
+        assert_eq!(helpers::double(4), 8);
         check_report();
     }
 
@@ -204,6 +286,23 @@ mod tests {
         .collect();
         assert_eq!(missing, Vec::<&str>::new(), "not among the report's sites");
         assert_eq!(report.site("compat custom name").map(|s| s.calls), Some(1));
+        // Container marks: every function with a body, once each.
+        let calls = |suffix: &str| -> Vec<u64> {
+            report
+                .sites
+                .iter()
+                .filter(|s| s.name.ends_with(suffix))
+                .map(|s| s.calls)
+                .collect()
+        };
+        assert_eq!(calls("marks::Tally::tick"), [2]);
+        assert_eq!(calls("marks::Describe::twice"), [1]);
+        assert_eq!(calls("marks::Describe>::label"), [1]);
+        assert_eq!(calls("marks::helpers::double"), [1]);
+        assert_eq!(calls("marks::helpers::nested::add"), [1]);
+        assert_eq!(calls("compat tally reset"), [1]);
+        assert_eq!(calls("::peek"), Vec::<u64>::new());
+        assert_eq!(calls("::zero"), Vec::<u64>::new());
         let scopes = names
             .iter()
             .filter(|n| n.contains("marks::scoped@"))

@@ -9,7 +9,7 @@ use syn::punctuated::Punctuated;
 use syn::{Error, Expr, Ident, Lit, LitStr, Path, Result, Token};
 
 /// Valid option keys, as listed in error messages.
-const VALID_KEYS: &str = "`name = \"...\"`, `crate = path` and `fail`";
+const VALID_KEYS: &str = "`name = \"...\"`, `crate = path`, `fail` and `skip`";
 
 /// Validated arguments of `#[profile(...)]`.
 #[derive(Default)]
@@ -21,6 +21,9 @@ pub(crate) struct Args {
     /// `fail`: a failpoint's `return` makes the function return
     /// `Err(Injected.into())` (the key, for error spans).
     pub(crate) fail: Option<Ident>,
+    /// `skip`: on a function or container inside a marked container,
+    /// leave it unmarked (the key, for error spans).
+    pub(crate) skip: Option<Ident>,
 }
 
 /// Syntax of `#[profile(...)]`: comma-separated `key` or `key = value`,
@@ -101,7 +104,8 @@ fn validate(raw: RawArgs) -> Result<Args> {
     let mut args = Args::default();
     let mut errors = None;
     // Keys already given, valid or not, so a repeat is always a duplicate.
-    let (mut seen_name, mut seen_crate, mut seen_fail) = (false, false, false);
+    let (mut seen_name, mut seen_crate) = (false, false);
+    let (mut seen_fail, mut seen_skip) = (false, false);
     for RawArg { key, value } in raw.entries {
         let key_name = key.unraw().to_string();
         let checked = match key_name.as_str() {
@@ -111,6 +115,8 @@ fn validate(raw: RawArgs) -> Result<Args> {
                 .map(|path| args.krate = Some(path)),
             "fail" => check_flag(&key, value, std::mem::replace(&mut seen_fail, true))
                 .map(|()| args.fail = Some(key.clone())),
+            "skip" => check_flag(&key, value, std::mem::replace(&mut seen_skip, true))
+                .map(|()| args.skip = Some(key.clone())),
             _ => Err(Error::new(
                 key.span(),
                 format!("unknown option `{key}`; valid options are {VALID_KEYS}"),
@@ -123,7 +129,7 @@ fn validate(raw: RawArgs) -> Result<Args> {
     errors.map_or(Ok(args), Err)
 }
 
-/// Validates a bare flag (`fail`): no value.
+/// Validates a bare flag (`fail`, `skip`): no value.
 fn check_flag(key: &Ident, value: Option<(Token![=], Expr)>, seen: bool) -> Result<()> {
     if seen {
         return Err(duplicate(key));

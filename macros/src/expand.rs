@@ -5,7 +5,9 @@
 //! the edition of this crate (2021), not the user's, so `::tickprof` is the
 //! extern crate even in a 2015 crate, and lints treat them as code from an
 //! external macro. `file!()` and `line!()` therefore name the `#[profile]`
-//! attribute's line. The guard's local and the body's label are
+//! attribute's line (for a function marked by its container, the
+//! container's attribute: a `line!()` spanned on the user's `fn` would need
+//! a path resolved in the user's scope, not an absolute one). The guard's local and the body's label are
 //! `Span::mixed_site()`, so the body cannot see them. The user's tokens
 //! (signature, body) keep their spans, so errors in them point at user code
 //! and user lints apply as written. The expansion contains no `allow`: an

@@ -1,5 +1,5 @@
-//! The marked item: which items `#[profile]` accepts, and the error for
-//! each kind it does not.
+//! The marked function: which functions `#[profile]` accepts, and the
+//! error for each other kind of item (containers are in `container`).
 
 use crate::push_error;
 use proc_macro2::{Span, TokenStream as TokenStream2, TokenTree};
@@ -60,6 +60,14 @@ pub(crate) fn parse_item(item: &TokenStream2) -> Result<Marked> {
         Ok(func) => func,
         Err(fn_error) => return Err(not_a_fn(item, &fn_error)),
     };
+    let kind = kind_of(&func)?;
+    Ok(Marked { func, kind })
+}
+
+/// How `func` is timed, or the spanned errors for a function `#[profile]`
+/// cannot time (`const fn`, C-variadic, a returned future whose body is
+/// not one `async` block).
+pub(crate) fn kind_of(func: &ItemFn) -> Result<Kind> {
     let sig = &func.sig;
     let mut errors = None;
     if let Some(constness) = &sig.constness {
@@ -108,7 +116,7 @@ pub(crate) fn parse_item(item: &TokenStream2) -> Result<Marked> {
     } else {
         Kind::Plain
     };
-    errors.map_or(Ok(Marked { func, kind }), Err)
+    errors.map_or(Ok(kind), Err)
 }
 
 /// If the return type is a future, `Some` of its declared `Output` type.
@@ -238,17 +246,6 @@ fn not_a_fn(item: &TokenStream2, fn_error: &Error) -> Error {
         Ok(Item::Const(c)) => kind("a const", pair(&c.const_token, &c.ident)),
         Ok(Item::Static(s)) => kind("a static", pair(&s.static_token, &s.ident)),
         Ok(Item::Type(t)) => kind("a type alias", pair(&t.type_token, &t.ident)),
-        Ok(Item::Mod(m)) => kind("a module", pair(&m.mod_token, &m.ident)),
-        Ok(Item::Trait(t)) => Error::new_spanned(
-            pair(&t.trait_token, &t.ident),
-            "#[profile] applies to functions with a body, not to a trait; \
-             put #[profile] on each default method you want timed",
-        ),
-        Ok(Item::Impl(i)) => Error::new_spanned(
-            i.impl_token,
-            "#[profile] applies to functions with a body, not to an impl block; \
-             put #[profile] on each method you want timed",
-        ),
         Ok(Item::Use(u)) => kind("a use declaration", u.use_token.to_token_stream()),
         Ok(Item::ExternCrate(e)) => kind("an extern crate", pair(&e.extern_token, &e.crate_token)),
         Ok(Item::ForeignMod(f)) => kind("an extern block", f.abi.to_token_stream()),
@@ -336,7 +333,6 @@ mod tests {
             .starts_with("#[profile] needs a function with a body, and this declaration has none"));
         assert!(item_error(&quote! { pub fn f(); })[0]
             .starts_with("#[profile] needs a function with a body, and this declaration has none"));
-        assert!(item_error(&quote! { impl S {} })[0].contains("not to an impl block"));
         assert!(item_error(&quote! { static X: u8 = 1; })[0].contains("not to a static"));
     }
 

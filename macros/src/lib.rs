@@ -13,6 +13,7 @@
 #![forbid(unsafe_code)]
 
 mod args;
+mod container;
 mod expand;
 mod fail;
 mod item;
@@ -20,9 +21,10 @@ mod item;
 use proc_macro::TokenStream;
 use proc_macro2::{TokenStream as TokenStream2, TokenTree};
 use quote::quote;
-use syn::Error;
+use syn::{Error, Item};
 
-/// Times every call of the function it marks.
+/// Times every call of the function it marks, or of every function in the
+/// `impl`, `trait` or inline `mod` it marks.
 ///
 /// Use it through the `tickprof` crate (`#[tickprof::profile]`), whose
 /// documentation lists the options, the expansion and the overhead.
@@ -30,19 +32,39 @@ use syn::Error;
 /// # Options
 ///
 /// - `name = "text"`: the name shown in the report (default: the function's
-///   full path).
+///   full path). Not on a container.
 /// - `crate = path`: where the `tickprof` crate is (default: `::tickprof`).
+///   On a container, it applies to every function inside.
 /// - `fail`: a failpoint's `return` makes the function return
 ///   `Err(tickprof::Injected{..}.into())` (default: off). Needs a function
-///   returning `Result<_, E>`, not `async`.
+///   returning `Result<_, E>`, not `async`. Not on a container.
+/// - `skip`: on a function or nested container inside a marked container,
+///   leave it unmarked (default: marked). Alone; not on a top-level item.
+///
+/// # Containers
+///
+/// On an inherent or trait `impl`, a `trait` (its default methods) or an
+/// inline `mod` (recursively), every function with a body is marked as if
+/// it carried `#[profile]`: the same expansion, names and behaviour. Inside:
+/// `#[profile(skip)]` opts out; a function's own `#[profile(...)]` keeps its
+/// options (and the container's `crate` unless it gives one) and marks it
+/// once; `#[profile]`, `#[tickprof::profile]` and `#[<crate>::profile]` are
+/// recognised and removed, also with the `enabled` feature off. Functions
+/// the attribute cannot mark (`const fn`, C-variadic, no body, a returned
+/// future whose body is not one `async` block, `default fn`) and macro
+/// invocations are left alone, not rejected. The container is parsed once
+/// and each function expanded once.
 ///
 /// # Errors
 ///
 /// Reports a compile error, spanned on the offending token, for unknown,
 /// duplicate or malformed options, and for items that are not functions with
-/// a body, `const fn`, C-variadic functions, and functions returning a future
-/// whose body is not one `async` block. The item itself is emitted unchanged
-/// beside the error so the rest of the crate still compiles.
+/// a body or containers, `const fn`, C-variadic functions, and functions
+/// returning a future whose body is not one `async` block; on a container,
+/// for `name`, `fail`, a top-level `skip`, a `mod foo;` (its items are in
+/// another file, which an attribute cannot see), and for errors in the
+/// functions' own marks. The item itself is emitted beside the error (its
+/// inner marks removed) so the rest of the crate still compiles.
 ///
 /// # Examples
 ///
@@ -63,10 +85,17 @@ pub fn profile(args: TokenStream, item: TokenStream) -> TokenStream {
 /// On error, returns the errors followed by the unchanged item.
 fn expand(args: TokenStream2, item: TokenStream2, enabled: bool) -> TokenStream2 {
     let args = args::parse_args(args);
+    if container::looks_like_container(&item) {
+        if let Ok(parsed @ (Item::Impl(_) | Item::Trait(_) | Item::Mod(_))) =
+            syn::parse2(item.clone())
+        {
+            return container::expand(args, parsed, enabled);
+        }
+    }
     let func = item::parse_item(&item);
     match (args, func) {
         (Ok(args), Ok(marked)) => {
-            if let Err(error) = fail::check(&args, &marked) {
+            if let Err(error) = fail::check(&args, &marked).and_then(|()| outside(&args)) {
                 let errors = compile_errors(error);
                 return quote!(#errors #item);
             }
@@ -84,6 +113,19 @@ fn expand(args: TokenStream2, item: TokenStream2, enabled: bool) -> TokenStream2
             let errors = errors.map(compile_errors);
             quote!(#errors #item)
         }
+    }
+}
+
+/// The error for `skip` on a function outside a marked container, where
+/// it would mean "do not mark" under a mark.
+fn outside(args: &args::Args) -> Result<(), Error> {
+    match &args.skip {
+        Some(skip) => Err(Error::new(
+            skip.span(),
+            "`skip` opts a function out of a marked `impl`, `trait` or `mod`; \
+             outside one, remove #[profile(skip)] to leave the function unmarked",
+        )),
+        None => Ok(()),
     }
 }
 

@@ -49,7 +49,7 @@ fn unknown_key() {
     let messages = errors(quote!(label = "x"));
     assert_eq!(
         messages,
-        ["unknown option `label`; valid options are `name = \"...\"`, `crate = path` and `fail`"]
+        ["unknown option `label`; valid options are `name = \"...\"`, `crate = path`, `fail` and `skip`"]
     );
 }
 
@@ -142,7 +142,7 @@ fn bare_literal_and_garbage() {
     );
     assert_eq!(
         errors(quote!(5)),
-        ["expected an option of the form `key = value`; valid options are `name = \"...\"`, `crate = path` and `fail`"]
+        ["expected an option of the form `key = value`; valid options are `name = \"...\"`, `crate = path`, `fail` and `skip`"]
     );
     assert_eq!(
         errors(quote!(name = "a" "b")),

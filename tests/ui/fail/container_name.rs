@@ -1,6 +1,6 @@
 struct Parser;
 
-#[tickprof::profile]
+#[tickprof::profile(name = "parser")]
 impl Parser {
     fn parse(&self) -> u32 {
         1

@@ -1,0 +1,7 @@
+#[tickprof::profile]
+#[path = "modules/empty.rs"]
+mod empty;
+
+fn main() {
+    empty::f();
+}

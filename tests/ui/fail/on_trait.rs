@@ -1,8 +1,0 @@
-#[tickprof::profile]
-trait Parse {
-    fn parse(&self) -> u32 {
-        1
-    }
-}
-
-fn main() {}

@@ -81,7 +81,7 @@
 ///     static __TICKPROF_SITE: ::tickprof::__private::CallSite = /* path, name, file, line */;
 ///     static __TICKPROF_MARK: &::tickprof::__private::CallSite = &__TICKPROF_SITE; // in the link-time list of marks
 ///     let __tickprof_guard = ::tickprof::__private::Guard::enter(&__TICKPROF_SITE);
-///     // with `fail`: if ::tickprof::__private::fail_armed() { if let Some(e) = take_injected(&__TICKPROF_SITE) { return Err(From::from(e)); } }
+///     // with `fail`: if let Some(e) = ::tickprof::__private::injected(&__TICKPROF_SITE) { return Err(From::from(e)); }
 ///     let __tickprof_value: u32 = if ::tickprof::__private::ALWAYS {
 ///         '__tickprof_body: { /* the original body */ }
 ///     } else {

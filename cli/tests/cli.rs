@@ -5,31 +5,19 @@
 //! against the runtime's writers, not against saved output.
 
 use serde_json::Value;
-use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Output;
 use tickprof_runtime::{Report, TextOptions};
 
+mod support;
+use support::tickprof;
+
 fn data(name: &str) -> String {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data")
-        .join(name)
-        .to_str()
-        .expect("UTF-8 path")
-        .to_owned()
+    support::data(name).to_str().expect("UTF-8 path").to_owned()
 }
 
 /// [`data`], leaked for argument lists.
 fn data_str(name: &str) -> &'static str {
     Box::leak(data(name).into_boxed_str())
-}
-
-fn tickprof(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tickprof"))
-        .args(args)
-        .env_remove("TICKPROF_OUT")
-        .env("TICKPROF_STDERR", "0")
-        .output()
-        .expect("the command runs")
 }
 
 fn stdout(o: &Output) -> String {

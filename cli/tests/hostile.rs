@@ -5,22 +5,9 @@
 
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-fn data(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data")
-        .join(name)
-}
-
-fn tickprof(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tickprof"))
-        .args(args)
-        .env_remove("TICKPROF_OUT")
-        .env("TICKPROF_STDERR", "0")
-        .output()
-        .expect("the command runs")
-}
+mod support;
+use support::{data, tickprof};
 
 fn text(b: &[u8]) -> String {
     String::from_utf8(b.to_vec()).expect("UTF-8 output")

@@ -7,22 +7,10 @@ use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
-fn data(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data")
-        .join(name)
-}
-
-fn tickprof(args: &[&OsStr]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tickprof"))
-        .args(args)
-        .env_remove("TICKPROF_OUT")
-        .env("TICKPROF_STDERR", "0")
-        .output()
-        .expect("the command runs")
-}
+mod support;
+use support::{data, tickprof};
 
 /// A fresh world-writable sticky directory (not `/tmp` itself).
 fn sticky_dir(name: &str) -> PathBuf {

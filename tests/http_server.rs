@@ -420,3 +420,23 @@ fn the_exit_code_is_the_programs_with_clients_connected() {
     let _ = half.shutdown(Shutdown::Write);
     assert_eq!(server.exit(7), Some(7));
 }
+
+#[test]
+fn clients_that_stay_open_after_their_answer_hold_no_worker() {
+    let mut server = Server::start();
+    // More clients than workers (32), each answered (a 404) and then
+    // neither closing nor sending: the server's drain waits on each until
+    // its deadline, which must not keep a worker from other requests.
+    let open: Vec<TcpStream> = (0..40)
+        .map(|_| {
+            let mut s = server.connect();
+            s.write_all(b"GET /nope HTTP/1.1\r\n\r\n").unwrap();
+            assert_eq!(read_answer(&mut s).unwrap().0, 404);
+            s
+        })
+        .collect();
+    server.work(3);
+    assert_eq!(server.delta_calls(), 3);
+    drop(open);
+    assert_eq!(server.exit(0), Some(0));
+}

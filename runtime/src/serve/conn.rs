@@ -3,31 +3,44 @@
 //! answer (`?seconds=N`, a client that reads slowly) delays no other.
 
 use super::request::Request;
-use super::response::Response;
+use super::response::{self, Response};
 use super::routes::{self, Source};
 use std::net::TcpStream;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 /// The most requests answered at once (one thread each); one more gets
 /// `503` at once.
 pub(super) const MAX_WORKERS: usize = 32;
 
-/// The count of live workers.
-pub(super) struct Workers(Arc<AtomicUsize>);
+/// The most answered connections being drained at once (each on the
+/// thread that answered it, after giving back its worker's place); one
+/// more is closed at once.
+pub(super) const MAX_DRAINING: usize = 128;
+
+/// The count of live workers (or, for [`DRAINING`], of draining threads).
+pub(super) struct Workers(Arc<AtomicUsize>, usize);
+
+/// The threads draining an answered connection.
+static DRAINING: LazyLock<Workers> = LazyLock::new(|| Workers::capped(MAX_DRAINING));
 
 impl Workers {
     /// No worker yet.
     pub fn new() -> Workers {
-        Workers(Arc::new(AtomicUsize::new(0)))
+        Workers::capped(MAX_WORKERS)
+    }
+
+    /// No worker yet, at most `cap` at a time.
+    fn capped(cap: usize) -> Workers {
+        Workers(Arc::new(AtomicUsize::new(0)), cap)
     }
 
     /// A place for one more worker, if one is free.
     fn take(&self) -> Option<Slot> {
         let was = self.0.fetch_add(1, Ordering::AcqRel);
         let slot = Slot(Arc::clone(&self.0));
-        (was < MAX_WORKERS).then_some(slot)
+        (was < self.1).then_some(slot)
     }
 }
 
@@ -55,8 +68,7 @@ pub(super) fn dispatch(
     let spawned = std::thread::Builder::new()
         .name("tickprof http conn".to_owned())
         .spawn(move || {
-            let _slot = slot;
-            crate::record::quietly(|| answer(stream, &req, &source));
+            crate::record::quietly(|| answer(stream, &req, &source, slot));
         });
     match (spawned, spare) {
         (Ok(_), _) => Ok(()),
@@ -65,8 +77,14 @@ pub(super) fn dispatch(
     }
 }
 
-/// Answers one request on `stream` and closes it.
-fn answer(mut stream: TcpStream, req: &Request, source: &Source) {
+/// Answers one request on `stream` and closes it. The worker's `slot` is
+/// given back once the response is written: draining what the client
+/// still sends (a client trickling bytes keeps that going for
+/// [`DRAIN_DEADLINE`]) takes a place among [`MAX_DRAINING`] instead, or,
+/// when none is free, the connection is closed at once.
+///
+/// [`DRAIN_DEADLINE`]: super::response::DRAIN_DEADLINE
+fn answer(mut stream: TcpStream, req: &Request, source: &Source, slot: Slot) {
     if stream.set_nonblocking(false).is_err() {
         return;
     }
@@ -74,7 +92,13 @@ fn answer(mut stream: TcpStream, req: &Request, source: &Source) {
     // the server or the program.
     let response = catch_unwind(AssertUnwindSafe(|| routes::answer(req, source)))
         .unwrap_or_else(|_| Response::text(500, "tickprof: internal error"));
-    response.send(&mut stream, req.head_only());
+    let written = response.send(&mut stream, req.head_only());
+    drop(slot);
+    if written {
+        if let Some(_place) = DRAINING.take() {
+            response::finish(&mut stream);
+        }
+    }
 }
 
 #[cfg(test)]

@@ -16,7 +16,9 @@
 //!   beyond), so a `?seconds=N` request delays no other;
 //! - the response must be read within [`response::WRITE_DEADLINE`]; then
 //!   the server stops writing and drains what the client still sends
-//!   (bounded), so closing does not reset the connection under the answer.
+//!   (bounded: at most [`conn::MAX_DRAINING`] at once, outside the
+//!   workers' places), so closing does not reset the connection under the
+//!   answer.
 //!
 //! Everything runs inside `record::quietly`: the server's own work is
 //! never recorded, and its threads never appear in reports.

@@ -93,16 +93,15 @@ impl Response {
     }
 
     /// Writes the response (without its body when `head_only`) within
-    /// [`WRITE_DEADLINE`], then closes as [`finish`] does.
-    pub fn send(&self, stream: &mut TcpStream, head_only: bool) {
+    /// [`WRITE_DEADLINE`]. Returns whether it was all written (then the
+    /// caller closes as [`finish`] does).
+    pub fn send(&self, stream: &mut TcpStream, head_only: bool) -> bool {
         let deadline = Instant::now() + WRITE_DEADLINE;
         let mut bytes = self.head().into_bytes();
         if !head_only {
             bytes.extend_from_slice(&self.body);
         }
-        if write_by(stream, &bytes, deadline).is_ok() {
-            finish(stream);
-        }
+        write_by(stream, &bytes, deadline).is_ok()
     }
 }
 

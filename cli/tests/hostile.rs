@@ -226,7 +226,7 @@ fn endless_and_oversized_inputs_are_refused() {
 }
 
 /// Point 14: `replay` of what is not a trace (bare numbers, events that
-/// are not objects, a report) is exit 2 with one line and no output.
+/// are not objects, a report, begin/end pairs without one call) is exit 2 with one line and no output.
 #[test]
 fn replay_of_what_is_not_a_trace_says_so() {
     let dir = scratch("nottrace");
@@ -241,6 +241,11 @@ fn replay_of_what_is_not_a_trace_says_so() {
         (
             "{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"a\"}]}",
             "traceEvents[0]: an \"X\" event without ts, dur or name",
+        ),
+        (
+            "{\"traceEvents\": [{\"ph\": \"B\", \"name\": \"a\", \"ts\": 0}, {\"ph\": \"E\", \"ts\": 9}]}",
+            "traceEvents[0]: a \"B\" event, and no \"X\" (complete) event: \
+             not a tickprof trace (only \"X\" events are replayed)",
         ),
     ]
     .into_iter()

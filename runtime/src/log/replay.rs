@@ -33,7 +33,8 @@ const BATCH: usize = 1 << 16;
 ///
 /// A message if `input` is not JSON in the Chrome trace format (no
 /// `"traceEvents"` array, an event that is not an object with a `"ph"`
-/// string, an `"X"` event without `ts`, `dur` or `name`), or if writing to
+/// string, an `"X"` event without `ts`, `dur` or `name`, events of other
+/// kinds (`"B"`/`"E"` pairs, say) and not one `"X"`), or if writing to
 /// `out` fails (what was written before stays written).
 ///
 /// # Examples
@@ -67,6 +68,8 @@ pub fn replay_trace_json(
     let mut names: BTreeMap<u64, &str> = BTreeMap::new();
     // Per thread: (start ns, end ns, name).
     let mut calls: BTreeMap<u64, Vec<(i64, i64, &str)>> = BTreeMap::new();
+    // The first event of another kind (skipped): its index and `ph`.
+    let mut skipped: Option<(usize, &str)> = None;
     for (i, e) in events.iter().enumerate() {
         let (Value::Object(_), Some(Value::String(ph))) = (e, get(e, "ph")) else {
             return Err(format!(
@@ -93,8 +96,19 @@ pub fn replay_trace_json(
                 let end = start.saturating_add((dur * 1e3).round() as i64);
                 calls.entry(tid).or_default().push((start, end, name));
             }
-            _ => {}
+            other => {
+                skipped.get_or_insert((i, other));
+            }
         }
+    }
+    // Events, none of them a call: not a trace this renders (begin/end
+    // pairs, say), rather than an empty output.
+    if let (true, Some((i, ph))) = (calls.is_empty(), skipped) {
+        return Err(format!(
+            "traceEvents[{i}]: a \"{}\" event, and no \"X\" (complete) event: \
+             not a tickprof trace (only \"X\" events are replayed)",
+            terminal_safe(ph).escape_default()
+        ));
     }
     let mut write = |text: &mut String| {
         let r = out.write_all(text.as_bytes()).map_err(|e| e.to_string());
@@ -194,6 +208,24 @@ mod tests {
             "traceEvents[0]: an \"X\" event without ts, dur or name"
         );
         assert_eq!(replay("{\"traceEvents\": []}").unwrap(), "");
+        // Begin/end pairs (another tool's trace): an error, not nothing.
+        assert_eq!(
+            replay(
+                "{\"traceEvents\": [{\"ph\": \"M\"}, {\"ph\": \"B\", \"name\": \"a\", \"ts\": 0}, \
+                 {\"ph\": \"E\", \"ts\": 5}]}"
+            )
+            .unwrap_err(),
+            "traceEvents[1]: a \"B\" event, and no \"X\" (complete) event: \
+             not a tickprof trace (only \"X\" events are replayed)"
+        );
+        // Only thread names: nothing to replay, and nothing wrong.
+        assert_eq!(replay("{\"traceEvents\": [{\"ph\": \"M\"}]}").unwrap(), "");
+        // Other kinds beside calls are skipped.
+        assert!(replay(
+            "{\"traceEvents\": [{\"ph\": \"i\"}, {\"ph\": \"X\", \"name\": \"a\", \"ts\": 0, \"dur\": 1}]}"
+        )
+        .unwrap()
+        .contains("a();"));
     }
 
     #[test]

@@ -5,7 +5,8 @@
 //! (a missing file, a file over [`load::MAX_INPUT`], not a tickprof JSON
 //! report or trace, a broken tree, a version this command does not read, a
 //! bad option) or an output that cannot be written — with one line on
-//! stderr saying which. Names from the files are printed terminal-safe.
+//! stderr saying which. Names from the files, and the file names in
+//! errors, are printed terminal-safe.
 
 mod diff;
 mod load;
@@ -134,7 +135,9 @@ fn main() -> ExitCode {
     match run(Cli::parse()) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("tickprof: {e}");
+            // The message may hold a file name as given (a glob over a
+            // shared directory's files, say): terminal-safe, as names are.
+            eprintln!("tickprof: {}", terminal_safe(&e));
             ExitCode::from(2)
         }
     }

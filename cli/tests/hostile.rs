@@ -126,6 +126,41 @@ fn control_characters_in_names_never_reach_the_output_raw() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Point 12, file names: an error naming a file (missing, not a report,
+/// an output that cannot be written) prints the name as given
+/// terminal-safe, so a planted file name cannot drive the terminal
+/// either.
+#[test]
+fn file_names_in_errors_never_reach_stderr_raw() {
+    let dir = scratch("evilpath");
+    let name = "evil\u{1b}[2J\r\u{202e}gnp\n[1] forged";
+    let bad = dir.join(format!("{name}.json"));
+    std::fs::write(&bad, "not json").unwrap();
+    let missing = dir.join(format!("missing{name}.json"));
+    let before = data("before.json");
+    let out_dir = dir.join(name).join("out.csv");
+    for args in [
+        vec!["show".as_ref(), bad.as_os_str()],
+        vec!["show".as_ref(), missing.as_os_str()],
+        vec!["diff".as_ref(), before.as_os_str(), bad.as_os_str()],
+        vec!["replay".as_ref(), bad.as_os_str()],
+        vec![
+            "show".as_ref(),
+            before.as_os_str(),
+            "--out".as_ref(),
+            out_dir.as_os_str(),
+        ],
+    ] {
+        let out = tickprof(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let e = text(&out.stderr);
+        assert_clean(&e, &format!("{args:?}"));
+        assert_eq!(e.lines().count(), 1, "{e:?}");
+        assert!(e.contains("gnp"), "{e:?}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Point 13: a tree with a parent out of range, itself, or in a cycle, or
 /// a depth that does not follow, is exit 2 naming the node, for every
 /// command that reads the report (and `--out x.folded` writes nothing).

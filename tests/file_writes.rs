@@ -28,6 +28,8 @@ const CHILD: &str = "TICKPROF_FILE_WRITES_CHILD";
 const GO: &str = "TICKPROF_FILE_WRITES_GO";
 /// The file the child creates when its main runs.
 const STARTED: &str = "TICKPROF_FILE_WRITES_STARTED";
+/// The directory the child changes to after its work.
+const CHDIR: &str = "TICKPROF_FILE_WRITES_CHDIR";
 /// Another user's id (`nobody`), for files planted by "another user".
 const NOBODY: u32 = 65534;
 /// The longest a child may take: past it the test fails (a hang).
@@ -53,6 +55,10 @@ fn child_workload() {
         x = step(x ^ i);
     }
     assert!(x > 0);
+    // A daemon's `chdir("/")`, after the start-up check.
+    if let Some(dir) = std::env::var_os(CHDIR) {
+        std::env::set_current_dir(dir).unwrap();
+    }
     if let Some(go) = std::env::var_os(GO) {
         let t = Instant::now();
         while !Path::new(&go).exists() && t.elapsed() < LIMIT {
@@ -362,4 +368,31 @@ fn an_unwritable_directory_is_reported_once_at_start_up_and_tried_again_at_exit(
     report_is_json(&later);
     assert_eq!(names(&dir.join("later")), ["report.json"]);
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A relative `TICKPROF_OUT` path is relative to the directory the program
+/// started in (where the start-up check looked), even when the program
+/// changes its directory before it exits.
+#[test]
+fn relative_outputs_go_where_the_program_started() {
+    let start = sticky_dir("reldir-start");
+    let moved = sticky_dir("reldir-moved");
+    let mut cmd = child::child_command(CHILD, "1");
+    cmd.env("TICKPROF_STDERR", "0")
+        .env("TICKPROF_OUT", "sub/run.json,top.csv")
+        .env(CHDIR, &moved)
+        .current_dir(&start)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    std::fs::create_dir(start.join("sub")).unwrap();
+    let (status, err) = finish(cmd.spawn().expect("the child starts"));
+    assert!(status.success(), "{err}");
+    assert!(!err.contains("cannot write"), "{err}");
+    assert!(std::fs::read_to_string(start.join("sub/run.json"))
+        .unwrap()
+        .contains("step"));
+    assert!(start.join("top.csv").is_file());
+    assert!(names(&moved).is_empty(), "{:?}", names(&moved));
+    let _ = std::fs::remove_dir_all(&start);
+    let _ = std::fs::remove_dir_all(&moved);
 }

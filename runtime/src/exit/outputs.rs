@@ -65,17 +65,35 @@ pub(super) fn warn_unwritten(path: &Path, e: &io::Error) {
 /// An output path with `%p` replaced by the process id, `%e` by the
 /// executable's file name and `%%` by `%`, so that several processes (the
 /// test binaries of one `cargo test`, say) do not overwrite one file. Byte
-/// for byte: a path that is not UTF-8 stays as it is.
+/// for byte: a path that is not UTF-8 stays as it is. A relative path is
+/// relative to the working directory at start-up (the first call, from
+/// the start-up check), so a program that changes its directory (a daemon
+/// going to `/`) still writes where it was started, where the check
+/// looked.
 pub(crate) fn expand_path(template: &Path) -> PathBuf {
     let bytes = os_bytes(template.as_os_str());
-    if !bytes.contains(&b'%') {
-        return template.to_owned();
+    let path = if bytes.contains(&b'%') {
+        let exe = std::env::current_exe()
+            .ok()
+            .and_then(|p| p.file_name().map(|n| os_bytes(n).into_owned()))
+            .unwrap_or_else(|| b"unknown".to_vec());
+        os_from_bytes(expand_with(&bytes, std::process::id(), &exe))
+    } else {
+        template.to_owned()
+    };
+    match start_dir() {
+        Some(dir) if path.is_relative() => dir.join(path),
+        _ => path,
     }
-    let exe = std::env::current_exe()
-        .ok()
-        .and_then(|p| p.file_name().map(|n| os_bytes(n).into_owned()))
-        .unwrap_or_else(|| b"unknown".to_vec());
-    os_from_bytes(expand_with(&bytes, std::process::id(), &exe))
+}
+
+/// The working directory when first asked (at start-up); `None` if it
+/// could not be read (then paths stay relative).
+fn start_dir() -> Option<&'static Path> {
+    static START_DIR: OnceLock<Option<PathBuf>> = OnceLock::new();
+    START_DIR
+        .get_or_init(|| std::env::current_dir().ok())
+        .as_deref()
 }
 
 /// The bytes of `s` (on other platforms than Unix, its text).

@@ -104,3 +104,36 @@ fn show_keeps_a_files_mode_and_takes_paths_that_are_not_utf8() {
     assert!(err.contains("not a regular file (a FIFO)"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `--html` and `--out` at a symlink to a device (`/dev/null`, as
+/// `/dev/stdout` is one) or to a directory: exit 2 with one line, and the
+/// link stays (as root the rename would have replaced it).
+#[test]
+fn show_refuses_a_symlink_to_a_device_or_directory() {
+    let dir = sticky_dir("devlinks");
+    let before = data("before.json");
+    std::fs::create_dir(dir.join("sub")).unwrap();
+    std::os::unix::fs::symlink("/dev/null", dir.join("null.html")).unwrap();
+    std::os::unix::fs::symlink(dir.join("sub"), dir.join("dir.csv")).unwrap();
+    for (flag, name) in [("--html", "null.html"), ("--out", "dir.csv")] {
+        let link = dir.join(name);
+        let out = tickprof(&[
+            "show".as_ref(),
+            before.as_os_str(),
+            flag.as_ref(),
+            link.as_os_str(),
+        ]);
+        assert_eq!(out.status.code(), Some(2), "{flag} {name}");
+        let e = String::from_utf8_lossy(&out.stderr);
+        assert!(e.contains("not to a regular file"), "{e}");
+        assert_eq!(e.lines().count(), 1, "{e}");
+        assert!(std::fs::symlink_metadata(&link).unwrap().is_symlink());
+    }
+    let mut left: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["dir.csv", "null.html", "sub"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -13,8 +13,8 @@
 //!   the whole new one. A symlink *at the target* is replaced by the new
 //!   file (the file it pointed to is left alone), as `sed -i` does; a
 //!   target that exists and is neither a regular file nor a symlink (a
-//!   FIFO, a device, a socket, a directory) is refused, and nothing is
-//!   written.
+//!   FIFO, a device, a socket, a directory), or a symlink to one of those
+//!   (`/dev/stdout`, `/dev/null`), is refused, and nothing is written.
 //! - An existing regular target keeps its permission bits (`0o777`; a 0600
 //!   report stays 0600, and the temporary file never has more than them),
 //!   and its owner and group where the process may set them (as root; a
@@ -104,8 +104,9 @@ pub(crate) fn check_writable(path: &Path) -> io::Result<()> {
 }
 
 /// The target's metadata if it exists as a regular file; `None` if it does
-/// not exist or is a symlink (which the rename replaces); an error for
-/// anything else.
+/// not exist or is a symlink to a regular file or to nothing (which the
+/// rename replaces); an error for anything else, a symlink to something
+/// else included (the link is only examined, never opened).
 fn existing_target(path: &Path) -> io::Result<Option<Metadata>> {
     if path.file_name().is_none() {
         return Err(io::Error::new(
@@ -115,7 +116,19 @@ fn existing_target(path: &Path) -> io::Result<Option<Metadata>> {
     }
     match std::fs::symlink_metadata(path) {
         Ok(m) if m.file_type().is_file() => Ok(Some(m)),
-        Ok(m) if m.file_type().is_symlink() => Ok(None),
+        // A symlink to a device, FIFO or directory (`/dev/stdout`,
+        // `/dev/null`): refused like the file it names, so that the
+        // rename never replaces such a link (as root, in `/dev`).
+        Ok(m) if m.file_type().is_symlink() => match std::fs::metadata(path) {
+            Ok(t) if !t.file_type().is_file() => Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "a symlink to {}, not to a regular file; not replaced",
+                    kind_of(&t)
+                ),
+            )),
+            _ => Ok(None),
+        },
         Ok(m) => Err(io::Error::new(
             io::ErrorKind::InvalidInput,
             format!("not a regular file ({}); not replaced", kind_of(&m)),
@@ -319,6 +332,37 @@ mod tests {
         assert_eq!(e.kind(), io::ErrorKind::NotFound);
         check_writable(&d.join("a.json")).unwrap();
         assert_eq!(names(&d), ["sub.json"]);
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    #[cfg(unix)]
+    fn a_symlink_to_a_device_or_directory_is_refused_and_kept() {
+        let d = dir("devlink");
+        let sub = d.join("sub");
+        std::fs::create_dir(&sub).unwrap();
+        for (name, to, what) in [
+            ("null.html", Path::new("/dev/null"), "a device"),
+            ("dir.json", sub.as_path(), "a directory"),
+        ] {
+            let link = d.join(name);
+            std::os::unix::fs::symlink(to, &link).unwrap();
+            for e in [
+                replace_with_bytes(&link, b"x").unwrap_err(),
+                check_writable(&link).unwrap_err(),
+                create_replacing(&link).unwrap_err(),
+            ] {
+                assert_eq!(e.kind(), io::ErrorKind::InvalidInput, "{e}");
+                assert!(e.to_string().contains(what), "{e}");
+            }
+            assert!(std::fs::symlink_metadata(&link).unwrap().is_symlink());
+        }
+        // A dangling symlink is replaced, as one to a regular file is.
+        let dangling = d.join("gone.json");
+        std::os::unix::fs::symlink(d.join("nothing"), &dangling).unwrap();
+        replace_with_bytes(&dangling, b"r").unwrap();
+        assert!(std::fs::symlink_metadata(&dangling).unwrap().is_file());
+        assert_eq!(names(&d), ["dir.json", "gone.json", "null.html", "sub"]);
         std::fs::remove_dir_all(&d).unwrap();
     }
 

@@ -276,14 +276,24 @@ fn plural(n: u64) -> &'static str {
 pub(crate) fn notes(report: &Report) -> Vec<String> {
     let r = &report.run;
     let mut v = Vec::new();
-    let reversed: u64 = report.sites.iter().map(|x| x.reversed).sum();
-    let oversized: u64 = report.sites.iter().map(|x| x.oversized).sum();
-    let unwound: u64 = report.sites.iter().map(|x| x.unwound).sum();
-    if reversed + oversized > 0 {
+    // Saturating: a report read from a file may hold any values.
+    let total = |f: fn(&crate::report::SiteStats) -> u64| {
+        report
+            .sites
+            .iter()
+            .fold(0u64, |a, x| a.saturating_add(f(x)))
+    };
+    let (reversed, oversized, unwound) = (
+        total(|x| x.reversed),
+        total(|x| x.oversized),
+        total(|x| x.unwound),
+    );
+    let rejected = reversed.saturating_add(oversized);
+    if rejected > 0 {
         v.push(format!(
             "rejected {} call{} ({reversed} reversed, {oversized} longer than {}): counted, times not added",
-            reversed + oversized,
-            plural(reversed + oversized),
+            rejected,
+            plural(rejected),
             fmt_ns(r.max_delta_ns as f64)
         ));
     }

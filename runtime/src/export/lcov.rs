@@ -40,7 +40,8 @@ fn records<'a>(sites: impl Iterator<Item = &'a SiteStats>) -> String {
         // line of each mark, with its calls (summed where marks share one).
         let mut lines: BTreeMap<u32, u64> = BTreeMap::new();
         for m in &marks {
-            *lines.entry(m.line.max(1)).or_default() += m.calls;
+            let c = lines.entry(m.line.max(1)).or_default();
+            *c = c.saturating_add(m.calls);
         }
         for (line, calls) in &lines {
             let _ = writeln!(out, "DA:{line},{calls}");

@@ -53,7 +53,9 @@ impl Faults {
 
     /// Faults injected in all.
     pub fn total(&self) -> u64 {
-        self.sites.iter().map(|(_, c)| c).sum()
+        self.sites
+            .iter()
+            .fold(0u64, |a, (_, c)| a.saturating_add(*c))
     }
 }
 

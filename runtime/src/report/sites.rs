@@ -145,7 +145,7 @@ pub struct SiteStats {
 impl SiteStats {
     /// `reversed + oversized`.
     pub fn rejected(&self) -> u64 {
-        self.reversed + self.oversized
+        self.reversed.saturating_add(self.oversized)
     }
 
     /// `ns` per accepted call (0 when no call was accepted).

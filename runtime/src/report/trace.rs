@@ -39,7 +39,9 @@ pub struct Trace {
 impl Trace {
     /// Events dropped over all threads.
     pub fn dropped(&self) -> u64 {
-        self.threads.iter().map(|t| t.dropped).sum()
+        self.threads
+            .iter()
+            .fold(0u64, |a, t| a.saturating_add(t.dropped))
     }
 
     /// Events stored over all threads.

@@ -111,8 +111,12 @@ pub(super) fn threads(out: &mut String, report: &Report, links: &HashMap<&str, u
         } else if t.finished {
             out.push_str(", finished");
         }
-        let calls: u64 = t.sites.iter().map(|s| s.calls).sum();
-        let self_ns: u64 = t.sites.iter().map(|s| s.self_ns).sum();
+        // Saturating: a report read from a file may hold any values.
+        let calls = t.sites.iter().fold(0u64, |a, s| a.saturating_add(s.calls));
+        let self_ns = t
+            .sites
+            .iter()
+            .fold(0u64, |a, s| a.saturating_add(s.self_ns));
         let _ = write!(
             out,
             "</span></td><td>{}</td><td>{}</td><td>{}</td><td>",

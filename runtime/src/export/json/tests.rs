@@ -777,3 +777,29 @@ fn a_broken_tree_is_rejected_naming_the_node() {
     let e = parse(&v.to_string()).unwrap_err().to_string();
     assert!(e.contains("tree[1].parent: 2 comes after the node"), "{e}");
 }
+
+#[test]
+fn every_writer_takes_a_report_of_extreme_values_without_panicking() {
+    // A report read from a file may hold any values: sums saturate.
+    let mut src = Src {
+        u: vec![u64::MAX, 2, u64::MAX - 1, 3, 5, u64::MAX, 7],
+        f: vec![f64::MAX, 0.5],
+        b: vec![true, false],
+        s: vec!["a".to_owned(), "b".to_owned()],
+        at: [0; 4],
+    };
+    let mut tried = 0;
+    for _ in 0..200 {
+        let r = src.report();
+        if r.sites.len() < 2 || !r.threads.iter().any(|t| t.sites.len() > 1) {
+            continue;
+        }
+        tried += 1;
+        for f in crate::export::FORMATS {
+            let path = format!("x{}", f.extension);
+            let _ = crate::export::render(&r, &path, &crate::TextOptions::default());
+        }
+        let _ = r.to_text();
+    }
+    assert!(tried > 0, "no report with two sites on one thread");
+}

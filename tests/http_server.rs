@@ -20,7 +20,7 @@ mod pprof_proto;
 #[path = "support/quiet.rs"]
 mod quiet;
 
-use pprof_proto::Profile;
+use pprof_proto::{unstore, Profile};
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
@@ -180,22 +180,6 @@ fn read_answer(s: &mut TcpStream) -> std::io::Result<(u16, Vec<u8>)> {
         .and_then(|c| c.parse().ok())
         .ok_or(ErrorKind::InvalidData)?;
     Ok((status, all[end + 4..].to_vec()))
-}
-
-/// The payload of a gzip member made of stored DEFLATE blocks.
-fn unstore(gz: &[u8]) -> Vec<u8> {
-    assert_eq!(&gz[..4], &[0x1f, 0x8b, 8, 0]);
-    let mut out = Vec::new();
-    let mut at = 10;
-    loop {
-        let last = gz[at] & 1 == 1;
-        let len = u16::from_le_bytes([gz[at + 1], gz[at + 2]]) as usize;
-        out.extend_from_slice(&gz[at + 5..at + 5 + len]);
-        at += 5 + len;
-        if last {
-            return out;
-        }
-    }
 }
 
 /// The calls of `work` in a `.pb.gz` profile.

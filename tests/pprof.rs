@@ -10,7 +10,7 @@ mod pprof_proto;
 #[path = "support/quiet.rs"]
 mod quiet;
 
-use pprof_proto::{Function, Profile};
+use pprof_proto::{unstore, Function, Profile};
 use std::collections::{HashMap, HashSet};
 use tickprof::profile;
 
@@ -34,26 +34,6 @@ fn rec(n: u32) -> u32 {
     } else {
         rec(n - 1) + 1
     }
-}
-
-/// The payload of a gzip member made of stored DEFLATE blocks.
-fn unstore(gz: &[u8]) -> Vec<u8> {
-    assert_eq!(&gz[..4], &[0x1f, 0x8b, 8, 0]);
-    let mut out = Vec::new();
-    let mut at = 10;
-    loop {
-        let last = gz[at] & 1 == 1;
-        assert_eq!(gz[at] & 6, 0, "stored block");
-        let len = u16::from_le_bytes([gz[at + 1], gz[at + 2]]) as usize;
-        out.extend_from_slice(&gz[at + 5..at + 5 + len]);
-        at += 5 + len;
-        if last {
-            break;
-        }
-    }
-    assert_eq!(gz.len(), at + 8);
-    assert_eq!(&gz[at + 4..], &(out.len() as u32).to_le_bytes());
-    out
 }
 
 #[test]

@@ -1,11 +1,26 @@
 //! Accuracy with and without overhead compensation: prints the exact errors
-//! of the cases `tests/accuracy.rs` checks. Run: `cargo bench --bench accuracy`.
+//! of the cases `tests/accuracy.rs` checks, and of case D (a parent
+//! alternating a ~20 ns leaf and a ~2 µs child), and whether each case's
+//! sites were timed or counted. Run: `cargo bench --bench accuracy`;
+//! `ACCURACY_BUSY=1` runs a spinning thread per core meanwhile.
 
 #[path = "../tests/support/accuracy_cases.rs"]
 mod cases;
 
+#[path = "support/accuracy_extra.rs"]
+mod extra;
+
 fn main() {
     // `cargo bench` passes `--bench`; nothing to parse.
+    let busy = extra::Busy::from_env();
+    println!(
+        "{}; TICKPROF_TIME={}",
+        match busy.threads() {
+            0 => "quiet (ACCURACY_BUSY=1 for a busy loop on every core)".to_owned(),
+            n => format!("busy: {n} spinning threads (ACCURACY_BUSY=1)"),
+        },
+        std::env::var("TICKPROF_TIME").unwrap_or_else(|_| "unset (the default)".to_owned())
+    );
     let r = tickprof::report();
     println!(
         "calibration: inner {:.1} ns ({:.0} ticks), call {:.1} ns ({:.0} ticks); TSC {:.3} GHz",
@@ -15,12 +30,17 @@ fn main() {
         r.run.overhead_call_ticks,
         r.run.frequency_hz / 1e9
     );
-    for (case, title) in [
+    for (case, title, leaf) in [
         (
             cases::Leaf::Chain,
             "A: a ~20 ns leaf, calls in one dependent chain",
+            "::acc_leaf",
         ),
-        (cases::Leaf::Overlap, "B: a ~4 ns leaf, calls overlapping"),
+        (
+            cases::Leaf::Overlap,
+            "B: a ~4 ns leaf, calls overlapping",
+            "::acc_small",
+        ),
     ] {
         let e = cases::leaf_case(case, 1_000_000, 11);
         println!("\n== {title}, x 1,000,000 from a marked parent, median of 11 rounds");
@@ -47,7 +67,9 @@ fn main() {
                 format!("{:?}", e.broken)
             }
         );
+        println!("leaf: {}", extra::timing(&tickprof::report(), leaf));
     }
+    case_d();
     #[cfg(target_arch = "x86_64")]
     {
         println!("\n== C: 3-level spin tree (100 us -> 5 x 10 us -> 5 x 1 us), 100 calls, median of 11 rounds");
@@ -60,8 +82,47 @@ fn main() {
         }
     }
     let r = tickprof::report();
+    drop(busy);
     println!(
         "\nestimated instrumentation share of this run: {:.1}%",
         r.run.overhead_share * 100.0
+    );
+}
+
+/// Case D: prints the child's and the parent's errors and how the leaf
+/// and the child were recorded.
+fn case_d() {
+    let e = extra::case_d(20_000, 11);
+    println!(
+        "\n== D: a parent alternating a ~20 ns leaf and a ~2 us child, x 20,000 each, median of 11 rounds"
+    );
+    println!(
+        "true costs (uninstrumented loops): child {:.1} ns, leaf {:.1} ns",
+        e.child_ns, e.leaf_ns
+    );
+    println!(
+        "parent total vs uninstrumented loop: compensated {:+.2}%, raw {:+.2}%",
+        e.parent.0 * 100.0,
+        e.parent.1 * 100.0
+    );
+    println!(
+        "child mean vs true cost:             compensated {:+.2}%, raw {:+.2}%",
+        e.child.0 * 100.0,
+        e.child.1 * 100.0
+    );
+    println!(
+        "leaf mean / true cost:               compensated {:.2}x, raw {:.2}x",
+        e.leaf.0, e.leaf.1
+    );
+    let r = tickprof::report();
+    println!(
+        "leaf: {}; child: {}; invariants: {}",
+        extra::timing(&r, "::d_leaf"),
+        extra::timing(&r, "::d_child"),
+        if e.broken.is_empty() {
+            "hold".to_owned()
+        } else {
+            format!("{:?}", e.broken)
+        }
     );
 }

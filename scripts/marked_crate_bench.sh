@@ -5,15 +5,19 @@
 #   crate: hashbrown (default, 0.17.1), indexmap (2.14.2) or semver (1.0.28)
 #
 # Takes the crate's published source from cargo's registry (a throwaway crate
-# depending on it, then `cargo fetch`), and makes three copies under $WORK:
+# depending on it, then `cargo fetch`), and makes three copies under $WORK
+# (scripts/marked_crate_copies.sh, shared with scripts/perf_compare.sh):
 #   unmarked  the source as published (shared by every checkout measured)
 #   disabled  every fn marked, tickprof with `default-features = false`
 #             (marks compiled out: should equal unmarked)
 #   marked    every fn marked, tickprof with its default `enabled` feature,
-#             run with TICKPROF=off and with TICKPROF=on
+#             run with TICKPROF=off, with TICKPROF=on (the default
+#             settings: adaptive timing where the build has it) and with
+#             TICKPROF=on TICKPROF_TIME=all (every call timed; the same as
+#             the default in builds without adaptive timing)
 # "Every fn": each fn, method and default trait method with a body under
 # src/ gets `#[::tickprof::profile]`, except `const fn` and C-variadic fns,
-# which #[profile] rejects (a small syn-based rewriter, written below, inserts
+# which #[profile] rejects (a small syn-based rewriter, in the copies script, inserts
 # the attribute and leaves all other text untouched). tests/, doctests and the
 # workload are not marked: they are the crate's callers.
 #
@@ -28,9 +32,18 @@
 #             the doctests-run row is libtest's own "finished in" for them.
 # and prints each with its ratio to unmarked. stdout and stderr of the timed
 # commands go to $WORK/.../logs; a failing command is reported as FAILED.
+# After the timed runs, one more untimed run of the workload per mode (on,
+# all) writes a JSON report, from which the "sites" lines count the sites
+# timed and counted and the calls in each (a site's `timing`, "timed" when
+# the field is missing; `timed_calls`, the calls that read the clock). The
+# summary block at the end gives the ratios issue 22 asks for (workload,
+# default vs unmarked, off vs unmarked, all vs unmarked) against its targets:
+# default <= 2x semver, <= 1.6x indexmap, <= 8x hashbrown; off <= 1.1x
+# semver and indexmap, <= 2x hashbrown.
 #
 # Environment: WORK (default /tmp/tickprof-marked-bench), RUNS (3), ON_RUNS
-# (runs for TICKPROF=on, default $RUNS: on-mode test suites are slow),
+# (runs for TICKPROF=on and TICKPROF_TIME=all, default $RUNS: on-mode test
+# suites are slow), ALL=0 to skip the TICKPROF_TIME=all rows,
 # DEBUG=0 to skip the debug rows, BUILD_ONLY=1 to stop after building,
 # DEBUG_ON=1 to add the debug test suite with TICKPROF=on (left out by
 # default: hashbrown's took over 4 min, the runtime being unoptimised there). Expect 10-15 min on 2 busy
@@ -46,6 +59,7 @@ runs=${RUNS:-3}
 on_runs=${ON_RUNS:-$runs}
 debug=${DEBUG:-1}
 debug_on=${DEBUG_ON:-0}
+all_rows=${ALL:-1}
 # The source, the rewriter, the workloads and the three copies.
 # shellcheck source=scripts/marked_crate_copies.sh
 . "$(dirname "${BASH_SOURCE[0]}")/marked_crate_copies.sh"
@@ -66,9 +80,18 @@ if [ "$debug" = 1 ]; then for d in "$unmarked" "$marked"; do build "$d" debug; d
 [ "${BUILD_ONLY:-0}" = 1 ] && exit 0
 
 # --- 4. timing ----------------------------------------------------------------
-# tm LABEL N DIR TICKPROF-VALUE CMD...  -> medians of N runs: wall seconds, and
+# tm LABEL N DIR MODE CMD...  -> medians of N runs: wall seconds, and
 # CPU seconds (user + system of the command and the children it waited for,
-# from /usr/bin/time): less disturbed than wall time by other load.
+# from /usr/bin/time): less disturbed than wall time by other load. MODE is
+# on (TICKPROF=on, TICKPROF_TIME unset: the default), off (TICKPROF=off) or
+# all (TICKPROF=on TICKPROF_TIME=all).
+# mode_env MODE -> the env arguments for it.
+mode_env() {
+  case "$1" in
+    all) echo "TICKPROF=on TICKPROF_TIME=all" ;;
+    *) echo "TICKPROF=$1" ;;
+  esac
+}
 declare -A wall cpu
 tm() {
   local label=$1 n=$2 dir=$3 mode=$4
@@ -76,7 +99,7 @@ tm() {
   local walls=() cpus=() i status=ok
   for ((i = 0; i < n; i++)); do
     if ! (cd "$dir" && /usr/bin/time -f '%e %U %S' -o "$logs/$label.$i.time" \
-      env TICKPROF="$mode" "$@") >"$logs/$label.$i.log" 2>&1; then
+      env -u TICKPROF_TIME -u TICKPROF_OUT $(mode_env "$mode") "$@") >"$logs/$label.$i.log" 2>&1; then
       status=FAILED
     fi
     walls+=("$(tail -1 "$logs/$label.$i.time" | awk '{print $1}')")
@@ -96,11 +119,13 @@ tm workload.unmarked "$runs" "$unmarked" on $ex
 tm workload.disabled "$runs" "$disabled" on $ex
 tm workload.off "$runs" "$marked" off $ex
 tm workload.on "$on_runs" "$marked" on $ex
+[ "$all_rows" = 1 ] && tm workload.all "$on_runs" "$marked" all $ex
 
 tm tests-release.unmarked "$runs" "$unmarked" on cargo test -q --release --lib --tests
 tm tests-release.disabled "$runs" "$disabled" on cargo test -q --release --lib --tests
 tm tests-release.off "$runs" "$marked" off cargo test -q --release --lib --tests
 tm tests-release.on "$on_runs" "$marked" on cargo test -q --release --lib --tests
+[ "$all_rows" = 1 ] && tm tests-release.all "$on_runs" "$marked" all cargo test -q --release --lib --tests
 
 if [ "$debug" = 1 ]; then
   tm tests-debug.unmarked "$runs" "$unmarked" on cargo test -q --lib --tests
@@ -122,13 +147,43 @@ if [ "$debug" = 1 ]; then
   done
 fi
 
-# --- 5. table -------------------------------------------------------------------
+# --- 5. timed and counted sites -------------------------------------------------
+# One untimed run of the workload per mode, writing a JSON report: how many
+# sites were timed and counted, and their calls.
+sites_line() {
+  python3 - "$1" <<'PY'
+import json, sys
+try:
+    sites = json.load(open(sys.argv[1]))["sites"]
+except (OSError, ValueError, KeyError) as e:
+    print("no report (%s)" % e)
+    sys.exit(0)
+ran = [s for s in sites if s["calls"] > 0]
+timed = [s for s in ran if s.get("timing", "timed") != "counted"]
+counted = [s for s in ran if s.get("timing", "timed") == "counted"]
+calls = lambda v: sum(s["calls"] for s in v)
+clock = sum(s.get("timed_calls", s["calls"]) for s in counted)
+print("%d sites ran: %d timed (%d calls), %d counted (%d calls, %d of them timed as the sample)"
+      % (len(ran), len(timed), calls(timed), len(counted), calls(counted), clock))
+PY
+}
+declare -A sites
+for m in on all; do
+  [ "$m" = all ] && [ "$all_rows" != 1 ] && continue
+  # shellcheck disable=SC2046 # mode_env gives separate words
+  (cd "$marked" && env -u TICKPROF_TIME $(mode_env "$m") TICKPROF_OUT="$logs/sites.$m.json" \
+    "$ex") >"$logs/sites.$m.log" 2>&1 || echo "the $m run for the sites summary failed: $logs/sites.$m.log" >&2
+  sites[$m]=$(sites_line "$logs/sites.$m.json")
+done
+
+# --- 6. table -------------------------------------------------------------------
 echo
 echo "crate: $crate $ver   tickprof: $tp ($(git -C "$tp" rev-parse --short HEAD 2>/dev/null || echo '?'))"
 echo "marked: $(cat "$marked/.tp-marked")"
 echo "host: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cores; load at end: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "seconds, median of $runs (on: $on_runs); ratio to unmarked; cpu = user + system"
-printf '%-21s %9s %9s %9s %9s %9s %9s %9s\n' row unmarked disabled off on disab/un off/un on/un
+echo "seconds, median of $runs (on, all: $on_runs); ratio to unmarked; cpu = user + system"
+echo "on = TICKPROF=on (default settings); all = TICKPROF=on TICKPROF_TIME=all; off = TICKPROF=off"
+printf '%-21s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n' row unmarked disabled off on all disab/un off/un on/un all/un
 ratio() { if [ -n "$1" ]; then awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.2fx", a / b; else print "-"}'; else echo -; fi; }
 for row in workload tests-release tests-debug doctests-debug doctests-run; do
   for kind in wall cpu; do
@@ -138,8 +193,26 @@ for row in workload tests-release tests-debug doctests-debug doctests-run; do
     d=${t[$row.disabled]:-}
     o=${t[$row.off]:-}
     n=${t[$row.on]:-}
-    printf '%-21s %9s %9s %9s %9s %9s %9s %9s\n' "$row $kind" "$u" "${d:--}" "${o:--}" "${n:--}" \
-      "$(ratio "$d" "$u")" "$(ratio "$o" "$u")" "$(ratio "$n" "$u")"
+    a=${t[$row.all]:-}
+    printf '%-21s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n' "$row $kind" "$u" "${d:--}" "${o:--}" "${n:--}" \
+      "${a:--}" "$(ratio "$d" "$u")" "$(ratio "$o" "$u")" "$(ratio "$n" "$u")" "$(ratio "$a" "$u")"
     unset -n t
   done
 done
+echo
+echo "sites (workload, one more run each):"
+echo "  on:  ${sites[on]:-}"
+[ "$all_rows" = 1 ] && echo "  all: ${sites[all]:-}"
+
+# --- 7. summary: issue 22's ratios and targets -------------------------------------
+case "$crate" in
+  semver) t_on=2 t_off=1.1 ;;
+  indexmap) t_on=1.6 t_off=1.1 ;;
+  hashbrown) t_on=8 t_off=2 ;;
+esac
+verdict() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN {r = a / b; printf "%.2fx (target <= %sx: %s)", r, t, (r <= t ? "met" : "MISSED")}'; }
+u=${wall[workload.unmarked]}
+echo
+echo "summary ($crate workload, wall, medians): default $(verdict "${wall[workload.on]}" "$u" "$t_on");" \
+  "off $(verdict "${wall[workload.off]}" "$u" "$t_off");" \
+  "all $(ratio "${wall[workload.all]:-}" "$u") (no target)"

@@ -25,7 +25,7 @@ HASH = re.compile(r"::h[0-9a-f]{16}$")
 def read_samples(path, binary):
     """Each sample's stack, innermost first: frames of `binary` as
     (mangled symbol, offset, is-first-frame), other frames as None."""
-    samples, stack = [], None
+    samples, stack, real = [], None, {}
     with gzip.open(path, "rt", errors="replace") as f:
         for line in f:
             if not line.strip():
@@ -39,8 +39,10 @@ def read_samples(path, binary):
             if stack is None or not m:
                 continue
             sym, dso = m.group(2), m.group(3)
-            so = SYMOFF.match(sym)
-            if os.path.realpath(dso) == binary and so:
+            if dso not in real:
+                real[dso] = os.path.realpath(dso) == binary
+            so = SYMOFF.match(sym) if real[dso] else None
+            if so:
                 stack.append((so.group(1), int(so.group(2), 16), not stack))
             else:
                 stack.append(None)
@@ -316,6 +318,9 @@ def main():
             timed={s["name"]: s.get("timed_calls", s["calls"]) for s in reps[0]["sites"]},
             nsites=len(reps[0]["sites"]))
 
+    if not any("timing" in s for reps in reports.values() for r in reps for s in r["sites"]):
+        print("\n(no site of these reports has a `timing` field: this build times every call, "
+              "so both modes measure the same thing)")
     for mode, r in results.items():
         rho, n = r["rho"]
         print()

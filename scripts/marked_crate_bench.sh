@@ -210,9 +210,13 @@ case "$crate" in
   indexmap) t_on=1.6 t_off=1.1 ;;
   hashbrown) t_on=8 t_off=2 ;;
 esac
-verdict() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN {r = a / b; printf "%.2fx (target <= %sx: %s)", r, t, (r <= t ? "met" : "MISSED")}'; }
-u=${wall[workload.unmarked]}
+verdict() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN {if (a == "" || b <= 0) {printf "-"; exit} r = a / b; printf "%.2fx (target <= %sx: %s)", r, t, (r <= t ? "met" : "MISSED")}'; }
 echo
-echo "summary ($crate workload, wall, medians): default $(verdict "${wall[workload.on]}" "$u" "$t_on");" \
-  "off $(verdict "${wall[workload.off]}" "$u" "$t_off");" \
-  "all $(ratio "${wall[workload.all]:-}" "$u") (no target)"
+for kind in wall cpu; do
+  declare -n t=$kind
+  u=${t[workload.unmarked]}
+  echo "summary ($crate workload, $kind, medians): default $(verdict "${t[workload.on]}" "$u" "$t_on");" \
+    "off $(verdict "${t[workload.off]}" "$u" "$t_off");" \
+    "all $(ratio "${t[workload.all]:-}" "$u") (no target)"
+  unset -n t
+done

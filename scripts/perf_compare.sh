@@ -43,7 +43,7 @@
 #
 # Environment: WORK (default /tmp/tickprof-marked-bench), RUNS (5), REPEAT
 # (workload processes per perf run; default 20 for semver, 2 for indexmap,
-# 1 for hashbrown), FREQ (perf's sampling frequency, 20000), TOP (rows of
+# 2 for hashbrown), FREQ (perf's sampling frequency, 20000), TOP (rows of
 # the table, 20), KEEP=1 to keep perf.data files. Needs perf (linux-perf)
 # and addr2line (binutils); prints SKIP without perf. Not run by CI.
 set -euo pipefail
@@ -58,7 +58,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 case "$crate" in
   semver) repeat=${REPEAT:-20} ;;
   indexmap) repeat=${REPEAT:-2} ;;
-  *) repeat=${REPEAT:-1} ;;
+  *) repeat=${REPEAT:-2} ;;
 esac
 if ! perf record -e cpu-clock -o /dev/null -q -- true >/dev/null 2>&1; then
   echo "SKIP: perf record does not work here (install linux-perf; kernel.perf_event_paranoid is $(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo '?'))"

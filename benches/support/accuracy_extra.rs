@@ -70,21 +70,25 @@ fn plain_parent(n: u64) -> u64 {
     acc
 }
 
-/// The child alone in a chain: its true cost per call.
+/// `f` alone in a chain of `n` calls: its true cost per call.
 #[inline(never)]
-fn plain_children(n: u64) -> u64 {
+fn plain_alone(f: fn(u64) -> u64, n: u64) -> u64 {
     let mut acc = 0u64;
     for i in 0..n {
-        acc = plain_child(acc ^ i);
+        acc = f(acc ^ i);
     }
     acc
 }
+
+/// Calls of the leaf alone per call of the parent's loop when timing the
+/// leaf's true cost: enough for a measurement of tens of milliseconds.
+const LEAF_REPEAT: u64 = 50;
 
 /// Errors of case D, medians over the rounds.
 pub struct CaseD {
     /// The child's true cost: the unmarked child loop's time per call, ns.
     pub child_ns: f64,
-    /// The leaf's true cost: (unmarked parent − unmarked children) ÷ calls, ns.
+    /// The leaf's true cost: the unmarked leaf loop's time per call, ns.
     pub leaf_ns: f64,
     /// (parent compensated total − truth) ÷ truth, and the same raw.
     pub parent: (f64, f64),
@@ -111,9 +115,11 @@ pub fn case_d(n: u64, rounds: usize) -> CaseD {
         let a = plain_parent(n);
         let truth = t.elapsed().as_nanos() as f64;
         let t = Instant::now();
-        black_box(plain_children(n));
+        black_box(plain_alone(plain_child, n));
         let child_truth = t.elapsed().as_nanos() as f64 / n as f64;
-        let leaf_truth = (truth / n as f64 - child_truth).max(f64::MIN_POSITIVE);
+        let t = Instant::now();
+        black_box(plain_alone(plain_leaf, LEAF_REPEAT * n));
+        let leaf_truth = t.elapsed().as_nanos() as f64 / (LEAF_REPEAT * n) as f64;
         let before = tickprof::snapshot();
         let b = d_parent(n);
         let r = &tickprof::snapshot() - &before;

@@ -155,6 +155,7 @@ fn point_at_tickprof(key: &str, dep: &mut Item, source: &Source) -> bool {
         features.push("enabled");
         t.insert("features", value(features));
     }
+    t.fmt();
     true
 }
 

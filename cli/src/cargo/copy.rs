@@ -70,7 +70,7 @@ fn copy_dir(
         let rel = rel.join(&name);
         let from = root.join(&rel);
         let to = copy.join(&rel);
-        if exclude.iter().any(|x| *x == from)
+        if exclude.contains(&from)
             || (rel.parent() == Some(Path::new("")) && keep.iter().any(|k| name == *k))
         {
             continue;

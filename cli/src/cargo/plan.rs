@@ -107,7 +107,7 @@ impl<'a> Plan<'a> {
         if path.file_name().is_some_and(|n| n == "Cargo.toml") {
             return self.manifest(path, content);
         }
-        if path.extension().is_none_or(|e| e != "rs")
+        if !path.extension().is_some_and(|e| e == "rs")
             || self.build_scripts.iter().any(|b| b == path)
         {
             return content;

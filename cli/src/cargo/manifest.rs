@@ -194,9 +194,12 @@ pub(crate) fn seed_lock(user: Option<&str>, tickprof: Option<&str>) -> Option<St
     let Some(theirs) = theirs else {
         return user.map(String::from);
     };
+    // A package from tickprof's lock is added when the user's lock has
+    // no semver-compatible version of it (cargo allows one per
+    // compatible range): the user's versions win.
     let key = |t: &Table| {
         let get = |k: &str| t.get(k).and_then(Item::as_str).unwrap_or("").to_string();
-        (get("name"), get("version"), get("source"))
+        (get("name"), compatible(&get("version")), get("source"))
     };
     let mut have: Vec<_> = doc
         .get("package")
@@ -207,7 +210,7 @@ pub(crate) fn seed_lock(user: Option<&str>, tickprof: Option<&str>) -> Option<St
     if let Some(pkgs) = theirs.get("package").and_then(Item::as_array_of_tables) {
         for p in pkgs {
             let k = key(p);
-            if !k.2.is_empty() && !have.contains(&k) {
+            if !k.2.is_empty() && !have.iter().any(|h| h.0 == k.0 && h.1 == k.1) {
                 have.push(k);
                 add.push(p.clone());
             }
@@ -224,9 +227,22 @@ pub(crate) fn seed_lock(user: Option<&str>, tickprof: Option<&str>) -> Option<St
     Some(doc.to_string())
 }
 
+/// The semver-compatible range of a version: `1.2.3` → `1`, `0.2.3` →
+/// `0.2`, `0.0.3` → `0.0.3`.
+fn compatible(version: &str) -> String {
+    let core = version.split(['-', '+']).next().unwrap_or(version);
+    let parts: Vec<&str> = core.split('.').collect();
+    let upto = match parts.as_slice() {
+        [major, ..] if *major != "0" => 1,
+        [_, minor, ..] if *minor != "0" => 2,
+        _ => 3,
+    };
+    parts[..upto.min(parts.len())].join(".")
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{dependency_name, edit, seed_lock, Edit, Source};
+    use super::{compatible, dependency_name, edit, seed_lock, Edit, Source};
     use std::path::Path;
 
     #[test]
@@ -284,5 +300,12 @@ mod tests {
         assert_eq!(out.matches("[[package]]").count(), 2, "{out}");
         assert!(out.contains("name = \"libc\""));
         assert_eq!(seed_lock(Some(&out), Some(tp)).unwrap(), out);
+        // The user's libc 0.2.9 wins over tickprof's 0.2.1.
+        let user = format!("{user}\n[[package]]\nname = \"libc\"\nversion = \"0.2.9\"\nsource = \"x\"\n");
+        assert_eq!(seed_lock(Some(&user), Some(tp)).unwrap().matches("name = \"libc\"").count(), 1);
+        assert_eq!(
+            ["1.2.3", "0.2.3", "0.0.3", "3.0.10-rc"].map(compatible),
+            ["1", "0.2", "0.0.3", "3"]
+        );
     }
 }

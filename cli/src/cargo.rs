@@ -158,7 +158,11 @@ pub(crate) fn main(args: Args) -> Result<ExitCode, String> {
     if let Some(rest) = &args.program_args {
         cmd.arg("--").args(rest);
     }
-    child::run(&mut cmd)
+    let code = child::run(&mut cmd)?;
+    if code != 0 {
+        eprintln!("cargo tickprof: cargo {command} on the marked copy ended with exit code {code}");
+    }
+    Ok(ExitCode::from(code))
 }
 
 /// `cargo tickprof mark DIR…`: rewrites in place, for scripts.

@@ -8,16 +8,15 @@
 //! every such signal is forwarded to that group (test binaries included). This process then exits with the
 //! child's status, `128 + signal` for a child ended by a signal.
 
-use std::process::{Command, ExitCode, ExitStatus};
+use std::process::{Command, ExitStatus};
 
 /// Runs `cmd` to completion and returns the exit code to leave with.
 ///
 /// # Errors
 ///
 /// Cargo could not be started.
-pub(crate) fn run(cmd: &mut Command) -> Result<ExitCode, String> {
-    let status = imp::run(cmd)?;
-    Ok(ExitCode::from(code(status)))
+pub(crate) fn run(cmd: &mut Command) -> Result<u8, String> {
+    imp::run(cmd).map(code)
 }
 
 /// The exit code that reproduces `status`.

@@ -301,8 +301,15 @@ mod tests {
         assert!(out.contains("name = \"libc\""));
         assert_eq!(seed_lock(Some(&out), Some(tp)).unwrap(), out);
         // The user's libc 0.2.9 wins over tickprof's 0.2.1.
-        let user = format!("{user}\n[[package]]\nname = \"libc\"\nversion = \"0.2.9\"\nsource = \"x\"\n");
-        assert_eq!(seed_lock(Some(&user), Some(tp)).unwrap().matches("name = \"libc\"").count(), 1);
+        let user =
+            format!("{user}\n[[package]]\nname = \"libc\"\nversion = \"0.2.9\"\nsource = \"x\"\n");
+        assert_eq!(
+            seed_lock(Some(&user), Some(tp))
+                .unwrap()
+                .matches("name = \"libc\"")
+                .count(),
+            1
+        );
         assert_eq!(
             ["1.2.3", "0.2.3", "0.0.3", "3.0.10-rc"].map(compatible),
             ["1", "0.2", "0.0.3", "3"]

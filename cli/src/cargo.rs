@@ -155,6 +155,11 @@ pub(crate) fn main(args: Args) -> Result<ExitCode, String> {
         .arg(&copied_manifest)
         .args(&args.cargo_args)
         .env("CARGO_TARGET_DIR", dir.join("target"));
+    // With every function marked, the callers' total times tell little:
+    // the report is sorted by self time unless the user chose.
+    if std::env::var_os("TICKPROF_SORT").is_none() {
+        cmd.env("TICKPROF_SORT", "self");
+    }
     if let Some(rest) = &args.program_args {
         cmd.arg("--").args(rest);
     }

@@ -10,8 +10,10 @@
 //! `default fn`, a returned future whose body is not one `async` block),
 //! functions that already carry a `#[profile…]` or sit in a container
 //! that does, functions a macro defines (`macro_rules!` transcribers and
-//! item macros are not expanded: each `fn` in them is counted), and
-//! functions the `--mark`/`--skip` globs leave out. A file syn cannot
+//! item macros are not expanded: each `fn` in them is counted), functions
+//! with `#[expect(dead_code)]` (a mark makes them look used, and the
+//! expectation would warn), and functions the `--mark`/`--skip` globs
+//! leave out. A file syn cannot
 //! parse is left as it is.
 
 mod glob;
@@ -37,6 +39,9 @@ pub(crate) enum Reason {
     AlreadyMarked,
     /// Defined by a macro (a `macro_rules!` transcriber or an item macro).
     Macro,
+    /// Carries `#[expect(dead_code)]` (or `unused`): a mark makes the
+    /// function look used, and the unfulfilled expectation would warn.
+    ExpectedDead,
     /// Left out by `--mark` / `--skip`.
     Glob,
 }
@@ -51,6 +56,7 @@ impl Reason {
             Reason::FutureBody => "future body not one async block",
             Reason::AlreadyMarked => "already marked",
             Reason::Macro => "defined by a macro",
+            Reason::ExpectedDead => "#[expect(dead_code)]",
             Reason::Glob => "left out by --mark/--skip",
         }
     }

@@ -83,6 +83,8 @@ impl<T> W<T> { default fn spec() {} }
 macro_rules! make { ($n:ident) => { fn $n() {} fn fixed() {} }; }
 make!(made);
 other! { fn via_other() {} }
+#[expect(dead_code)] fn dead() {}
+#[cfg_attr(test, expect(unused))] fn dead_in_tests() {}
 ";
     let (text, fns) = run(src, &opts());
     let reasons: Vec<_> = fns.iter().map(|(n, r)| (n.as_str(), *r)).collect();
@@ -100,6 +102,8 @@ other! { fn via_other() {} }
             ("app::m::$n (macro_rules!)", Some(Reason::Macro)),
             ("app::m::fixed (macro_rules!)", Some(Reason::Macro)),
             ("app::m::via_other (other!)", Some(Reason::Macro)),
+            ("app::m::dead", Some(Reason::ExpectedDead)),
+            ("app::m::dead_in_tests", Some(Reason::ExpectedDead)),
         ]
     );
     assert_eq!(text.matches("#[::tickprof::profile] ").count(), 2);

@@ -74,6 +74,8 @@ impl Finder<'_> {
             Some(Reason::AlreadyMarked)
         } else if sig.constness.is_some() {
             Some(Reason::Const)
+        } else if attrs.iter().any(expects_dead) {
+            Some(Reason::ExpectedDead)
         } else if sig.variadic.is_some() {
             Some(Reason::Variadic)
         } else if sig.asyncness.is_none() && returns_future(&sig.output) && !future_body(body) {
@@ -168,6 +170,17 @@ impl Finder<'_> {
             );
         }
     }
+}
+
+/// Whether `attr` is `#[expect(dead_code)]` or `#[expect(unused)]`, also
+/// under `cfg_attr`.
+fn expects_dead(attr: &Attribute) -> bool {
+    let path = attr.path();
+    if !(path.is_ident("expect") || path.is_ident("cfg_attr")) {
+        return false;
+    }
+    let text = attr.meta.to_token_stream().to_string();
+    text.contains("expect") && (text.contains("dead_code") || text.contains("unused"))
 }
 
 /// Each `fn NAME` / `fn $NAME` in `tokens`, with its line.

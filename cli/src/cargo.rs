@@ -1,0 +1,269 @@
+//! `cargo tickprof`: a marked copy of the workspace under
+//! `<target-dir>/tickprof/ws`, built and run by cargo with the user's
+//! arguments. The user's tree is only read.
+
+pub(crate) mod args;
+mod child;
+mod copy;
+mod manifest;
+mod meta;
+mod plan;
+
+use crate::mark::{self, Reason};
+use args::{Action, Args};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+/// The tickprof checkout this command was built from (`cli/..`).
+const BUILT_FROM: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+
+/// Counts of one rewrite pass, for the summary line.
+#[derive(Default)]
+pub(crate) struct Tally {
+    files: usize,
+    marked: usize,
+    skipped: BTreeMap<Reason, usize>,
+    /// (file, line, name, reason) of each function left unmarked.
+    unmarked: Vec<(PathBuf, usize, String, Reason)>,
+    /// Files syn could not parse, with its error.
+    unparsed: Vec<(PathBuf, String)>,
+}
+
+impl Tally {
+    /// Adds one file's rewrite (`shown` is its path as printed).
+    fn add(&mut self, shown: &Path, result: &Result<mark::Rewrite, String>) {
+        match result {
+            Ok(r) => {
+                if r.marked() > 0 {
+                    self.files += 1;
+                }
+                self.marked += r.marked();
+                for f in &r.functions {
+                    if let Some(reason) = f.skipped {
+                        *self.skipped.entry(reason).or_default() += 1;
+                        self.unmarked
+                            .push((shown.to_path_buf(), f.line, f.name.clone(), reason));
+                    }
+                }
+            }
+            Err(e) => self.unparsed.push((shown.to_path_buf(), e.clone())),
+        }
+    }
+
+    /// "marked N functions in K files (skipped M: …)" and, with
+    /// `verbose`, one line per function left unmarked.
+    fn print(&self, verbose: bool) {
+        let total: usize = self.skipped.values().sum();
+        let mut line = format!(
+            "cargo tickprof: marked {} functions in {} files (skipped {total}",
+            self.marked, self.files
+        );
+        for (i, (reason, n)) in self.skipped.iter().enumerate() {
+            let sep = if i == 0 { ": " } else { ", " };
+            let _ = write!(line, "{sep}{n} {}", reason.label());
+        }
+        line.push(')');
+        if !self.unparsed.is_empty() {
+            let _ = write!(
+                line,
+                "; {} files left as they are (not parsed)",
+                self.unparsed.len()
+            );
+        }
+        if !verbose && (total > 0 || !self.unparsed.is_empty()) {
+            line.push_str("; -v lists them");
+        }
+        eprintln!("{}", safe(&line));
+        if verbose {
+            for (file, line, name, reason) in &self.unmarked {
+                let at = format!("{}:{line}", file.display());
+                eprintln!(
+                    "  skipped {} ({}): {}",
+                    safe(name),
+                    safe(&at),
+                    reason.label()
+                );
+            }
+            for (file, e) in &self.unparsed {
+                eprintln!(
+                    "  not parsed {}: {}",
+                    safe(&file.display().to_string()),
+                    safe(e)
+                );
+            }
+        }
+    }
+}
+
+/// A name or path as printed: control characters escaped.
+fn safe(s: &str) -> String {
+    tickprof_runtime::__private::terminal_safe(s).into_owned()
+}
+
+/// Runs the command.
+///
+/// # Errors
+///
+/// Whatever stops it before cargo runs (one line for stderr).
+pub(crate) fn main(args: Args) -> Result<ExitCode, String> {
+    let Some(action) = args.action else {
+        return Ok(ExitCode::SUCCESS);
+    };
+    let globs = |g: &[String]| g.iter().map(|g| mark::Glob::new(g)).collect::<Vec<_>>();
+    let (mark, skip) = (globs(&args.mark), globs(&args.skip));
+    if action == Action::Mark {
+        return mark_in_place(&args, mark, skip);
+    }
+    let cargo = std::env::var_os("CARGO").map_or_else(|| PathBuf::from("cargo"), PathBuf::from);
+    let manifest = meta::locate(args.manifest_path.as_deref())?;
+    let ws = meta::load(&cargo, &manifest)?;
+    let chosen = meta::select(&ws, &manifest, &args.packages, args.workspace)?;
+    let source = tickprof_source(args.tickprof_path.as_deref())?;
+    let cwd = std::env::current_dir().map_err(|e| format!("no current directory: {e}"))?;
+    let base = args
+        .target_dir
+        .as_ref()
+        .map_or(ws.target_dir.clone(), |t| cwd.join(t));
+    let dir = base.join("tickprof");
+    let copy = dir.join("ws");
+    let mut tally = Tally::default();
+    let plan = plan::Plan::new(&ws, &chosen, &source, mark, skip);
+    let exclude = [ws.target_dir.clone(), base.clone(), ws.root.join(".git")];
+    copy::sync(
+        &ws.root,
+        &copy,
+        &exclude,
+        &["Cargo.lock"],
+        &mut |path, content| plan.transform(path, content, &mut tally),
+    )
+    .map_err(|e| format!("cannot update the copy in {}: {e}", copy.display()))?;
+    seed_lock(&ws.root, &copy, &dir, &source)?;
+    tally.print(args.verbose);
+    let rel = manifest
+        .strip_prefix(&ws.root)
+        .unwrap_or(Path::new("Cargo.toml"));
+    let copied_manifest = copy.join(rel);
+    let Some(command) = action.cargo_command() else {
+        println!("{}", copied_manifest.display());
+        return Ok(ExitCode::SUCCESS);
+    };
+    let mut cmd = Command::new(&cargo);
+    cmd.arg(command)
+        .arg("--manifest-path")
+        .arg(&copied_manifest)
+        .args(&args.cargo_args)
+        .env("CARGO_TARGET_DIR", dir.join("target"));
+    // With every function marked, the callers' total times tell little:
+    // the report is sorted by self time unless the user chose.
+    if std::env::var_os("TICKPROF_SORT").is_none() {
+        cmd.env("TICKPROF_SORT", "self");
+    }
+    if let Some(rest) = &args.program_args {
+        cmd.arg("--").args(rest);
+    }
+    let code = child::run(&mut cmd)?;
+    if code != 0 {
+        eprintln!("cargo tickprof: cargo {command} on the marked copy ended with exit code {code}");
+    }
+    Ok(ExitCode::from(code))
+}
+
+/// `cargo tickprof mark DIR…`: rewrites in place, for scripts.
+fn mark_in_place(
+    args: &Args,
+    mark: Vec<mark::Glob>,
+    skip: Vec<mark::Glob>,
+) -> Result<ExitCode, String> {
+    if args.dirs.is_empty() {
+        return Err("mark needs at least one directory (see cargo tickprof --help)".into());
+    }
+    let mut tally = Tally::default();
+    for dir in &args.dirs {
+        let crate_name = args.crate_name.clone().unwrap_or_else(|| {
+            let abs = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.clone());
+            let pkg = abs.parent().and_then(Path::file_name);
+            pkg.map_or_else(|| "crate".into(), |n| n.to_string_lossy().replace('-', "_"))
+        });
+        let opts = mark::Options {
+            crate_name,
+            dep: args.dep.clone().unwrap_or_else(|| "tickprof".into()),
+            edition2015: args.edition.as_deref() == Some("2015"),
+            mark: mark.clone(),
+            skip: skip.clone(),
+        };
+        let mut files = Vec::new();
+        plan::rust_files(dir, &mut files).map_err(|e| format!("{}: {e}", dir.display()))?;
+        for file in files {
+            let text =
+                std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+            let rel = file.strip_prefix(dir).unwrap_or(&file);
+            let result = mark::rewrite(&text, &plan::module_of(rel), &opts);
+            if let Ok(r) = &result {
+                if r.text != text {
+                    std::fs::write(&file, &r.text)
+                        .map_err(|e| format!("{}: {e}", file.display()))?;
+                }
+            }
+            tally.add(&file, &result);
+        }
+    }
+    tally.print(args.verbose);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Where marked members get tickprof: `--tickprof-path`, `TICKPROF_PATH`,
+/// the checkout this command was built from, else the published version.
+fn tickprof_source(flag: Option<&Path>) -> Result<manifest::Source, String> {
+    let given = flag
+        .map(Path::to_path_buf)
+        .or_else(|| std::env::var_os("TICKPROF_PATH").map(PathBuf::from));
+    let is_checkout = |p: &Path| {
+        std::fs::read_to_string(p.join("Cargo.toml"))
+            .is_ok_and(|m| m.contains("name = \"tickprof\""))
+    };
+    if let Some(p) = given {
+        let p =
+            std::fs::canonicalize(&p).map_err(|e| format!("tickprof path {}: {e}", p.display()))?;
+        if !is_checkout(&p) {
+            return Err(format!(
+                "{} is not a tickprof checkout (no Cargo.toml of package `tickprof`); \
+                 check --tickprof-path / TICKPROF_PATH",
+                p.display()
+            ));
+        }
+        return Ok(manifest::Source::Path(p));
+    }
+    match std::fs::canonicalize(BUILT_FROM) {
+        Ok(p) if is_checkout(&p) => Ok(manifest::Source::Path(p)),
+        _ => Ok(manifest::Source::Version(env!("CARGO_PKG_VERSION").into())),
+    }
+}
+
+/// Gives the copy its own `Cargo.lock`, seeded from the user's (plus
+/// tickprof's dependencies), re-seeded only when that seed changes, so
+/// cargo's own updates to the copy's lock are kept between runs.
+fn seed_lock(
+    root: &Path,
+    copy: &Path,
+    dir: &Path,
+    source: &manifest::Source,
+) -> Result<(), String> {
+    let user = std::fs::read_to_string(root.join("Cargo.lock")).ok();
+    let theirs = match source {
+        manifest::Source::Path(p) => std::fs::read_to_string(p.join("Cargo.lock")).ok(),
+        manifest::Source::Version(_) => None,
+    };
+    let Some(seed) = manifest::seed_lock(user.as_deref(), theirs.as_deref()) else {
+        return Ok(());
+    };
+    let record = dir.join("lock-seed");
+    let lock = copy.join("Cargo.lock");
+    if std::fs::read_to_string(&record).ok().as_deref() == Some(&seed) && lock.is_file() {
+        return Ok(());
+    }
+    let write = |p: &Path| std::fs::write(p, &seed).map_err(|e| format!("{}: {e}", p.display()));
+    write(&lock)?;
+    write(&record)
+}

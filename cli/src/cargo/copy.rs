@@ -1,0 +1,219 @@
+//! The copy of the workspace: brought up to date file by file, so that a
+//! file whose (transformed) content did not change is not written and
+//! keeps its modification time — cargo then rebuilds only what changed.
+//! The user's tree is only read.
+
+use std::collections::HashSet;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// What [`sync`] did.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct Synced {
+    /// Files (and links) written because they were new or changed.
+    pub(crate) written: usize,
+    /// Entries removed because the user's tree no longer has them.
+    pub(crate) removed: usize,
+}
+
+/// Brings `copy` up to date with `root`: every file below `root` except
+/// the directories in `exclude` (and `keep`, names at the top of `copy`
+/// that are neither copied nor removed), passed through `transform`
+/// (original path, content → content to write).
+///
+/// # Errors
+///
+/// The first read or write that fails.
+pub(crate) fn sync(
+    root: &Path,
+    copy: &Path,
+    exclude: &[PathBuf],
+    keep: &[&str],
+    transform: &mut dyn FnMut(&Path, Vec<u8>) -> Vec<u8>,
+) -> io::Result<Synced> {
+    let mut done = Synced::default();
+    let mut seen = HashSet::new();
+    fs::create_dir_all(copy)?;
+    copy_dir(
+        root,
+        copy,
+        Path::new(""),
+        exclude,
+        keep,
+        transform,
+        &mut seen,
+        &mut done,
+    )?;
+    prune(copy, Path::new(""), keep, &seen, &mut done)?;
+    Ok(done)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn copy_dir(
+    root: &Path,
+    copy: &Path,
+    rel: &Path,
+    exclude: &[PathBuf],
+    keep: &[&str],
+    transform: &mut dyn FnMut(&Path, Vec<u8>) -> Vec<u8>,
+    seen: &mut HashSet<PathBuf>,
+    done: &mut Synced,
+) -> io::Result<()> {
+    let mut entries: Vec<_> = fs::read_dir(root.join(rel))?
+        .collect::<io::Result<Vec<_>>>()?
+        .into_iter()
+        .map(|e| e.file_name())
+        .collect();
+    entries.sort();
+    for name in entries {
+        let rel = rel.join(&name);
+        let from = root.join(&rel);
+        let to = copy.join(&rel);
+        if exclude.contains(&from)
+            || (rel.parent() == Some(Path::new("")) && keep.iter().any(|k| name == *k))
+        {
+            continue;
+        }
+        let meta = fs::symlink_metadata(&from)?;
+        seen.insert(rel.clone());
+        if meta.file_type().is_symlink() {
+            let target = fs::read_link(&from)?;
+            if fs::read_link(&to).ok() != Some(target.clone()) {
+                remove_any(&to)?;
+                symlink(&target, &to)?;
+                done.written += 1;
+            }
+        } else if meta.is_dir() {
+            if !fs::symlink_metadata(&to).is_ok_and(|m| m.is_dir()) {
+                remove_any(&to)?;
+                fs::create_dir(&to)?;
+            }
+            copy_dir(root, copy, &rel, exclude, keep, transform, seen, done)?;
+        } else if meta.is_file() {
+            let content = transform(&from, fs::read(&from)?);
+            let same = fs::symlink_metadata(&to).is_ok_and(|m| m.is_file())
+                && fs::read(&to).is_ok_and(|old| old == content);
+            if !same {
+                remove_any(&to)?;
+                fs::write(&to, &content)?;
+                copy_mode(&meta, &to)?;
+                done.written += 1;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Removes what the copy has and the tree no longer does.
+fn prune(
+    copy: &Path,
+    rel: &Path,
+    keep: &[&str],
+    seen: &HashSet<PathBuf>,
+    done: &mut Synced,
+) -> io::Result<()> {
+    for entry in fs::read_dir(copy.join(rel))? {
+        let entry = entry?;
+        let rel = rel.join(entry.file_name());
+        if rel.parent() == Some(Path::new("")) && keep.iter().any(|k| entry.file_name() == *k) {
+            continue;
+        }
+        if !seen.contains(&rel) {
+            remove_any(&copy.join(&rel))?;
+            done.removed += 1;
+        } else if entry.file_type()?.is_dir() {
+            prune(copy, &rel, keep, seen, done)?;
+        }
+    }
+    Ok(())
+}
+
+fn remove_any(path: &Path) -> io::Result<()> {
+    match fs::symlink_metadata(path) {
+        Ok(m) if m.is_dir() => fs::remove_dir_all(path),
+        Ok(_) => fs::remove_file(path),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+#[cfg(unix)]
+fn symlink(target: &Path, link: &Path) -> io::Result<()> {
+    std::os::unix::fs::symlink(target, link)
+}
+
+#[cfg(not(unix))]
+fn symlink(_target: &Path, _link: &Path) -> io::Result<()> {
+    Ok(())
+}
+
+/// The original's mode, writable by the owner (so the next update can
+/// rewrite a file copied from a read-only tree).
+#[cfg(unix)]
+fn copy_mode(meta: &fs::Metadata, to: &Path) -> io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(
+        to,
+        fs::Permissions::from_mode(meta.permissions().mode() | 0o200),
+    )
+}
+
+#[cfg(not(unix))]
+fn copy_mode(_meta: &fs::Metadata, _to: &Path) -> io::Result<()> {
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{sync, Synced};
+    use std::fs;
+
+    #[test]
+    fn updates_only_what_changed() {
+        let base = std::env::temp_dir().join(format!("tickprof-copy-test-{}", std::process::id()));
+        let (root, copy) = (base.join("root"), base.join("copy"));
+        fs::create_dir_all(root.join("src/sub")).unwrap();
+        fs::create_dir_all(root.join("target")).unwrap();
+        fs::write(root.join("src/a.rs"), "a").unwrap();
+        fs::write(root.join("src/sub/b.txt"), "b").unwrap();
+        fs::write(root.join("target/big"), "x").unwrap();
+        fs::write(root.join("Cargo.lock"), "user").unwrap();
+        let exclude = [root.join("target")];
+        let mut upper = |p: &std::path::Path, c: Vec<u8>| {
+            if p.extension().is_some_and(|e| e == "rs") {
+                c.to_ascii_uppercase()
+            } else {
+                c
+            }
+        };
+        let run = |f: &mut dyn FnMut(&std::path::Path, Vec<u8>) -> Vec<u8>| {
+            sync(&root, &copy, &exclude, &["Cargo.lock"], f).unwrap()
+        };
+        assert_eq!(
+            run(&mut upper),
+            Synced {
+                written: 2,
+                removed: 0
+            }
+        );
+        assert_eq!(fs::read_to_string(copy.join("src/a.rs")).unwrap(), "A");
+        assert!(!copy.join("target").exists() && !copy.join("Cargo.lock").exists());
+        fs::write(copy.join("Cargo.lock"), "copy's own").unwrap();
+        assert_eq!(run(&mut upper), Synced::default());
+        fs::write(root.join("src/a.rs"), "c").unwrap();
+        fs::remove_file(root.join("src/sub/b.txt")).unwrap();
+        assert_eq!(
+            run(&mut upper),
+            Synced {
+                written: 1,
+                removed: 1
+            }
+        );
+        assert_eq!(
+            fs::read_to_string(copy.join("Cargo.lock")).unwrap(),
+            "copy's own"
+        );
+        fs::remove_dir_all(&base).unwrap();
+    }
+}

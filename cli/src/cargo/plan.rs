@@ -1,0 +1,231 @@
+//! What each file of the copy becomes: `.rs` files of the marked
+//! members' lib and bin targets are rewritten, every `Cargo.toml` edited,
+//! everything else copied as it is.
+//!
+//! Marked: the directory of each lib and bin target's root file (usually
+//! `src/`), recursively — `#[cfg(test)]` modules included — except build
+//! scripts, files of other packages nested there, and proc-macro members.
+//! Examples, integration tests and benches are not marked: they call the
+//! crate.
+
+use super::manifest::{self, Edit, Source};
+use super::meta::{Package, Workspace};
+use super::Tally;
+use crate::mark::{self, Glob};
+use std::path::{Path, PathBuf};
+
+/// One marked directory.
+struct Dir {
+    path: PathBuf,
+    /// The package it belongs to (its directory).
+    package: PathBuf,
+    /// The lib's crate name (else the first bin's), for files that are
+    /// not a target's root.
+    crate_name: String,
+    /// (root file, crate name) of each lib and bin target in it.
+    roots: Vec<(PathBuf, String)>,
+    edition2015: bool,
+    dep: String,
+}
+
+/// The plan for one update of the copy.
+pub(crate) struct Plan<'a> {
+    ws: &'a Workspace,
+    dirs: Vec<Dir>,
+    /// Build scripts of every member: never marked.
+    build_scripts: Vec<PathBuf>,
+    /// Manifests of the marked members.
+    marked: Vec<PathBuf>,
+    source: &'a Source,
+    mark: Vec<Glob>,
+    skip: Vec<Glob>,
+}
+
+impl<'a> Plan<'a> {
+    /// The plan marking `chosen` with tickprof from `source`.
+    pub(crate) fn new(
+        ws: &'a Workspace,
+        chosen: &[&Package],
+        source: &'a Source,
+        mark: Vec<Glob>,
+        skip: Vec<Glob>,
+    ) -> Self {
+        let mut dirs: Vec<Dir> = Vec::new();
+        for p in chosen {
+            let text = std::fs::read_to_string(&p.manifest).unwrap_or_default();
+            let dep = manifest::dependency_name(&text);
+            let code: Vec<_> = p
+                .targets
+                .iter()
+                .filter(|t| t.kinds.iter().any(|k| k.contains("lib") || k == "bin"))
+                .collect();
+            let crate_name = code
+                .iter()
+                .find(|t| t.kinds.iter().any(|k| k.contains("lib")))
+                .or(code.first())
+                .map_or_else(|| p.name.replace('-', "_"), |t| t.name.clone());
+            for t in &code {
+                let Some(path) = t.src_path.parent() else {
+                    continue;
+                };
+                let root = (t.src_path.clone(), t.name.clone());
+                match dirs.iter_mut().find(|d| d.path == path) {
+                    Some(d) => d.roots.push(root),
+                    None => dirs.push(Dir {
+                        path: path.to_path_buf(),
+                        package: p.dir().to_path_buf(),
+                        crate_name: crate_name.clone(),
+                        roots: vec![root],
+                        edition2015: t.edition == "2015",
+                        dep: dep.clone(),
+                    }),
+                }
+            }
+        }
+        // Deepest first, so a file goes with its nearest marked directory.
+        dirs.sort_by_key(|d| std::cmp::Reverse(d.path.components().count()));
+        Plan {
+            ws,
+            dirs,
+            build_scripts: ws
+                .members
+                .iter()
+                .flat_map(|p| &p.targets)
+                .filter(|t| t.kinds.iter().any(|k| k == "custom-build"))
+                .map(|t| t.src_path.clone())
+                .collect(),
+            marked: chosen.iter().map(|p| p.manifest.clone()).collect(),
+            source,
+            mark,
+            skip,
+        }
+    }
+
+    /// The copy's content for the file at `path` (in the user's tree)
+    /// whose content is `content`.
+    pub(crate) fn transform(&self, path: &Path, content: Vec<u8>, tally: &mut Tally) -> Vec<u8> {
+        if path.file_name().is_some_and(|n| n == "Cargo.toml") {
+            return self.manifest(path, content);
+        }
+        if !path.extension().is_some_and(|e| e == "rs")
+            || self.build_scripts.iter().any(|b| b == path)
+        {
+            return content;
+        }
+        let Some(dir) = self.dirs.iter().find(|d| path.starts_with(&d.path)) else {
+            return content;
+        };
+        // A file of another package nested in this directory.
+        let nested = self.ws.members.iter().any(|m| {
+            m.dir() != dir.package && m.dir().starts_with(&dir.package) && path.starts_with(m.dir())
+        });
+        let text = match String::from_utf8(content) {
+            Ok(text) => text,
+            Err(e) => return e.into_bytes(),
+        };
+        if nested {
+            return text.into_bytes();
+        }
+        let rel = path.strip_prefix(&dir.path).unwrap_or(path);
+        let (crate_name, module) = match dir.roots.iter().find(|(root, _)| root == path) {
+            Some((_, name)) => (name.clone(), Vec::new()),
+            None => match rel.components().next() {
+                Some(c) if c.as_os_str() == "bin" && rel.components().count() > 1 => {
+                    let mut parts = module_of(rel.strip_prefix("bin").unwrap_or(rel));
+                    let name = if parts.is_empty() {
+                        String::new()
+                    } else {
+                        parts.remove(0)
+                    };
+                    (name.replace('-', "_"), parts)
+                }
+                _ => (dir.crate_name.clone(), module_of(rel)),
+            },
+        };
+        let opts = mark::Options {
+            crate_name,
+            dep: dir.dep.clone(),
+            edition2015: dir.edition2015,
+            mark: self.mark.clone(),
+            skip: self.skip.clone(),
+        };
+        let shown = path.strip_prefix(&self.ws.root).unwrap_or(path);
+        let result = mark::rewrite(&text, &module, &opts);
+        tally.add(shown, &result);
+        match result {
+            Ok(r) => r.text.into_bytes(),
+            Err(_) => text.into_bytes(),
+        }
+    }
+
+    fn manifest(&self, path: &Path, content: Vec<u8>) -> Vec<u8> {
+        let Ok(text) = std::str::from_utf8(&content) else {
+            return content;
+        };
+        let dir = path.parent().unwrap_or(Path::new("/"));
+        let edit = Edit {
+            dir,
+            root: &self.ws.root,
+            is_root: dir == self.ws.root,
+            tickprof: self.source,
+            marked: self.marked.iter().any(|m| m == path),
+        };
+        // A manifest that does not parse is copied as it is: cargo says
+        // what is wrong with it.
+        manifest::edit(text, &edit).map_or(content, String::into_bytes)
+    }
+}
+
+/// The module path of a file from its path relative to the crate's root
+/// directory: `a/b.rs` → `a::b`, `a/mod.rs` → `a`, `lib.rs` → nothing.
+pub(crate) fn module_of(rel: &Path) -> Vec<String> {
+    let mut parts: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    if let Some(last) = parts.pop() {
+        let stem = last.strip_suffix(".rs").unwrap_or(&last).to_string();
+        let root = parts.is_empty() && matches!(stem.as_str(), "lib" | "main");
+        if stem != "mod" && !root {
+            parts.push(stem);
+        }
+    }
+    parts
+}
+
+/// Every `.rs` file under `dir`, sorted.
+///
+/// # Errors
+///
+/// A directory that cannot be read.
+pub(crate) fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<std::io::Result<_>>()?;
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            rust_files(&p, out)?;
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::module_of;
+    use std::path::Path;
+
+    #[test]
+    fn module_paths() {
+        let m = |p: &str| module_of(Path::new(p)).join("::");
+        assert_eq!(m("lib.rs"), "");
+        assert_eq!(m("main.rs"), "");
+        assert_eq!(m("a.rs"), "a");
+        assert_eq!(m("a/mod.rs"), "a");
+        assert_eq!(m("a/b.rs"), "a::b");
+        assert_eq!(m("a/main.rs"), "a::main");
+    }
+}

@@ -1,0 +1,372 @@
+//! Finds the functions of a parsed file, their names, and where each
+//! mark goes (the first token after the function's outer attributes).
+
+use super::{Function, Options, Reason};
+use proc_macro2::{Span, TokenStream, TokenTree};
+use quote::ToTokens;
+use syn::spanned::Spanned;
+use syn::visit::{self, Visit};
+use syn::{
+    Attribute, Expr, GenericArgument, PathArguments, ReturnType, Signature, Stmt, Type,
+    TypeParamBound, Visibility,
+};
+
+/// What [`find`] found.
+pub(super) struct Found {
+    /// (line, char column) of each mark to insert.
+    pub(super) insert_at: Vec<(usize, usize)>,
+    /// Every function seen.
+    pub(super) functions: Vec<Function>,
+}
+
+/// The functions of `file`, whose module path (crate name first) is `path`.
+pub(super) fn find(file: &syn::File, path: Vec<String>, opts: &Options) -> Found {
+    let mut finder = Finder {
+        opts,
+        path,
+        owner: Vec::new(),
+        in_marked: 0,
+        found: Found {
+            insert_at: Vec::new(),
+            functions: Vec::new(),
+        },
+    };
+    finder.visit_file(file);
+    finder.found
+}
+
+/// The `impl` or `trait` a method belongs to.
+enum Owner {
+    /// `impl Type` (`trait_` `None`) or `impl Trait for Type`.
+    Impl { ty: String, trait_: Option<String> },
+    /// A trait's default methods.
+    Trait(String),
+}
+
+struct Finder<'o> {
+    opts: &'o Options,
+    /// Crate, modules and enclosing functions.
+    path: Vec<String>,
+    owner: Vec<Owner>,
+    /// How many enclosing containers carry a mark.
+    in_marked: usize,
+    found: Found,
+}
+
+impl Finder<'_> {
+    /// Records one function with a body, and marks it unless `why_not`.
+    fn function(&mut self, attrs: &[Attribute], first: Span, sig: &Signature, body: &[Stmt]) {
+        let prefix = self.path.join("::");
+        let name = &sig.ident;
+        let names = match self.owner.last() {
+            None => vec![format!("{prefix}::{name}")],
+            Some(Owner::Trait(t)) => vec![format!("{prefix}::{t}::{name}")],
+            Some(Owner::Impl { ty, trait_: None }) => vec![format!("{prefix}::{ty}::{name}")],
+            Some(Owner::Impl {
+                ty,
+                trait_: Some(t),
+            }) => vec![
+                format!("<{prefix}::{ty} as {t}>::{name}"),
+                format!("{prefix}::{ty}::{name}"),
+            ],
+        };
+        let skipped = if self.in_marked > 0 || attrs.iter().any(|a| self.is_mark(a)) {
+            Some(Reason::AlreadyMarked)
+        } else if sig.constness.is_some() {
+            Some(Reason::Const)
+        } else if attrs.iter().any(expects_dead) {
+            Some(Reason::ExpectedDead)
+        } else if sig.variadic.is_some() {
+            Some(Reason::Variadic)
+        } else if sig.asyncness.is_none() && returns_future(&sig.output) && !future_body(body) {
+            Some(Reason::FutureBody)
+        } else if !self.opts.wanted(&names) {
+            Some(Reason::Glob)
+        } else {
+            None
+        };
+        if skipped.is_none() {
+            let at = first.start();
+            self.found.insert_at.push((at.line, at.column));
+        }
+        self.found.functions.push(Function {
+            name: names.into_iter().next().unwrap_or_default(),
+            line: sig.ident.span().start().line,
+            skipped,
+        });
+    }
+
+    /// Records a function left unmarked for `reason` (no body to look at).
+    fn unmarked(&mut self, name: String, line: usize, reason: Reason) {
+        self.found.functions.push(Function {
+            name,
+            line,
+            skipped: Some(reason),
+        });
+    }
+
+    /// Whether `attr` is a tickprof mark: `#[profile…]`, `#[tickprof::profile…]`,
+    /// `#[::tickprof::profile…]` or through the dependency's own name.
+    fn is_mark(&self, attr: &Attribute) -> bool {
+        let segments: Vec<String> = attr
+            .path()
+            .segments
+            .iter()
+            .map(|s| s.ident.to_string())
+            .collect();
+        match segments.as_slice() {
+            [last] => last == "profile",
+            [first, .., last] => {
+                last == "profile" && (first == "tickprof" || *first == self.opts.dep)
+            }
+            [] => false,
+        }
+    }
+
+    /// Visits a container's items with `pushed` set up around them.
+    fn container(&mut self, attrs: &[Attribute], inner: impl FnOnce(&mut Self)) {
+        let marked = attrs.iter().any(|a| self.is_mark(a));
+        self.in_marked += usize::from(marked);
+        inner(self);
+        self.in_marked -= usize::from(marked);
+    }
+
+    /// Visits a function's body with its name on the path.
+    fn body(&mut self, name: &syn::Ident, block: &syn::Block) {
+        self.path.push(name.to_string());
+        let owners = std::mem::take(&mut self.owner);
+        self.visit_block(block);
+        self.owner = owners;
+        self.path.pop();
+    }
+
+    /// Counts the functions a macro would define: each `fn NAME` (or
+    /// `fn $name`) in an item macro's tokens, in a `macro_rules!`
+    /// definition only in its transcribers.
+    fn macro_fns(&mut self, mac: &syn::Macro) {
+        let macro_name = mac.path.to_token_stream().to_string().replace(' ', "");
+        let mut names = Vec::new();
+        if mac.path.is_ident("macro_rules") {
+            let mut arrow = (false, false);
+            for token in mac.tokens.clone() {
+                if let (TokenTree::Group(g), (_, true)) = (&token, arrow) {
+                    fns_in(g.stream(), &mut names);
+                }
+                arrow = match &token {
+                    TokenTree::Punct(p) if p.as_char() == '=' => (true, false),
+                    TokenTree::Punct(p) if p.as_char() == '>' && arrow.0 => (false, true),
+                    _ => (false, false),
+                };
+            }
+        } else {
+            fns_in(mac.tokens.clone(), &mut names);
+        }
+        let prefix = self.path.join("::");
+        for (name, line) in names {
+            self.unmarked(
+                format!("{prefix}::{name} ({macro_name}!)"),
+                line,
+                Reason::Macro,
+            );
+        }
+    }
+}
+
+/// Whether `attr` is `#[expect(dead_code)]` or `#[expect(unused)]`, also
+/// under `cfg_attr`.
+fn expects_dead(attr: &Attribute) -> bool {
+    let path = attr.path();
+    if !(path.is_ident("expect") || path.is_ident("cfg_attr")) {
+        return false;
+    }
+    let text = attr.meta.to_token_stream().to_string();
+    text.contains("expect") && (text.contains("dead_code") || text.contains("unused"))
+}
+
+/// Each `fn NAME` / `fn $NAME` in `tokens`, with its line.
+fn fns_in(tokens: TokenStream, out: &mut Vec<(String, usize)>) {
+    let mut after_fn: Option<Span> = None;
+    let mut dollar = false;
+    for token in tokens {
+        match (&token, after_fn) {
+            (TokenTree::Ident(id), Some(at)) => {
+                let name = if dollar {
+                    format!("${id}")
+                } else {
+                    id.to_string()
+                };
+                out.push((name, at.start().line));
+                after_fn = None;
+                dollar = false;
+                continue;
+            }
+            (TokenTree::Punct(p), Some(_)) if p.as_char() == '$' && !dollar => {
+                dollar = true;
+                continue;
+            }
+            _ => {}
+        }
+        after_fn = None;
+        dollar = false;
+        match token {
+            TokenTree::Ident(id) if id == "fn" => after_fn = Some(id.span()),
+            TokenTree::Group(g) => fns_in(g.stream(), out),
+            _ => {}
+        }
+    }
+}
+
+/// The first token of a function after its attributes.
+fn first_token(vis: Option<&Visibility>, default: Option<Span>, sig: &Signature) -> Span {
+    match vis {
+        Some(Visibility::Public(p)) => p.span,
+        Some(Visibility::Restricted(r)) => r.pub_token.span,
+        _ => default.unwrap_or_else(|| {
+            sig.constness
+                .map(|t| t.span)
+                .or(sig.asyncness.map(|t| t.span))
+                .or(sig.unsafety.map(|t| t.span))
+                .or(sig.abi.as_ref().map(|a| a.extern_token.span))
+                .unwrap_or(sig.fn_token.span)
+        }),
+    }
+}
+
+/// Whether the return type is a future `#[profile]` recognises:
+/// `impl Future<..>` or `Pin<Box<dyn Future<..>>>` (as the macro does).
+fn returns_future(output: &ReturnType) -> bool {
+    fn future<'t>(mut bounds: impl Iterator<Item = &'t TypeParamBound>) -> bool {
+        bounds.any(|b| {
+            matches!(b, TypeParamBound::Trait(t)
+                if t.path.segments.last().is_some_and(|s| s.ident == "Future"))
+        })
+    }
+    fn arg<'a>(ty: &'a Type, name: &str) -> Option<&'a Type> {
+        let Type::Path(p) = strip(ty) else {
+            return None;
+        };
+        let last = p.path.segments.last()?;
+        let PathArguments::AngleBracketed(args) = &last.arguments else {
+            return None;
+        };
+        match (last.ident == name, args.args.first()) {
+            (true, Some(GenericArgument::Type(ty))) if args.args.len() == 1 => Some(ty),
+            _ => None,
+        }
+    }
+    fn strip(mut ty: &Type) -> &Type {
+        loop {
+            match ty {
+                Type::Group(g) => ty = &g.elem,
+                Type::Paren(p) => ty = &p.elem,
+                _ => return ty,
+            }
+        }
+    }
+    let ReturnType::Type(_, ty) = output else {
+        return false;
+    };
+    if let Type::ImplTrait(imp) = strip(ty) {
+        return future(imp.bounds.iter());
+    }
+    match arg(ty, "Pin").and_then(|b| arg(b, "Box")).map(strip) {
+        Some(Type::TraitObject(object)) => future(object.bounds.iter()),
+        _ => false,
+    }
+}
+
+/// Whether a future-returning body is one `async` block or one
+/// `Box::pin(async …)`, which `#[profile]` times poll by poll.
+fn future_body(stmts: &[Stmt]) -> bool {
+    let [Stmt::Expr(expr, None)] = stmts else {
+        return false;
+    };
+    match expr {
+        Expr::Async(_) => true,
+        Expr::Call(call) => {
+            let boxed = matches!(&*call.func, Expr::Path(p)
+                if p.path.segments.len() >= 2
+                && p.path.segments.iter().rev().nth(1).is_some_and(|s| s.ident == "Box")
+                && p.path.segments.last().is_some_and(|s| s.ident == "pin"));
+            boxed && call.args.len() == 1 && matches!(call.args.first(), Some(Expr::Async(_)))
+        }
+        _ => false,
+    }
+}
+
+/// A type as the name of an `impl`: a path's segments without generic
+/// arguments, anything else as written.
+fn type_name(ty: &Type) -> String {
+    match ty {
+        Type::Path(p) if p.qself.is_none() => p
+            .path
+            .segments
+            .last()
+            .map_or_else(String::new, |s| s.ident.to_string()),
+        Type::Group(g) => type_name(&g.elem),
+        Type::Paren(p) => type_name(&p.elem),
+        other => other.to_token_stream().to_string().replace(' ', ""),
+    }
+}
+
+impl<'a> Visit<'a> for Finder<'_> {
+    fn visit_item_fn(&mut self, f: &'a syn::ItemFn) {
+        let first = first_token(Some(&f.vis), None, &f.sig);
+        self.function(&f.attrs, first, &f.sig, &f.block.stmts);
+        self.body(&f.sig.ident, &f.block);
+    }
+
+    fn visit_impl_item_fn(&mut self, f: &'a syn::ImplItemFn) {
+        let first = first_token(Some(&f.vis), f.defaultness.map(|d| d.span()), &f.sig);
+        if f.defaultness.is_some() {
+            let name = format!("{}::{}", self.path.join("::"), f.sig.ident);
+            self.unmarked(name, f.sig.ident.span().start().line, Reason::Default);
+        } else {
+            self.function(&f.attrs, first, &f.sig, &f.block.stmts);
+        }
+        self.body(&f.sig.ident, &f.block);
+    }
+
+    fn visit_trait_item_fn(&mut self, f: &'a syn::TraitItemFn) {
+        if let Some(block) = &f.default {
+            self.function(
+                &f.attrs,
+                first_token(None, None, &f.sig),
+                &f.sig,
+                &block.stmts,
+            );
+            self.body(&f.sig.ident, block);
+        }
+    }
+
+    fn visit_item_impl(&mut self, i: &'a syn::ItemImpl) {
+        self.owner.push(Owner::Impl {
+            ty: type_name(&i.self_ty),
+            trait_: i.trait_.as_ref().map(|(_, path, _)| {
+                path.segments
+                    .last()
+                    .map_or_else(String::new, |s| s.ident.to_string())
+            }),
+        });
+        self.container(&i.attrs, |this| visit::visit_item_impl(this, i));
+        self.owner.pop();
+    }
+
+    fn visit_item_trait(&mut self, t: &'a syn::ItemTrait) {
+        self.owner.push(Owner::Trait(t.ident.to_string()));
+        self.container(&t.attrs, |this| visit::visit_item_trait(this, t));
+        self.owner.pop();
+    }
+
+    fn visit_item_mod(&mut self, m: &'a syn::ItemMod) {
+        self.path.push(m.ident.to_string());
+        let owners = std::mem::take(&mut self.owner);
+        self.container(&m.attrs, |this| visit::visit_item_mod(this, m));
+        self.owner = owners;
+        self.path.pop();
+    }
+
+    fn visit_macro(&mut self, mac: &'a syn::Macro) {
+        self.macro_fns(mac);
+    }
+}

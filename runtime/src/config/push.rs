@@ -27,9 +27,11 @@ impl Value for PushUrl {
     fn parse(&self, s: &str) -> Result<PushTarget, String> {
         let s = s.trim();
         if s.starts_with("https://") {
-            return Err("is HTTPS, which tickprof does not speak: push to a local relay \
+            return Err(
+                "is HTTPS, which tickprof does not speak: push to a local relay \
                         (Grafana Alloy's pyroscope.receive_http) over http://"
-                .into());
+                    .into(),
+            );
         }
         let bad = || "is not a URL like http://127.0.0.1:4040".to_owned();
         let rest = s.strip_prefix("http://").ok_or_else(bad)?;
@@ -45,7 +47,10 @@ impl Value for PushUrl {
         let (host, port) = match authority.strip_prefix('[') {
             Some(v6) => {
                 let (addr, rest) = v6.split_once(']').ok_or_else(bad)?;
-                (&authority[..addr.len() + 2], rest.strip_prefix(':').or(rest.is_empty().then_some("80")))
+                (
+                    &authority[..addr.len() + 2],
+                    rest.strip_prefix(':').or(rest.is_empty().then_some("80")),
+                )
             }
             None => match authority.split_once(':') {
                 Some((host, port)) => (host, Some(port)),

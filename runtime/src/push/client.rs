@@ -151,7 +151,10 @@ fn read_status(s: &mut TcpStream, deadline: Instant) -> io::Result<u16> {
             io::ErrorKind::UnexpectedEof,
             "the connection closed without an answer",
         )),
-        _ => Err(io::Error::new(io::ErrorKind::InvalidData, "not an HTTP answer")),
+        _ => Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            "not an HTTP answer",
+        )),
     }
 }
 
@@ -227,7 +230,13 @@ mod tests {
         let l = TcpListener::bind("127.0.0.1:0").unwrap();
         let addr = l.local_addr().unwrap().to_string();
         let start = Instant::now();
-        let r = post(&addr, "/ingest", "x", b"body", start + Duration::from_millis(300));
+        let r = post(
+            &addr,
+            "/ingest",
+            "x",
+            b"body",
+            start + Duration::from_millis(300),
+        );
         assert_eq!(r.unwrap_err().0, Failure::NoAnswer);
         // Answered with an error status.
         let l = TcpListener::bind("127.0.0.1:0").unwrap();
@@ -238,7 +247,13 @@ mod tests {
             let _ = s.read(&mut buf);
             s.write_all(b"HTTP/1.1 422 Unprocessable\r\n\r\n").unwrap();
         });
-        let r = post(&addr, "/ingest", "x", b"body", Instant::now() + Duration::from_secs(5));
+        let r = post(
+            &addr,
+            "/ingest",
+            "x",
+            b"body",
+            Instant::now() + Duration::from_secs(5),
+        );
         assert_eq!(r.unwrap_err().0, Failure::Status(422));
         t.join().unwrap();
         assert!(!Failure::NoAnswer.retryable() && Failure::Connect.retryable());

@@ -324,9 +324,13 @@ pub(crate) fn finish() -> Option<String> {
     let late = if complete {
         String::new()
     } else {
+        // The thread is in a request (at most `REQUEST_TIMEOUT`): what is
+        // queued, that request's push included, is not sent.
+        let queued = lock(&shared.queue).len();
         format!(
-            "; the final push did not finish within {} s (not counted above)",
-            FINAL_WAIT.as_secs()
+            "; the final push did not finish within {} s: {queued} queued push{} and the last interval not sent",
+            FINAL_WAIT.as_secs(),
+            if queued == 1 { "" } else { "es" }
         )
     };
     Some(format!(

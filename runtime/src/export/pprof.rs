@@ -15,7 +15,8 @@
 //!   profiles of a running process ([`render_live`]), `time_nanos` its
 //!   start (now minus the wall time).
 //! - **Mapping**: one, whose file name is the program's executable path
-//!   (`go tool pprof` prints its base name as `File:`).
+//!   (`go tool pprof` prints its base name as `File:`); `tickprof` for a
+//!   report made by another process (read back by `tickprof show`).
 //! - **Functions and locations**: one of each per site (its name, file and
 //!   line), shared by every path through it.
 //! - **Samples**: one per path of the [stack tree](super::stacks), leaf
@@ -193,8 +194,18 @@ struct Meta<'a> {
     comments: &'a [&'a str],
 }
 
-/// The executable's path (`argv[0]`'s base name, or `tickprof`, if the
-/// system does not say), read once.
+/// The mapping's file name: the executable's path when `report` was made
+/// by this process (its `pid`), else `tickprof` (a report read back from
+/// a file by `tickprof show`: its program is not in it).
+fn program_of(report: Option<&Report>) -> &'static str {
+    match report {
+        Some(r) if r.run.pid != std::process::id() => "tickprof",
+        _ => program(),
+    }
+}
+
+/// The executable's path (`argv[0]`, or `tickprof`, if the system does
+/// not say), read once.
 fn program() -> &'static str {
     static PROGRAM: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     PROGRAM.get_or_init(|| {
@@ -322,7 +333,7 @@ fn encode(report: Option<&Report>, m: &Meta<'_>) -> Vec<u8> {
     }
     let mut mapping = Message::default();
     mapping.uint(1, 1);
-    mapping.uint(5, strings.id(program()));
+    mapping.uint(5, strings.id(program_of(report)));
     for field in 7..=9 {
         mapping.uint(field, 1); // has_functions, has_filenames, has_line_numbers
     }

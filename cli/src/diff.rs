@@ -171,10 +171,10 @@ impl Row {
             _ => return false,
         };
         match (b, a) {
-            (Some(b), Some(a)) if b == 0.0 => a == 0.0,
+            (Some(0.0), Some(a)) => a == 0.0,
             (Some(_), Some(_)) => {
                 let runs = self.before_runs.len().max(self.after_runs.len());
-                self.change(m).is_none_or(|c| c.abs() < noise) || (runs > 1 && !self.apart(m))
+                self.change(m).map_or(true, |c| c.abs() < noise) || (runs > 1 && !self.apart(m))
             }
             _ => true,
         }

@@ -173,7 +173,7 @@ fn run(settings: &Settings, source: Source) {
             next_capture = now + settings.interval;
         }
         let cap = finishing.then(|| now + FINAL_WAIT.saturating_sub(Duration::from_millis(200)));
-        if finishing || retry_at.is_none_or(|t| Instant::now() >= t) {
+        if finishing || retry_at.map_or(true, |t| Instant::now() >= t) {
             retry_at = None;
             while let Some(sent) = send_front(shared, &name, cap) {
                 match sent {

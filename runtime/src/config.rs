@@ -192,13 +192,14 @@ settings! {
             default: false,
             help: "`on`: on SIGTERM, SIGINT or SIGHUP write the final report, then die of the signal as its default action would; `off`: the signals act as without tickprof",
         },
-        /// Serve pprof profiles at this address, at `/debug/pprof/profile`.
+        /// Serve pprof profiles at this address, at the `/debug/pprof/`
+        /// paths.
         http: Option<std::net::SocketAddr> {
             var: "TICKPROF_HTTP",
             parse: Opt(Address),
             default: None,
             note: "not served",
-            help: "`PORT` (on `127.0.0.1`) or `IP:PORT`: serve pprof profiles at `/debug/pprof/profile` (see [profiles over HTTP](services.md#profiles-over-http-tickprof_http)); an address beyond loopback gives a warning line, one that cannot be bound a warning and nothing served",
+            help: "`PORT` (on `127.0.0.1`) or `IP:PORT`: serve pprof profiles at `/debug/pprof/profile`, `allocs`, `block`, `mutex` and `goroutine` (see [profiles over HTTP](services.md#profiles-over-http-tickprof_http)); an address beyond loopback gives a warning line, one that cannot be bound a warning and nothing served",
         },
         /// Push profiles to this Pyroscope-compatible receiver.
         push: Option<PushTarget> {

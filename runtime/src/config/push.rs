@@ -193,4 +193,35 @@ mod tests {
         assert!(AppName.parse("my-app.cpu").is_ok());
         assert!(AppName.parse("a{b}").is_err());
     }
+
+    #[test]
+    fn a_bad_value_is_one_warning_naming_the_variable_and_the_default() {
+        use crate::config::Config;
+        let env = |vars: &'static [(&'static str, &'static str)]| {
+            move |name: &str| {
+                vars.iter()
+                    .find(|(k, _)| *k == name)
+                    .map(|(_, v)| (*v).to_owned())
+            }
+        };
+        let (c, w) = Config::parse(env(&[("TICKPROF_PUSH", "https://p:4040")]));
+        assert_eq!(c.push, None);
+        assert_eq!(w.len(), 1);
+        assert!(w[0].starts_with("tickprof: warning: TICKPROF_PUSH=\"https://p:4040\" is HTTPS"));
+        assert!(
+            w[0].ends_with("using the default (unset, no push)"),
+            "{}",
+            w[0]
+        );
+        let (c, w) = Config::parse(env(&[
+            ("TICKPROF_PUSH", "http://127.0.0.1:4040/p"),
+            ("TICKPROF_PUSH_INTERVAL", "0s"),
+            ("TICKPROF_PUSH_LABELS", "env=prod"),
+        ]));
+        assert_eq!(c.push.unwrap().to_string(), "http://127.0.0.1:4040/p");
+        assert_eq!(c.push_interval, std::time::Duration::from_secs(15));
+        assert_eq!(c.push_labels, [("env".to_owned(), "prod".to_owned())]);
+        assert_eq!(w.len(), 1);
+        assert!(w[0].contains("TICKPROF_PUSH_INTERVAL=\"0s\""), "{}", w[0]);
+    }
 }

@@ -155,7 +155,7 @@ def get(path, timeout):
         st["codes"][status] = st["codes"].get(status, 0) + 1
 
 def metrics():
-    while not stop.is_set():
+    while not stop.is_set() and time.monotonic() - start < seconds - 3:
         get("/metrics", 10)
         stop.wait(1)
 
@@ -184,12 +184,12 @@ for t in threads:
     t.daemon = True
     t.start()
 samples = []
-while time.monotonic() - start < seconds - 2:
+while time.monotonic() - start < seconds - 3:
     r = rss_kib()
     if r is None:
         break
     samples.append((round(time.monotonic() - start), r))
-    time.sleep(10)
+    time.sleep(max(0, min(10, seconds - 3 - (time.monotonic() - start))))
 stop.set()
 for t in threads:
     t.join(timeout=30)

@@ -15,6 +15,10 @@
 #    again, timed.
 # 4. Prints the median and maximum time of a normal request without and
 #    under attack, and the attackers' status codes.
+# 5. In flight: while a `/debug/pprof/profile?seconds=10` request waits,
+#    the other paths (`/metrics`, `/debug/pprof/allocs`, `goroutine`, a
+#    delta profile) are requested every 0.25 s and timed: each must be
+#    answered before the slow one (the target is under 100 ms).
 #
 # Fails (exit 1) when a normal request under attack is not answered with
 # 200 within 2 s. Bounded: the service runs at most 60 s.
@@ -97,6 +101,29 @@ def measure(n):
     return out
 
 baseline = measure(15)
+
+def get(path, timeout=20.0):
+    """GET path: (seconds, status)."""
+    t = time.monotonic()
+    try:
+        with socket.create_connection(ADDR, timeout=timeout) as s:
+            s.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
+            status = status_of(read_all(s, timeout))
+    except OSError as e:
+        status = type(e).__name__
+    return time.monotonic() - t, status
+
+slow_result = []
+slow = threading.Thread(target=lambda: slow_result.append(get(PATH + "?seconds=10")))
+slow.start()
+time.sleep(0.5)
+in_flight = {}
+others = ["/metrics", "/debug/pprof/allocs", "/debug/pprof/goroutine", PATH]
+while slow.is_alive() and len(in_flight.get(PATH, [])) < 20:
+    for p in others:
+        in_flight.setdefault(p, []).append(get(p) + (slow.is_alive(),))
+    time.sleep(0.25)
+slow.join()
 
 def idle_holder(n):
     socks = []
@@ -204,6 +231,17 @@ def summary(runs):
     return f"median {statistics.median(times) * 1000:.1f} ms, max {max(times) * 1000:.1f} ms over {len(runs)}"
 
 bad = [(t, s) for t, s in attacked if s != "200" or t > LIMIT]
+late = []
+for p, runs in in_flight.items():
+    times = sorted(t for t, _, _ in runs)
+    statuses = sorted({s for _, s, _ in runs})
+    print(f"http_probe: {p} while a ?seconds=10 profile is in flight: median {statistics.median(times) * 1000:.1f} ms, "
+          f"max {times[-1] * 1000:.1f} ms over {len(runs)} (status {', '.join(statuses)}; target < 100 ms)")
+    late += [(p, t, s) for t, s, alive in runs if t > LIMIT or not alive or s not in ("200", "404")]
+print(f"http_probe: the ?seconds=10 profile itself: {slow_result[0][0]:.2f} s, status {slow_result[0][1]}")
+if late:
+    print(f"http_probe: FAIL: requests held by the ?seconds=10 profile: {late[:5]}")
+    sys.exit(1)
 print(f"http_probe: normal request without attack: {summary(baseline)}")
 print(f"http_probe: normal request under attack:   {summary(attacked)}")
 print("http_probe: attackers' answers: " + "; ".join(

@@ -1,15 +1,25 @@
-//! `tickprof diff`: per-site changes between two reports, and the
-//! regression gate.
+//! `tickprof diff`: per-site changes between two sets of runs (one report
+//! or several per side), and the regression gate.
+//!
+//! With several runs per side, a site's figure on a side is the median of
+//! its runs, and its change is **significant** only when the two sides'
+//! ranges (min to max over the runs) are apart by more than the larger of
+//! the two spreads (max − min): run-to-run noise, which spreads each side,
+//! never counts as a change. With one run per side the spreads are 0 and
+//! every change beyond `--noise` counts, as before. Only significant
+//! changes are shown (unless `--all`) and gated, significant rows first.
 //!
 //! Names come from files and may hold anything: the table and the
 //! "slower than allowed" lines print them terminal-safe (as `show` does),
-//! and `--raw` escapes its fields ([`tsv_field`]).
+//! and `--raw` escapes its fields ([`table::tsv_field`]).
 
-use std::borrow::Cow;
+mod table;
+
 use std::collections::HashMap;
-use std::fmt::Write as _;
+use table::{pct, pct_over};
+pub use table::{raw, table};
 use tickprof_runtime::__private::terminal_safe;
-use tickprof_runtime::{fmt_ns, Report};
+use tickprof_runtime::Report;
 
 /// The figure a site's change is measured on, sorted by, and gated on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -21,6 +31,33 @@ pub enum Metric {
     SelfTime,
     /// Mean time per call.
     Mean,
+    /// The median call's time (the report's `p50_ns`).
+    P50,
+    /// The 90th percentile of the calls' times (`p90_ns`).
+    P90,
+    /// The 99th percentile of the calls' times (`p99_ns`).
+    P99,
+}
+
+impl Metric {
+    /// The percentile's index in [`Figures::pct`], for `p50`/`p90`/`p99`.
+    pub fn percentile(self) -> Option<usize> {
+        match self {
+            Metric::P50 => Some(0),
+            Metric::P90 => Some(1),
+            Metric::P99 => Some(2),
+            _ => None,
+        }
+    }
+}
+
+/// A gate: fail when `metric` grew by more than `limit` (a fraction).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Gate {
+    /// The gated figure (`None`: the `--metric`).
+    pub metric: Option<Metric>,
+    /// The largest allowed growth.
+    pub limit: f64,
 }
 
 /// What `diff` was asked.
@@ -31,15 +68,15 @@ pub struct Options {
     pub noise: f64,
     /// The compared figure.
     pub metric: Metric,
-    /// Fail when a site got slower by more than this fraction.
-    pub fail_if_slower: Option<f64>,
+    /// Fail when a site got slower by more than a gate allows.
+    pub fail_if_slower: Vec<Gate>,
     /// Gate on this site only.
     pub site: Option<String>,
     /// Show the rows within the noise too.
     pub all: bool,
 }
 
-/// One site's figures in one report.
+/// One site's figures in one report (or the medians over runs).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Figures {
     /// Calls.
@@ -50,96 +87,198 @@ pub struct Figures {
     pub self_ns: u64,
     /// Mean time per call, ns.
     pub mean_ns: f64,
+    /// p50, p90, p99 of the calls' times, ns (`None`: not in the report).
+    pub pct: [Option<f64>; 3],
 }
 
 impl Figures {
-    fn get(&self, m: Metric) -> f64 {
+    /// The value of `m` (`None`: a percentile the report does not have).
+    pub fn get(&self, m: Metric) -> Option<f64> {
         match m {
-            Metric::Total => self.total_ns as f64,
-            Metric::SelfTime => self.self_ns as f64,
-            Metric::Mean => self.mean_ns,
+            Metric::Total => Some(self.total_ns as f64),
+            Metric::SelfTime => Some(self.self_ns as f64),
+            Metric::Mean => Some(self.mean_ns),
+            _ => self.pct[m.percentile().unwrap_or(0)],
         }
     }
 }
 
-/// One site in either report, matched by name.
+/// One site in either set of runs, matched by name.
 #[derive(Clone, Debug)]
 pub struct Row {
     /// The site's name.
     pub name: String,
-    /// Its figures before (`None`: new).
+    /// Its median figures before (`None`: new).
     pub before: Option<Figures>,
-    /// Its figures after (`None`: gone).
+    /// Its median figures after (`None`: gone).
     pub after: Option<Figures>,
+    /// Its figures in each before run that has it.
+    pub before_runs: Vec<Figures>,
+    /// Its figures in each after run that has it.
+    pub after_runs: Vec<Figures>,
+}
+
+/// The smallest and largest value of `m` over `runs` (`None`: no run
+/// has it).
+fn range(runs: &[Figures], m: Metric) -> Option<(f64, f64)> {
+    runs.iter().filter_map(|f| f.get(m)).fold(None, |r, v| {
+        Some(r.map_or((v, v), |(lo, hi): (f64, f64)| (lo.min(v), hi.max(v))))
+    })
 }
 
 impl Row {
     /// The change of `m` in ns (after − before; a missing side counts 0).
     pub fn delta(&self, m: Metric) -> f64 {
-        self.after.map_or(0.0, |f| f.get(m)) - self.before.map_or(0.0, |f| f.get(m))
+        let v = |f: Option<Figures>| f.and_then(|f| f.get(m)).unwrap_or(0.0);
+        v(self.after) - v(self.before)
     }
 
-    /// The relative change of `m` (`None` when the site is new or gone, or
-    /// its before value is 0).
+    /// The relative change of `m` (`None` when the site is new or gone,
+    /// either side lacks `m`, or its before value is 0).
     pub fn change(&self, m: Metric) -> Option<f64> {
-        let (b, a) = (self.before?.get(m), self.after?.get(m));
+        let (b, a) = (self.before?.get(m)?, self.after?.get(m)?);
         (b > 0.0).then(|| (a - b) / b)
     }
 
-    /// Whether the change of `m` is within the noise.
+    /// The relative spread of `m` over one side's runs, (max − min) /
+    /// median (`None` with fewer than two runs).
+    pub fn spread(&self, after: bool, m: Metric) -> Option<f64> {
+        let (runs, median) = if after {
+            (&self.after_runs, self.after)
+        } else {
+            (&self.before_runs, self.before)
+        };
+        let (lo, hi) = range(runs, m)?;
+        let med = median?.get(m)?;
+        (runs.len() > 1 && med > 0.0).then(|| (hi - lo) / med)
+    }
+
+    /// Whether the sides' ranges of `m` are apart by more than the larger
+    /// spread (with one run a side: whether the values differ).
+    pub fn apart(&self, m: Metric) -> bool {
+        let (Some((blo, bhi)), Some((alo, ahi))) =
+            (range(&self.before_runs, m), range(&self.after_runs, m))
+        else {
+            return false;
+        };
+        let spread = (bhi - blo).max(ahi - alo);
+        alo - bhi > spread || blo - ahi > spread
+    }
+
+    /// Whether the change of `m` is within the noise: below `noise`, or
+    /// not beyond the run-to-run spread. New and gone sites are changes.
     pub fn is_noise(&self, m: Metric, noise: f64) -> bool {
-        match (self.before, self.after) {
-            (Some(b), Some(a)) if b.get(m) == 0.0 => a.get(m) == 0.0,
-            (Some(_), Some(_)) => self.change(m).is_some_and(|c| c.abs() < noise),
-            _ => false,
+        let (b, a) = match (self.before, self.after) {
+            (Some(b), Some(a)) => (b.get(m), a.get(m)),
+            _ => return false,
+        };
+        match (b, a) {
+            (Some(0.0), Some(a)) => a == 0.0,
+            (Some(_), Some(_)) => {
+                let runs = self.before_runs.len().max(self.after_runs.len());
+                self.change(m).map_or(true, |c| c.abs() < noise) || (runs > 1 && !self.apart(m))
+            }
+            _ => true,
         }
     }
 }
 
-/// The sites of both reports, matched by name (through a map: linear in
-/// the number of sites), biggest absolute change of `m` first (ties by
-/// name). A name given twice in a report counts its first site, as
-/// [`Report::site`] finds it.
-pub fn rows(before: &Report, after: &Report, m: Metric) -> Vec<Row> {
-    fn index(r: &Report) -> HashMap<&str, Figures> {
-        let mut map = HashMap::with_capacity(r.sites.len());
-        for s in &r.sites {
-            map.entry(s.name.as_str()).or_insert(Figures {
-                calls: s.calls,
-                total_ns: s.total_ns,
-                self_ns: s.self_ns,
-                mean_ns: s.mean_ns,
-            });
-        }
-        map
+/// One report's sites: name → figures (a name given twice counts its
+/// first site, as [`Report::site`] finds it). `pct` gives a site's
+/// percentiles when they were read from the file.
+fn index<'a>(
+    r: &'a Report,
+    pct: Option<&HashMap<String, [Option<f64>; 3]>>,
+) -> HashMap<&'a str, Figures> {
+    let mut map = HashMap::with_capacity(r.sites.len());
+    for s in &r.sites {
+        map.entry(s.name.as_str()).or_insert_with(|| Figures {
+            calls: s.calls,
+            total_ns: s.total_ns,
+            self_ns: s.self_ns,
+            mean_ns: s.mean_ns,
+            pct: pct
+                .and_then(|p| p.get(s.name.as_str()).copied())
+                .unwrap_or([None; 3]),
+        });
     }
-    let (b, a) = (index(before), index(after));
-    let mut names: Vec<&str> = b.keys().chain(a.keys()).copied().collect();
+    map
+}
+
+/// The median of `v` (the mean of the middle two for an even count).
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    match n {
+        0 => 0.0,
+        _ if n % 2 == 1 => v[n / 2],
+        _ => (v[n / 2 - 1] + v[n / 2]) / 2.0,
+    }
+}
+
+/// The field-by-field median of `runs` (`None`: no run).
+fn medians(runs: &[Figures]) -> Option<Figures> {
+    if runs.len() <= 1 {
+        return runs.first().copied();
+    }
+    let of = |f: fn(&Figures) -> f64| median(runs.iter().map(f).collect());
+    let pct = |i: usize| {
+        let v: Vec<f64> = runs.iter().filter_map(|f| f.pct[i]).collect();
+        (!v.is_empty()).then(|| median(v))
+    };
+    Some(Figures {
+        calls: of(|f| f.calls as f64).round() as u64,
+        total_ns: of(|f| f.total_ns as f64).round() as u64,
+        self_ns: of(|f| f.self_ns as f64).round() as u64,
+        mean_ns: of(|f| f.mean_ns),
+        pct: [pct(0), pct(1), pct(2)],
+    })
+}
+
+/// One run: a report and, if read, its sites' percentiles.
+pub type Run<'a> = (&'a Report, Option<&'a HashMap<String, [Option<f64>; 3]>>);
+
+/// The sites of every run on either side, matched by name: each side's
+/// medians and runs; rows whose change of `m` is significant (beyond
+/// `noise` and the spread) first, then by absolute change of `m`, then
+/// by name.
+pub fn rows_of_runs(before: &[Run<'_>], after: &[Run<'_>], m: Metric, noise: f64) -> Vec<Row> {
+    let b: Vec<_> = before.iter().map(|(r, p)| index(r, *p)).collect();
+    let a: Vec<_> = after.iter().map(|(r, p)| index(r, *p)).collect();
+    let mut names: Vec<&str> = b.iter().chain(&a).flat_map(|m| m.keys().copied()).collect();
     names.sort_unstable();
     names.dedup();
+    let runs = |side: &[HashMap<&str, Figures>], n: &str| -> Vec<Figures> {
+        side.iter().filter_map(|m| m.get(n).copied()).collect()
+    };
     let mut v: Vec<Row> = names
         .into_iter()
-        .map(|n| Row {
-            name: n.to_owned(),
-            before: b.get(n).copied(),
-            after: a.get(n).copied(),
+        .map(|n| {
+            let (before_runs, after_runs) = (runs(&b, n), runs(&a, n));
+            Row {
+                name: n.to_owned(),
+                before: medians(&before_runs),
+                after: medians(&after_runs),
+                before_runs,
+                after_runs,
+            }
         })
         .collect();
-    v.sort_by(|a, b| {
-        b.delta(m)
-            .abs()
-            .total_cmp(&a.delta(m).abs())
-            .then_with(|| a.name.cmp(&b.name))
+    v.sort_by(|x, y| {
+        x.is_noise(m, noise)
+            .cmp(&y.is_noise(m, noise))
+            .then_with(|| y.delta(m).abs().total_cmp(&x.delta(m).abs()))
+            .then_with(|| x.name.cmp(&y.name))
     });
     v
 }
 
-/// The sites slower than allowed, as one line each; `Err` when the gated
-/// site is missing from a report.
+/// The sites slower than a gate allows, as one line each; `Err` when the
+/// gated site is missing from a side.
 pub fn violations(rows: &[Row], o: &Options) -> Result<Vec<String>, String> {
-    let Some(limit) = o.fail_if_slower else {
+    if o.fail_if_slower.is_empty() {
         return Ok(Vec::new());
-    };
+    }
     let gated: Vec<&Row> = match &o.site {
         Some(name) => {
             let r = rows
@@ -158,181 +297,36 @@ pub fn violations(rows: &[Row], o: &Options) -> Result<Vec<String>, String> {
         }
         None => rows.iter().collect(),
     };
-    Ok(gated
-        .into_iter()
-        .filter(|r| !r.is_noise(o.metric, o.noise))
-        .filter_map(|r| {
-            let c = r.change(o.metric)?;
-            (c > limit).then(|| {
-                format!(
+    let mut out = Vec::new();
+    for g in &o.fail_if_slower {
+        let m = g.metric.unwrap_or(o.metric);
+        for r in &gated {
+            if r.is_noise(m, o.noise) {
+                continue;
+            }
+            let Some(c) = r.change(m) else { continue };
+            if c > g.limit {
+                out.push(format!(
                     "{}: {} {} (allowed {})",
                     terminal_safe(&r.name),
-                    metric_name(o.metric),
-                    pct_over(c, limit),
-                    pct(limit)
-                )
-            })
-        })
-        .collect())
+                    metric_name(m),
+                    pct_over(c, g.limit),
+                    pct(g.limit)
+                ));
+            }
+        }
+    }
+    Ok(out)
 }
 
-fn metric_name(m: Metric) -> &'static str {
+/// The metric's name, as `--metric` takes it.
+pub fn metric_name(m: Metric) -> &'static str {
     match m {
         Metric::Total => "total",
         Metric::SelfTime => "self",
         Metric::Mean => "mean",
-    }
-}
-
-/// `+5.0%`, `-12.3%`.
-pub fn pct(f: f64) -> String {
-    format!("{:+.1}%", f * 100.0)
-}
-
-/// `c` as [`pct`], with two decimals when one would print it equal to
-/// `limit` (`+5.04%`, not `+5.0%`, over an allowed `+5.0%`).
-fn pct_over(c: f64, limit: f64) -> String {
-    if pct(c) == pct(limit) {
-        format!("{:+.2}%", c * 100.0)
-    } else {
-        pct(c)
-    }
-}
-
-/// The human table.
-pub fn table(rows: &[Row], o: &Options) -> String {
-    let shown: Vec<&Row> = rows
-        .iter()
-        .filter(|r| o.all || !r.is_noise(o.metric, o.noise))
-        .collect();
-    let cell = |r: &Row, f: fn(&Figures) -> String, m: Option<Metric>| {
-        let side = |x: Option<Figures>| x.as_ref().map_or("-".to_owned(), f);
-        let change = m
-            .and_then(|m| r.change(m))
-            .map_or(String::new(), |c| format!(" {}", pct(c)));
-        format!("{} → {}{change}", side(r.before), side(r.after))
-    };
-    let cols: Vec<[String; 6]> = shown
-        .iter()
-        .map(|r| {
-            let status = match (r.before, r.after) {
-                (None, _) => "new",
-                (_, None) => "gone",
-                _ if r.delta(o.metric) > 0.0 => "slower",
-                _ if r.delta(o.metric) < 0.0 => "faster",
-                _ => "same",
-            };
-            [
-                terminal_safe(&r.name).into_owned(),
-                cell(r, |f| f.calls.to_string(), None),
-                cell(r, |f| fmt_ns(f.total_ns as f64), Some(Metric::Total)),
-                cell(r, |f| fmt_ns(f.self_ns as f64), Some(Metric::SelfTime)),
-                cell(r, |f| fmt_ns(f.mean_ns), Some(Metric::Mean)),
-                status.to_owned(),
-            ]
-        })
-        .collect();
-    let head = ["site", "calls", "total", "self", "mean", ""];
-    let mut width = head.map(|h| h.chars().count());
-    for c in &cols {
-        for (w, s) in width.iter_mut().zip(c) {
-            *w = (*w).max(s.chars().count());
-        }
-    }
-    let mut out = String::new();
-    for line in std::iter::once(head.map(str::to_owned)).chain(cols) {
-        let mut l = String::new();
-        for (i, (s, w)) in line.iter().zip(width).enumerate() {
-            let pad = w - s.chars().count();
-            if i == 0 {
-                let _ = write!(l, "{s}{}  ", " ".repeat(pad));
-            } else {
-                let _ = write!(l, "{}{s}  ", " ".repeat(pad));
-            }
-        }
-        let _ = writeln!(out, "{}", l.trim_end());
-    }
-    let hidden = rows.len() - shown.len();
-    if hidden > 0 {
-        let _ = writeln!(
-            out,
-            "{hidden} site{} within the noise (±{:.1}% {}; --all shows them)",
-            if hidden == 1 { "" } else { "s" },
-            o.noise * 100.0,
-            metric_name(o.metric)
-        );
-    }
-    out
-}
-
-/// A name as a field of `--raw`'s tab-separated lines: backslash, tab,
-/// newline and carriage return as `\\`, `\t`, `\n`, `\r`, other control
-/// characters as `\u{1b}`, and the invisible and bidirectional characters
-/// the text report escapes as `\u{202e}`, so a field is never split, a
-/// line never forged, and a literal backslash is always doubled.
-pub fn tsv_field(s: &str) -> Cow<'_, str> {
-    if !s.chars().any(|c| c == '\\' || c.is_control()) {
-        return terminal_safe(s);
-    }
-    let mut out = String::with_capacity(s.len() + 8);
-    for c in s.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\t' => out.push_str("\\t"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            c if c.is_control() => out.extend(c.escape_unicode()),
-            c => out.push(c),
-        }
-    }
-    Cow::Owned(terminal_safe(&out).into_owned())
-}
-
-/// Tab-separated figures in ns, one line per site (every site), for
-/// scripts; names escaped by [`tsv_field`].
-pub fn raw(rows: &[Row], m: Metric) -> String {
-    let mut out = String::from(
-        "name\tcalls_before\tcalls_after\ttotal_ns_before\ttotal_ns_after\tself_ns_before\tself_ns_after\tmean_ns_before\tmean_ns_after\tchange\n",
-    );
-    let side = |f: Option<Figures>, g: fn(&Figures) -> String| f.as_ref().map_or("-".to_owned(), g);
-    for r in rows {
-        let _ = writeln!(
-            out,
-            "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
-            tsv_field(&r.name),
-            side(r.before, |f| f.calls.to_string()),
-            side(r.after, |f| f.calls.to_string()),
-            side(r.before, |f| f.total_ns.to_string()),
-            side(r.after, |f| f.total_ns.to_string()),
-            side(r.before, |f| f.self_ns.to_string()),
-            side(r.after, |f| f.self_ns.to_string()),
-            side(r.before, |f| f.mean_ns.to_string()),
-            side(r.after, |f| f.mean_ns.to_string()),
-            r.change(m).map_or("-".to_owned(), |c| c.to_string()),
-        );
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_change_over_the_limit_never_prints_as_the_limit() {
-        assert_eq!(pct_over(0.0504, 0.05), "+5.04%");
-        assert_eq!(pct_over(0.258, 0.05), "+25.8%");
-        assert_eq!(pct(-0.123), "-12.3%");
-    }
-
-    #[test]
-    fn tsv_fields_are_escaped() {
-        assert_eq!(tsv_field("a::b"), "a::b");
-        assert_eq!(
-            tsv_field("a\tb\nc\\d\re\u{1b}[2J\u{85}"),
-            "a\\tb\\nc\\\\d\\re\\u{1b}[2J\\u{85}"
-        );
-        assert_eq!(tsv_field("a\u{202e}b"), "a\\u{202e}b");
-        assert_eq!(tsv_field("\\\u{202e}"), "\\\\\\u{202e}");
+        Metric::P50 => "p50",
+        Metric::P90 => "p90",
+        Metric::P99 => "p99",
     }
 }

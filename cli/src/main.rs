@@ -10,6 +10,7 @@
 
 mod diff;
 mod load;
+mod percentiles;
 
 use clap::{Parser, Subcommand};
 use std::io::Write;
@@ -28,17 +29,24 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Per-site changes from one report to another (sites matched by name),
-    /// biggest change first; exit 1 when `--fail-if-slower` is exceeded.
+    /// Per-site changes from one report to another (`diff BEFORE AFTER`)
+    /// or between several runs a side (`diff B1 B2 B3 -- A1 A2 A3`: each
+    /// side's median, a change counted only beyond the runs' spread),
+    /// significant changes first; exit 1 when `--fail-if-slower` is
+    /// exceeded.
     Diff {
-        /// The baseline report.
-        before: PathBuf,
-        /// The report to compare with it.
-        after: PathBuf,
-        /// Fail (exit 1) when a site's figure grew by more than this, e.g.
-        /// `5%`.
-        #[arg(long, value_name = "PERCENT", value_parser = percent)]
-        fail_if_slower: Option<f64>,
+        /// BEFORE AFTER; or, followed by `--` and the after runs, every
+        /// before run.
+        #[arg(required = true, value_name = "REPORT")]
+        before: Vec<PathBuf>,
+        /// The after runs (after `--`).
+        #[arg(last = true, value_name = "AFTER")]
+        after: Vec<PathBuf>,
+        /// Fail (exit 1) when a site's figure grew significantly by more
+        /// than this, e.g. `5%` (the `--metric`), or `p99:10%` (a figure
+        /// named: total, self, mean, p50, p90, p99); repeatable.
+        #[arg(long, value_name = "[METRIC:]PERCENT", value_parser = gate)]
+        fail_if_slower: Vec<diff::Gate>,
         /// Gate on this site only (its full name, as in the report).
         #[arg(long, value_name = "NAME", requires = "fail_if_slower")]
         site: Option<String>,
@@ -131,6 +139,23 @@ fn percent(s: &str) -> Result<f64, String> {
     }
 }
 
+/// `5%`, or `p99:10%`: a gate on the `--metric` or on the named figure.
+fn gate(s: &str) -> Result<diff::Gate, String> {
+    use clap::ValueEnum;
+    let (metric, limit) = match s.split_once(':') {
+        Some((m, l)) => {
+            let m = diff::Metric::from_str(m.trim(), true)
+                .map_err(|_| format!("{m:?} is not a figure (total, self, mean, p50, p90, p99)"))?;
+            (Some(m), l)
+        }
+        None => (None, s),
+    };
+    Ok(diff::Gate {
+        metric,
+        limit: percent(limit)?,
+    })
+}
+
 fn main() -> ExitCode {
     match run(Cli::parse()) {
         Ok(code) => code,
@@ -192,8 +217,41 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             all,
             raw,
         } => {
-            let b = load::read(&before)?;
-            let a = load::read(&after)?;
+            let (before, after) = match (before.len(), after.is_empty()) {
+                (2, true) => (vec![before[0].clone()], vec![before[1].clone()]),
+                (_, true) => {
+                    return Err(format!(
+                        "diff takes BEFORE AFTER, or several runs a side: B1 B2 … -- A1 A2 … ({} reports given, no `--`)",
+                        before.len()
+                    ))
+                }
+                _ => (before, after),
+            };
+            // The percentiles are read from the files only when compared.
+            let field = std::iter::once(metric)
+                .chain(fail_if_slower.iter().filter_map(|g| g.metric))
+                .find_map(|m| m.percentile())
+                .map(|i| percentiles::FIELDS[i]);
+            let load = |files: &[PathBuf]| -> Result<Vec<_>, String> {
+                files
+                    .iter()
+                    .map(|f| {
+                        let text = load::text(f, load::MAX_INPUT)?;
+                        let r = load::parse(&text).map_err(|e| format!("{}: {e}", f.display()))?;
+                        let p = field
+                            .map(|field| percentiles::read(&text, field))
+                            .transpose()
+                            .map_err(|e| format!("{}: {e}", f.display()))?;
+                        Ok((r, p))
+                    })
+                    .collect()
+            };
+            let (b, a) = (load(&before)?, load(&after)?);
+            fn runs(
+                v: &[(tickprof_runtime::Report, Option<percentiles::Sites>)],
+            ) -> Vec<diff::Run<'_>> {
+                v.iter().map(|(r, p)| (r, p.as_ref())).collect()
+            }
             let o = diff::Options {
                 noise,
                 metric,
@@ -201,14 +259,26 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 site,
                 all,
             };
-            let rows = diff::rows(&b, &a, metric);
+            let rows = diff::rows_of_runs(&runs(&b), &runs(&a), metric, noise);
             let bad = diff::violations(&rows, &o)?;
             if raw {
                 print(&diff::raw(&rows, metric));
             } else {
-                let b = terminal_safe(&before.display().to_string()).into_owned();
-                let a = terminal_safe(&after.display().to_string()).into_owned();
-                print(&format!("tickprof diff: {b} → {a}\n"));
+                let side = |v: &[PathBuf]| {
+                    let names: Vec<String> = v
+                        .iter()
+                        .map(|p| terminal_safe(&p.display().to_string()).into_owned())
+                        .collect();
+                    match names.len() {
+                        1 => names[0].clone(),
+                        n => format!("{n} runs ({})", names.join(", ")),
+                    }
+                };
+                print(&format!(
+                    "tickprof diff: {} → {}\n",
+                    side(&before),
+                    side(&after)
+                ));
                 print(&diff::table(&rows, &o));
             }
             if bad.is_empty() {

@@ -15,12 +15,15 @@ use crate::defaults::{
 };
 pub use crate::report::{Layout, SortKey};
 pub use log::LogOptions;
+pub use push::PushTarget;
 pub use values::parse_duration;
 
+use push::{AppName, Labels, PushUrl};
 use table::settings;
 use values::{Address, Limit, Names, Opt, Paths, Signal, Span, Switch, Text, Value, Whole};
 
 mod log;
+mod push;
 pub(crate) mod table;
 #[cfg(test)]
 mod tests;
@@ -189,13 +192,46 @@ settings! {
             default: false,
             help: "`on`: on SIGTERM, SIGINT or SIGHUP write the final report, then die of the signal as its default action would; `off`: the signals act as without tickprof",
         },
-        /// Serve pprof profiles at this address, at `/debug/pprof/profile`.
+        /// Serve pprof profiles at this address, at the `/debug/pprof/`
+        /// paths.
         http: Option<std::net::SocketAddr> {
             var: "TICKPROF_HTTP",
             parse: Opt(Address),
             default: None,
             note: "not served",
-            help: "`PORT` (on `127.0.0.1`) or `IP:PORT`: serve pprof profiles at `/debug/pprof/profile` (see [profiles over HTTP](services.md#profiles-over-http-tickprof_http)); an address beyond loopback gives a warning line, one that cannot be bound a warning and nothing served",
+            help: "`PORT` (on `127.0.0.1`) or `IP:PORT`: serve pprof profiles at `/debug/pprof/profile`, `allocs`, `block`, `mutex` and `goroutine` (see [profiles over HTTP](services.md#profiles-over-http-tickprof_http)); an address beyond loopback gives a warning line, one that cannot be bound a warning and nothing served",
+        },
+        /// Push profiles to this Pyroscope-compatible receiver.
+        push: Option<PushTarget> {
+            var: "TICKPROF_PUSH",
+            parse: Opt(PushUrl),
+            default: None,
+            note: "no push",
+            help: "`http://HOST:PORT[/PREFIX]`: every `TICKPROF_PUSH_INTERVAL`, and once at exit (and on `TICKPROF_ON_TERM`'s signals), post the profile of the interval to Pyroscope's `POST PREFIX/ingest` (pprof with its `sample_type_config`; see [push](services.md#push-to-pyroscope-tickprof_push)), from a background thread: it never blocks the program, and failures are counted in the exit report's last line and warned about once per kind. Plain HTTP only: for HTTPS push to a local relay",
+        },
+        /// How often profiles are pushed.
+        push_interval: std::time::Duration {
+            var: "TICKPROF_PUSH_INTERVAL",
+            parse: Span(true),
+            default: std::time::Duration::from_secs(15),
+            help: "a duration with a unit (`5s`, `1m`): how often `TICKPROF_PUSH` posts the profile of the last interval",
+        },
+        /// The application name of pushed profiles (`None`: the
+        /// executable's file name).
+        push_name: Option<String> {
+            var: "TICKPROF_PUSH_NAME",
+            parse: Opt(AppName),
+            default: None,
+            note: "the executable's file name",
+            help: "the application name pushed profiles carry (letters, digits, `-._/:`)",
+        },
+        /// Static labels of pushed profiles.
+        push_labels: Vec<(String, String)> {
+            var: "TICKPROF_PUSH_LABELS",
+            parse: Labels,
+            default: Vec::new(),
+            note: "none",
+            help: "`name=value[,name=value…]` (at most 16): labels of every pushed profile, e.g. `service_name=api,env=prod`; names of letters, digits and `_`, values of letters, digits and `-._/:`",
         },
         /// The trace log's destination, `stderr` or a path (`None`: no log).
         log: Option<String> {

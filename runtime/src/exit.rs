@@ -327,6 +327,9 @@ fn tickprof_exit_report() {
     let _ = std::panic::catch_unwind(|| {
         record::quietly(|| {
             crate::log::live::flush_all();
+            // The final push first (at most `push::FINAL_WAIT`); its count
+            // is the last line, after the report.
+            let _counted = dump::Counted(crate::push::finish());
             exit_report();
         });
     });

@@ -67,6 +67,8 @@ pub mod integrations;
 pub mod log;
 mod naming;
 #[cfg(feature = "enabled")]
+mod push;
+#[cfg(feature = "enabled")]
 mod record;
 mod report;
 #[cfg(feature = "enabled")]

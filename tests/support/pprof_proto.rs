@@ -16,8 +16,16 @@ pub struct Profile {
     pub function: Vec<Function>,
     #[prost(string, repeated, tag = "6")]
     pub string_table: Vec<String>,
+    #[prost(int64, tag = "9")]
+    pub time_nanos: i64,
     #[prost(int64, tag = "10")]
     pub duration_nanos: i64,
+    #[prost(message, optional, tag = "11")]
+    pub period_type: Option<ValueType>,
+    #[prost(int64, tag = "12")]
+    pub period: i64,
+    #[prost(int64, repeated, tag = "13")]
+    pub comment: Vec<i64>,
     #[prost(int64, tag = "14")]
     pub default_sample_type: i64,
 }
@@ -52,6 +60,8 @@ pub struct Label {
 pub struct Mapping {
     #[prost(uint64, tag = "1")]
     pub id: u64,
+    #[prost(int64, tag = "5")]
+    pub filename: i64,
     #[prost(bool, tag = "7")]
     pub has_functions: bool,
 }

@@ -62,6 +62,19 @@ pub(super) fn start(config: &Config) {
             write_stderr(&w);
         }
     }
+    if let Some(target) = &config.push {
+        let settings = crate::push::Settings {
+            target: target.clone(),
+            interval: config.push_interval,
+            name: config.push_name.clone(),
+            labels: config.push_labels.clone(),
+            warn: write_stderr,
+        };
+        let source = serve::Source { capture, report_of };
+        for w in crate::push::start(settings, source) {
+            write_stderr(&w);
+        }
+    }
     #[cfg(unix)]
     if config.on_term {
         if let Err(e) = signals::on_termination() {
@@ -137,10 +150,14 @@ fn dump_inner(cause: &str) -> bool {
 fn final_report(cause: &str) -> bool {
     record::quietly(|| {
         let rt = runtime();
+        // The final push first (at most `push::FINAL_WAIT`), so that the
+        // report's last line can count it.
+        let pushed = crate::push::finish();
         let _writing = lock_writer();
         if !claim_final() {
             return false;
         }
+        let _counted = Counted(pushed);
         if !rt.config.enabled || !switches::recorded_any() || !writes_anything(rt) {
             return true;
         }
@@ -152,6 +169,18 @@ fn final_report(cause: &str) -> bool {
         }
         true
     })
+}
+
+/// Prints the push count line (if any) when dropped: after the final
+/// report, whichever way its function returns.
+pub(super) struct Counted(pub Option<String>);
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        if let Some(line) = &self.0 {
+            write_stderr(line);
+        }
+    }
 }
 
 /// Writes a report on each `sig` (see `tickprof::dump_on_signal`).

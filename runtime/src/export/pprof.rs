@@ -6,7 +6,17 @@
 //!   `time/nanoseconds` (the default), each a **self** value, so pprof's
 //!   `flat` is a site's self figure and `cum` its total; with allocation
 //!   profiling on, [`ALLOC_SAMPLE_TYPES`] first (`alloc_objects/count`,
-//!   `alloc_space/bytes`, self as well).
+//!   `alloc_space/bytes`, self as well). The allocation profile
+//!   ([`Kind::Allocs`], served at `/debug/pprof/allocs`) holds only those
+//!   two, as Go's `allocs` profile names them.
+//! - **Metadata**: `period_type` `calls/count` with `period` 1 (every call
+//!   is recorded, none sampled; `alloc_space/bytes` and 1 for the
+//!   allocation profile), `duration_nanos` the report's wall time, and, in
+//!   profiles of a running process ([`render_live`]), `time_nanos` its
+//!   start (now minus the wall time).
+//! - **Mapping**: one, whose file name is the program's executable path
+//!   (`go tool pprof` prints its base name as `File:`); `tickprof` for a
+//!   report made by another process (read back by `tickprof show`).
 //! - **Functions and locations**: one of each per site (its name, file and
 //!   line), shared by every path through it.
 //! - **Samples**: one per path of the [stack tree](super::stacks), leaf
@@ -20,6 +30,10 @@
 //!   threads).
 //! - `.pb.gz` is gzip of stored (uncompressed) DEFLATE blocks; pprof and
 //!   `gzip -d` read it.
+//!
+//! [`empty_gz`] makes the valid, sample-less profiles served for the Go
+//! profiles tickprof has no data for (`block`, `mutex`, `goroutine`, and
+//! `allocs` without `tickprof::Alloc`), each with a comment saying why.
 
 use super::folded;
 use super::stacks::{self, Frame};
@@ -91,6 +105,18 @@ pub const ALLOC_SAMPLE_TYPES: &[SampleType] = &[
     },
 ];
 
+/// Which profile of a report: the calls and times (with the allocation
+/// types first when `tickprof::Alloc` counted), or the allocations alone.
+#[non_exhaustive]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// [`SAMPLE_TYPES`], after [`ALLOC_SAMPLE_TYPES`] when allocation
+    /// profiling is on: `/debug/pprof/profile`, the `.pb` files.
+    Calls,
+    /// [`ALLOC_SAMPLE_TYPES`] alone: `/debug/pprof/allocs`.
+    Allocs,
+}
+
 /// The sample types of `report`'s profile, in order.
 pub fn sample_types(report: &Report) -> Vec<&'static SampleType> {
     let alloc: &[SampleType] = if report.run.alloc_installed {
@@ -100,6 +126,32 @@ pub fn sample_types(report: &Report) -> Vec<&'static SampleType> {
     };
     alloc.iter().chain(SAMPLE_TYPES).collect()
 }
+
+/// A value of a profile with no samples.
+fn nothing(_: &Frame<'_>) -> u64 {
+    0
+}
+
+/// The sample types of Go's `block` and `mutex` profiles.
+pub const CONTENTION_SAMPLE_TYPES: &[SampleType] = &[
+    SampleType {
+        kind: "contentions",
+        unit: "count",
+        of: nothing,
+    },
+    SampleType {
+        kind: "delay",
+        unit: "nanoseconds",
+        of: nothing,
+    },
+];
+
+/// The sample type of Go's `goroutine` profile.
+pub const GOROUTINE_SAMPLE_TYPES: &[SampleType] = &[SampleType {
+    kind: "goroutine",
+    unit: "count",
+    of: nothing,
+}];
 
 /// The string table: index 0 is the empty string.
 struct Strings {
@@ -131,6 +183,45 @@ fn int64(v: u64) -> u64 {
     v.min(i64::MAX as u64)
 }
 
+/// What a profile says beside its samples.
+struct Meta<'a> {
+    types: Vec<&'static SampleType>,
+    /// `period_type` (type, unit); the period is 1.
+    period: (&'static str, &'static str),
+    /// `time_nanos` (0: not set).
+    time_nanos: u64,
+    /// `comment`s.
+    comments: &'a [&'a str],
+}
+
+/// The mapping's file name: the executable's path when `report` was made
+/// by this process (its `pid`), else `tickprof` (a report read back from
+/// a file by `tickprof show`: its program is not in it).
+fn program_of(report: Option<&Report>) -> &'static str {
+    match report {
+        Some(r) if r.run.pid != std::process::id() => "tickprof",
+        _ => program(),
+    }
+}
+
+/// The executable's path (`argv[0]`, or `tickprof`, if the system does
+/// not say), read once.
+fn program() -> &'static str {
+    static PROGRAM: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    PROGRAM.get_or_init(|| {
+        std::env::current_exe()
+            .ok()
+            .map(|p| p.to_string_lossy().into_owned())
+            .or_else(|| {
+                std::env::args_os()
+                    .next()
+                    .map(|a| a.to_string_lossy().into_owned())
+            })
+            .filter(|p| !p.is_empty())
+            .unwrap_or_else(|| "tickprof".to_owned())
+    })
+}
+
 /// The profile as an uncompressed `profile.proto` message (`.pb`).
 ///
 /// # Examples
@@ -141,11 +232,65 @@ fn int64(v: u64) -> u64 {
 /// assert!(!pb.is_empty());
 /// ```
 pub fn render(report: &Report) -> Vec<u8> {
-    let frames = stacks::build(report);
-    let types = sample_types(report);
+    encode(Some(report), &meta(report, Kind::Calls, 0, &[]))
+}
+
+/// The profile gzipped (`.pb.gz`), the form pprof tools usually exchange.
+pub fn render_gz(report: &Report) -> Vec<u8> {
+    gzip::wrap(&render(report))
+}
+
+/// The `kind` profile of `report`, a report of the running process that
+/// ends now, gzipped, with `time_nanos` set (now minus the report's wall
+/// time), and `comment` when not empty. An allocation profile of a report
+/// with no allocation data is [`empty_gz`] of [`ALLOC_SAMPLE_TYPES`].
+pub fn render_live(report: &Report, kind: Kind, comment: &str) -> Vec<u8> {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos().min(u128::from(u64::MAX)) as u64);
+    let start = now.saturating_sub(report.run.wall_ns);
+    let comments: Vec<&str> = [comment].into_iter().filter(|c| !c.is_empty()).collect();
+    let m = meta(report, kind, start, &comments);
+    gzip::wrap(&encode(Some(report), &m))
+}
+
+fn meta<'a>(report: &Report, kind: Kind, time_nanos: u64, comments: &'a [&'a str]) -> Meta<'a> {
+    match kind {
+        Kind::Calls => Meta {
+            types: sample_types(report),
+            period: ("calls", "count"),
+            time_nanos,
+            comments,
+        },
+        Kind::Allocs => Meta {
+            types: ALLOC_SAMPLE_TYPES.iter().collect(),
+            period: ("alloc_space", "bytes"),
+            time_nanos,
+            comments,
+        },
+    }
+}
+
+/// A valid profile with no samples, of sample types `types` (the last is
+/// the default and the `period_type`), and `comment` saying why, gzipped.
+pub fn empty_gz(types: &'static [SampleType], comment: &str) -> Vec<u8> {
+    let last = types.last().map_or(("", ""), |t| (t.kind, t.unit));
+    let m = Meta {
+        types: types.iter().collect(),
+        period: last,
+        time_nanos: 0,
+        comments: &[comment],
+    };
+    gzip::wrap(&encode(None, &m))
+}
+
+/// The `profile.proto` message: `report`'s samples (none without one).
+fn encode(report: Option<&Report>, m: &Meta<'_>) -> Vec<u8> {
+    let frames = report.map(stacks::build).unwrap_or_default();
+    let types = &m.types;
     let mut strings = Strings::new();
     let mut p = Message::default();
-    for t in &types {
+    for t in types {
         let mut vt = Message::default();
         vt.uint(1, strings.id(t.kind));
         vt.uint(2, strings.id(t.unit));
@@ -154,8 +299,8 @@ pub fn render(report: &Report) -> Vec<u8> {
     // Functions and locations: one per distinct frame name (a site, or a
     // cut), with the same id for both.
     let sites: HashMap<_, _> = report
-        .sites
         .iter()
+        .flat_map(|r| &r.sites)
         .map(|s| (folded::frame(&s.name), s))
         .collect();
     let mut ids: HashMap<String, u64> = HashMap::new();
@@ -188,13 +333,13 @@ pub fn render(report: &Report) -> Vec<u8> {
     }
     let mut mapping = Message::default();
     mapping.uint(1, 1);
-    mapping.uint(5, strings.id("tickprof"));
+    mapping.uint(5, strings.id(program_of(report)));
     for field in 7..=9 {
         mapping.uint(field, 1); // has_functions, has_filenames, has_line_numbers
     }
     p.message(3, &mapping);
-    let thread = match report.threads.as_slice() {
-        [one] => one.name.clone(),
+    let thread = match report.map(|r| r.threads.as_slice()) {
+        Some([one]) => one.name.clone(),
         _ => "<all threads>".to_owned(),
     };
     let mut label = Message::default();
@@ -203,7 +348,11 @@ pub fn render(report: &Report) -> Vec<u8> {
     // Samples, depth first: `path` holds the location ids from the root's
     // child down to the current frame.
     let mut path: Vec<u64> = Vec::new();
-    let mut stack: Vec<(usize, usize)> = vec![(0, 0)];
+    let mut stack: Vec<(usize, usize)> = if frames.is_empty() {
+        Vec::new()
+    } else {
+        vec![(0, 0)]
+    };
     while let Some(top) = stack.last_mut() {
         let (i, next) = *top;
         let Some(&c) = frames[i].children.get(next) else {
@@ -220,18 +369,21 @@ pub fn render(report: &Report) -> Vec<u8> {
         p.message(2, &sample);
         stack.push((c, 0));
     }
+    let mut period = Message::default();
+    period.uint(1, strings.id(m.period.0));
+    period.uint(2, strings.id(m.period.1));
+    let comments: Vec<u64> = m.comments.iter().map(|c| strings.id(c)).collect();
+    let default = types.last().map_or(0, |t| strings.id(t.kind));
     for s in &strings.table {
         p.bytes(6, s.as_bytes());
     }
-    // `duration_nanos`; no `time_nanos`: the report does not say when the
-    // run started, and the output stays a function of the report alone.
-    p.uint(10, int64(report.run.wall_ns));
-    let default = strings.index.get("time").copied();
-    p.uint(14, default.unwrap_or(0));
+    p.uint(9, int64(m.time_nanos));
+    p.uint(10, int64(report.map_or(0, |r| r.run.wall_ns)));
+    p.message(11, &period);
+    p.uint(12, 1);
+    for c in comments {
+        p.uint(13, c);
+    }
+    p.uint(14, default);
     p.buf
-}
-
-/// The profile gzipped (`.pb.gz`), the form pprof tools usually exchange.
-pub fn render_gz(report: &Report) -> Vec<u8> {
-    gzip::wrap(&render(report))
 }

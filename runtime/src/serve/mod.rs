@@ -1,6 +1,9 @@
 //! `TICKPROF_HTTP`: the HTTP server, for `go tool pprof http://…` and
 //! continuous-profiling agents. Its paths are one table
-//! ([`routes::ROUTES`]); today `/debug/pprof/profile`.
+//! ([`routes::ROUTES`]): the five pprof paths agents scrape
+//! (`/debug/pprof/profile`, `allocs`, `block`, `mutex`, `goroutine`).
+//! No request changes the program's state except the delta base of
+//! `/debug/pprof/profile` without `seconds`.
 //!
 //! No client can stall it, another client or the program:
 //!

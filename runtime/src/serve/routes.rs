@@ -32,12 +32,39 @@ pub(super) struct Route {
 }
 
 /// Every path served.
-pub(super) const ROUTES: &[Route] = &[Route {
-    path: "/debug/pprof/profile",
-    what: "pprof profile (.pb.gz): ?seconds=N (1-300) the next N seconds; \
-           without: since the previous such request",
-    handler: profile,
-}];
+pub(super) const ROUTES: &[Route] = &[
+    Route {
+        path: "/debug/pprof/profile",
+        what: "pprof profile (.pb.gz): ?seconds=N (1-300) the next N seconds; \
+               without: since the previous such request",
+        handler: profile,
+    },
+    Route {
+        path: "/debug/pprof/allocs",
+        what: "allocations per path (.pb.gz; needs tickprof::Alloc, else empty): \
+               the whole run; ?seconds=N the next N seconds",
+        handler: allocs,
+    },
+    Route {
+        path: "/debug/pprof/block",
+        what: "empty (.pb.gz): tickprof records no blocking",
+        handler: block,
+    },
+    Route {
+        path: "/debug/pprof/mutex",
+        what: "empty (.pb.gz): tickprof records no lock contention",
+        handler: mutex,
+    },
+    Route {
+        path: "/debug/pprof/goroutine",
+        what: "empty (.pb.gz): a Rust program has no goroutines",
+        handler: goroutine,
+    },
+];
+
+/// The comment of an allocation profile without allocation data.
+pub(super) const NO_ALLOC: &str = "tickprof: no allocation data: tickprof::Alloc is not \
+                                   the global allocator (see tickprof's docs/tools.md)";
 
 /// The longest `seconds=N` accepted.
 pub(super) const MAX_SECONDS: u64 = 300;
@@ -75,6 +102,70 @@ pub(super) fn answer(req: &Request, source: &Source) -> Response {
 /// seconds; without, the delta since the previous delta scrape. A `HEAD`
 /// is checked the same way but takes no profile and moves no base.
 fn profile(req: &Request, source: &Source) -> Response {
+    served(req, source, Since::DeltaBase, |r| {
+        pprof::render_live(r, pprof::Kind::Calls, "")
+    })
+}
+
+/// `/debug/pprof/allocs`: the allocations per path of the whole run (as
+/// Go's, cumulative), or with `?seconds=N` of the next N seconds; without
+/// `tickprof::Alloc`, an empty profile saying so.
+fn allocs(req: &Request, source: &Source) -> Response {
+    served(req, source, Since::Start, |r| {
+        if r.run.alloc_installed {
+            pprof::render_live(r, pprof::Kind::Allocs, "")
+        } else {
+            pprof::empty_gz(pprof::ALLOC_SAMPLE_TYPES, NO_ALLOC)
+        }
+    })
+}
+
+/// `/debug/pprof/block`: tickprof has no such data; a valid empty profile
+/// of Go's sample types saying so (agents scrape it by default).
+fn block(req: &Request, _: &Source) -> Response {
+    empty(
+        req,
+        pprof::CONTENTION_SAMPLE_TYPES,
+        "tickprof: no block profile: tickprof records marked calls, not blocking",
+    )
+}
+
+/// `/debug/pprof/mutex`: as [`block`].
+fn mutex(req: &Request, _: &Source) -> Response {
+    empty(
+        req,
+        pprof::CONTENTION_SAMPLE_TYPES,
+        "tickprof: no mutex profile: tickprof records marked calls, not lock contention",
+    )
+}
+
+/// `/debug/pprof/goroutine`: as [`block`].
+fn goroutine(req: &Request, _: &Source) -> Response {
+    empty(
+        req,
+        pprof::GOROUTINE_SAMPLE_TYPES,
+        "tickprof: no goroutine profile: a Rust program has no goroutines",
+    )
+}
+
+/// Where a profile without `?seconds=N` starts.
+enum Since {
+    /// At the previous such request (the documented delta base).
+    DeltaBase,
+    /// At the start of the run (or the last `reset()`).
+    Start,
+}
+
+/// A profile made by `render` from the report `req` asks for: the next N
+/// seconds with `?seconds=N` (at most [`MAX_WAITING`] at once), else the
+/// report since `since`. A `HEAD` is checked the same way and makes no
+/// report.
+fn served(
+    req: &Request,
+    source: &Source,
+    since: Since,
+    render: fn(&Report) -> Vec<u8>,
+) -> Response {
     let seconds = match seconds(&req.query) {
         Ok(s) => s,
         Err(why) => return Response::text(400, &format!("tickprof: {why}")),
@@ -91,23 +182,41 @@ fn profile(req: &Request, source: &Source) -> Response {
         std::thread::sleep(Duration::from_secs(s));
         Some((source.report_of)(&(source.capture)(), Some(&start)))
     } else {
-        let mut base = DELTA_BASE.lock().unwrap_or_else(PoisonError::into_inner);
-        let now = (source.capture)();
-        let r = (source.report_of)(&now, base.as_ref());
-        *base = Some(now);
-        Some(r)
+        match since {
+            Since::DeltaBase => {
+                let mut base = DELTA_BASE.lock().unwrap_or_else(PoisonError::into_inner);
+                let now = (source.capture)();
+                let r = (source.report_of)(&now, base.as_ref());
+                *base = Some(now);
+                Some(r)
+            }
+            Since::Start => Some((source.report_of)(&(source.capture)(), None)),
+        }
     };
-    let mut r = Response {
-        status: 200,
-        fields: vec!["Content-Disposition: attachment; filename=\"profile.pb.gz\"".to_owned()],
-        content_type: "application/octet-stream",
-        body: Vec::new(),
-        sized: report.is_some(),
-    };
-    if let Some(report) = report {
-        r.body = pprof::render_gz(&report);
+    gz(req, report.as_ref().map(render))
+}
+
+/// A valid empty profile of `types` saying `why` (`?seconds=N` is checked
+/// and answered at once: there is nothing to wait for).
+fn empty(req: &Request, types: &'static [pprof::SampleType], why: &str) -> Response {
+    if let Err(why) = seconds(&req.query) {
+        return Response::text(400, &format!("tickprof: {why}"));
     }
-    r
+    gz(req, (!req.head_only()).then(|| pprof::empty_gz(types, why)))
+}
+
+/// A `200` carrying a `.pb.gz` (`None`: a `HEAD`, no body, no length).
+fn gz(req: &Request, body: Option<Vec<u8>>) -> Response {
+    let name = req.path.rsplit('/').next().unwrap_or("profile");
+    Response {
+        status: 200,
+        fields: vec![format!(
+            "Content-Disposition: attachment; filename=\"{name}.pb.gz\""
+        )],
+        content_type: "application/octet-stream",
+        sized: body.is_some(),
+        body: body.unwrap_or_default(),
+    }
 }
 
 /// A place among the [`MAX_WAITING`], given back on drop.

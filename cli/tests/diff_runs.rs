@@ -1,0 +1,191 @@
+//! `tickprof diff` across several runs a side, on generated reports: one
+//! site made 250× slower among sites whose times move by ±25% from run to
+//! run (the noise of a shared host) is listed first and is the only
+//! failure of `--fail-if-slower 5%` with three runs a side, while one run
+//! a side fails on the noise too; a percentile gate (`p99:10%`) reads the
+//! reports' `p99_ns`, and says clearly when a report has none.
+
+mod support;
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use support::{data, tickprof};
+
+const SLOW: &str = "quickstart::Stats::add";
+const TAIL: &str = "quickstart::parse_line";
+
+/// Run-to-run noise factors of the untouched sites: the before runs'
+/// medians are 1.0, the after runs' 1.23, each side spread over ±25%.
+const BEFORE_NOISE: [f64; 3] = [1.0, 0.8, 1.25];
+const AFTER_NOISE: [f64; 3] = [1.23, 0.95, 1.26];
+
+/// Writes a copy of `before.json` with every site's times scaled by the
+/// noise factor (by 250 more for [`SLOW`] after), and, when `pct`, with
+/// `p50_ns`/`p90_ns`/`p99_ns` (the p99 of [`TAIL`] 3× after).
+fn write_run(dir: &Path, name: &str, noise: f64, after: bool, pct: bool) -> PathBuf {
+    let text = std::fs::read_to_string(data("before.json")).unwrap();
+    let mut v: Value = serde_json::from_str(&text).unwrap();
+    for s in v["sites"].as_array_mut().unwrap() {
+        let site = s["name"].as_str().unwrap().to_owned();
+        let f = noise * if after && site == SLOW { 250.0 } else { 1.0 };
+        for key in ["total_ns", "self_ns", "min_ns", "max_ns"] {
+            let x = s[key].as_u64().unwrap();
+            s[key] = Value::from((x as f64 * f).round() as u64);
+        }
+        s["mean_ns"] = Value::from(s["mean_ns"].as_f64().unwrap() * f);
+        if pct {
+            let tail = if after && site == TAIL { 3.0 } else { 1.0 };
+            s["p50_ns"] = Value::from((1000.0 * f).round() as u64);
+            s["p90_ns"] = Value::from((2000.0 * f).round() as u64);
+            s["p99_ns"] = Value::from((5000.0 * f * tail).round() as u64);
+        }
+    }
+    let path = dir.join(name);
+    std::fs::write(&path, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    path
+}
+
+struct Runs {
+    dir: PathBuf,
+    before: Vec<String>,
+    after: Vec<String>,
+}
+
+impl Runs {
+    fn new(tag: &str, pct: bool) -> Runs {
+        let dir = std::env::temp_dir().join(format!("tickprof-diff-{tag}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let side = |after: bool, noise: [f64; 3]| -> Vec<String> {
+            noise
+                .iter()
+                .enumerate()
+                .map(|(i, &n)| {
+                    let name = format!("{}{i}.json", if after { "a" } else { "b" });
+                    let p = write_run(&dir, &name, n, after, pct);
+                    p.to_string_lossy().into_owned()
+                })
+                .collect()
+        };
+        let before = side(false, BEFORE_NOISE);
+        let after = side(true, AFTER_NOISE);
+        Runs { dir, before, after }
+    }
+
+    /// `diff B… -- A… extra…`.
+    fn diff(&self, extra: &[&str]) -> std::process::Output {
+        let mut args: Vec<&str> = vec!["diff"];
+        args.extend(extra);
+        args.extend(self.before.iter().map(String::as_str));
+        args.push("--");
+        args.extend(self.after.iter().map(String::as_str));
+        tickprof(&args)
+    }
+}
+
+impl Drop for Runs {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[test]
+fn three_runs_a_side_show_and_fail_only_the_real_slowdown() {
+    let runs = Runs::new("three", false);
+    let out = runs.diff(&["--fail-if-slower", "5%"]);
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert!(lines[0].starts_with("tickprof diff: 3 runs ("), "{stdout}");
+    assert!(
+        lines[1].starts_with("site ") && lines[1].contains(" spread"),
+        "{stdout}"
+    );
+    assert!(
+        lines[2].starts_with(&format!("{SLOW} ")),
+        "listed first: {stdout}"
+    );
+    assert!(lines[2].ends_with("slower"), "{stdout}");
+    // The only row shown: the other six moved within their spread.
+    assert!(
+        lines[3].starts_with("6 sites within the noise (±1.0% total or the runs' spread"),
+        "{stdout}"
+    );
+    assert_eq!(lines.len(), 4, "{stdout}");
+    let failures: Vec<&str> = stderr.lines().collect();
+    assert_eq!(failures.len(), 1, "{stderr}");
+    assert!(
+        failures[0].starts_with(&format!("tickprof: slower than allowed: {SLOW}: total +")),
+        "{stderr}"
+    );
+    // Every row, with --all: the noisy ones after the significant one.
+    let out = runs.diff(&["--all"]);
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = text(&out.stdout);
+    assert_eq!(stdout.lines().count(), 2 + 7, "{stdout}");
+    assert!(stdout.lines().nth(2).unwrap().starts_with(SLOW), "{stdout}");
+}
+
+#[test]
+fn one_run_a_side_fails_on_the_noise_too() {
+    let runs = Runs::new("one", false);
+    let out = tickprof(&[
+        "diff",
+        &runs.before[0],
+        &runs.after[0],
+        "--fail-if-slower",
+        "5%",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = text(&out.stderr);
+    assert_eq!(stderr.lines().count(), 7, "every site moved 23%: {stderr}");
+    let stdout = text(&out.stdout);
+    assert!(stdout.lines().nth(2).unwrap().starts_with(SLOW), "{stdout}");
+    assert!(!stdout.contains("spread"), "{stdout}");
+}
+
+#[test]
+fn a_percentile_gate_reads_p99_and_says_when_a_report_has_none() {
+    let runs = Runs::new("pct", true);
+    let out = runs.diff(&["--fail-if-slower", "p99:10%"]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let mut failed: Vec<&str> = stderr
+        .lines()
+        .map(|l| {
+            l.strip_prefix("tickprof: slower than allowed: ")
+                .unwrap()
+                .split(": p99 +")
+                .next()
+                .unwrap()
+        })
+        .collect();
+    failed.sort_unstable();
+    assert_eq!(failed, [SLOW, TAIL], "{stderr}");
+    // The table gains the p99 column with --metric p99.
+    let out = runs.diff(&["--metric", "p99"]);
+    let stdout = text(&out.stdout);
+    assert!(stdout.lines().nth(1).unwrap().contains(" p99 "), "{stdout}");
+    assert!(stdout.contains("5.00 µs → 18.45 µs +269.0%"), "{stdout}");
+
+    // Reports without percentiles: exit 2 and one line saying why.
+    let old = Runs::new("old", false);
+    let out = old.diff(&["--fail-if-slower", "p99:10%"]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("b0.json: no site has `p99_ns`: a report without latency percentiles"),
+        "{stderr}"
+    );
+    assert!(out.stdout.is_empty());
+    // A bad figure name, and three files without `--`: usage errors.
+    let out = old.diff(&["--fail-if-slower", "p42:10%"]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = tickprof(&["diff", &old.before[0], &old.before[1], &old.before[2]]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("3 reports given, no `--`"));
+}

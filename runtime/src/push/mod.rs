@@ -1,0 +1,340 @@
+//! `TICKPROF_PUSH`: the profile of each interval posted to a
+//! Pyroscope-compatible receiver (`POST /ingest?name=…&from=…&until=…&
+//! format=pprof`, a `multipart/form-data` body with the gzipped pprof in
+//! field `profile` and [`SAMPLE_TYPE_CONFIG`] in `sample_type_config`).
+//!
+//! Everything happens on the thread `tickprof push`, inside
+//! `record::quietly`; the program never waits for it except at exit, for
+//! at most [`FINAL_WAIT`]:
+//!
+//! - every interval the thread takes a capture and renders the report
+//!   since the previous one into a push, queued (at most [`MAX_QUEUED`];
+//!   a full queue drops its oldest push, counted as dropped);
+//! - each push is one request bounded by [`REQUEST_TIMEOUT`] (connect,
+//!   write and answer together); a push that never reached the receiver
+//!   (no connection, request not written whole) stays queued and is tried
+//!   again after a backoff doubling from [`FIRST_BACKOFF`] up to
+//!   [`MAX_BACKOFF`]; one the receiver may have stored (no answer, or an
+//!   error status) is not sent again and counts as failed;
+//! - the first failure of each kind prints one warning line; the exit
+//!   report's last line counts pushes sent, failed and dropped.
+
+mod client;
+
+use crate::config::PushTarget;
+use crate::export::pprof;
+use crate::record::Capture;
+use crate::serve::Source;
+use client::Failure;
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::{Condvar, Mutex, OnceLock, PoisonError};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+/// The most pushes waiting to be sent.
+pub(crate) const MAX_QUEUED: usize = 8;
+/// The deadline of one push: connect, write and the answer's status line.
+pub(crate) const REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
+/// The first wait before a push is tried again...
+pub(crate) const FIRST_BACKOFF: Duration = Duration::from_secs(1);
+/// ...doubling up to this.
+pub(crate) const MAX_BACKOFF: Duration = Duration::from_secs(60);
+/// The longest the exit (or a termination signal) waits for the final push.
+pub(crate) const FINAL_WAIT: Duration = Duration::from_secs(2);
+
+/// The `sample_type_config` sent with each push: how Pyroscope shows and
+/// aggregates each of the profile's sample types.
+pub const SAMPLE_TYPE_CONFIG: &str = concat!(
+    r#"{"calls":{"units":"samples","aggregation":"sum","display-name":"calls_count"},"#,
+    r#""time":{"units":"nanoseconds","aggregation":"sum","display-name":"time_nanoseconds"},"#,
+    r#""alloc_objects":{"units":"objects","aggregation":"sum","display-name":"alloc_objects_count"},"#,
+    r#""alloc_space":{"units":"bytes","aggregation":"sum","display-name":"alloc_space_bytes"}}"#
+);
+
+/// What the push thread is told to do.
+pub(crate) struct Settings {
+    /// The receiver.
+    pub target: PushTarget,
+    /// How often.
+    pub interval: Duration,
+    /// The application name (`None`: the executable's file name).
+    pub name: Option<String>,
+    /// Static labels.
+    pub labels: Vec<(String, String)>,
+    /// Writes a warning line (to stderr).
+    pub warn: fn(&str),
+}
+
+/// One rendered push.
+struct Push {
+    from_s: u64,
+    until_s: u64,
+    body: Vec<u8>,
+}
+
+/// The state shared by the push thread and the exit path.
+struct Shared {
+    target: PushTarget,
+    /// The process that started the thread (a forked child has none).
+    pid: u32,
+    queue: Mutex<VecDeque<Push>>,
+    /// Set by [`finish`]: take the final capture, send, then stop.
+    finishing: AtomicBool,
+    /// Set by the thread when the final push is over; `wake` announces it.
+    done: Mutex<bool>,
+    wake: Condvar,
+    sent: AtomicU64,
+    failed: AtomicU64,
+    dropped: AtomicU64,
+    /// The failure kinds warned about already ([`Failure::bit`]).
+    warned: AtomicU32,
+    warn: fn(&str),
+}
+
+static SHARED: OnceLock<Shared> = OnceLock::new();
+
+/// Starts the thread `tickprof push` (once). Returns the warning lines
+/// to print (the thread cannot start).
+pub(crate) fn start(settings: Settings, source: Source) -> Vec<String> {
+    let target = settings.target.clone();
+    let shared = Shared {
+        target: target.clone(),
+        pid: std::process::id(),
+        queue: Mutex::new(VecDeque::new()),
+        finishing: AtomicBool::new(false),
+        done: Mutex::new(false),
+        wake: Condvar::new(),
+        sent: AtomicU64::new(0),
+        failed: AtomicU64::new(0),
+        dropped: AtomicU64::new(0),
+        warned: AtomicU32::new(0),
+        warn: settings.warn,
+    };
+    if SHARED.set(shared).is_err() {
+        return Vec::new();
+    }
+    let spawned = std::thread::Builder::new()
+        .name("tickprof push".to_owned())
+        .spawn(move || crate::record::quietly(|| run(&settings, source)));
+    match spawned {
+        Ok(_) => Vec::new(),
+        Err(e) => {
+            if let Some(s) = SHARED.get() {
+                *lock(&s.done) = true;
+            }
+            vec![format!(
+                "tickprof: warning: TICKPROF_PUSH={target}: cannot start the push thread: {e}; nothing is pushed\n"
+            )]
+        }
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Seconds since the Unix epoch.
+fn unix_s() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// The `name` query value: `app{k=v,…}`.
+fn app_name(settings: &Settings) -> String {
+    let app = settings.name.clone().unwrap_or_else(|| {
+        std::env::current_exe()
+            .ok()
+            .and_then(|p| p.file_name().map(|f| f.to_string_lossy().into_owned()))
+            .filter(|f| !f.is_empty())
+            .unwrap_or_else(|| "tickprof".to_owned())
+    });
+    let labels: Vec<String> = settings
+        .labels
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    format!("{app}{{{}}}", labels.join(","))
+}
+
+/// The body of `tickprof push`.
+fn run(settings: &Settings, source: Source) {
+    let Some(shared) = SHARED.get() else { return };
+    let name = client::query_value(&app_name(settings));
+    let mut base: Option<(Capture, u64)> = None;
+    let mut next_capture = Instant::now() + settings.interval;
+    let mut backoff = FIRST_BACKOFF;
+    let mut retry_at: Option<Instant> = None;
+    loop {
+        let finishing = shared.finishing.load(Ordering::Acquire);
+        let now = Instant::now();
+        if finishing || now >= next_capture {
+            take(shared, source, &mut base);
+            next_capture = now + settings.interval;
+        }
+        let cap = finishing.then(|| now + FINAL_WAIT.saturating_sub(Duration::from_millis(200)));
+        if finishing || retry_at.map_or(true, |t| Instant::now() >= t) {
+            retry_at = None;
+            while let Some(sent) = send_front(shared, &name, cap) {
+                match sent {
+                    Err(f) if f.retryable() => {
+                        retry_at = Some(Instant::now() + backoff);
+                        backoff = (backoff * 2).min(MAX_BACKOFF);
+                        break;
+                    }
+                    _ => backoff = FIRST_BACKOFF,
+                }
+            }
+        }
+        if finishing {
+            let left = lock(&shared.queue).len() as u64;
+            shared.failed.fetch_add(left, Ordering::Relaxed);
+            lock(&shared.queue).clear();
+            *lock(&shared.done) = true;
+            shared.wake.notify_all();
+            return;
+        }
+        // Sleep until the next capture or retry, or until `finish`.
+        let until = retry_at.map_or(next_capture, |r| r.min(next_capture));
+        let done = lock(&shared.done);
+        let wait = until.saturating_duration_since(Instant::now());
+        if !shared.finishing.load(Ordering::Acquire) && !wait.is_zero() {
+            drop(shared.wake.wait_timeout(done, wait));
+        }
+    }
+}
+
+/// Captures, renders the report since `base` into a push and queues it
+/// (dropping the oldest when full). An interval without calls is not
+/// pushed.
+fn take(shared: &Shared, source: Source, base: &mut Option<(Capture, u64)>) {
+    let now = (source.capture)();
+    let until_s = unix_s();
+    let report = (source.report_of)(&now, base.as_ref().map(|(c, _)| c));
+    let from_s = base.as_ref().map_or_else(
+        || until_s.saturating_sub(report.run.wall_ns / 1_000_000_000),
+        |&(_, s)| s,
+    );
+    *base = Some((now, until_s));
+    if report.sites.iter().all(|s| s.calls == 0) {
+        return;
+    }
+    let body = pprof::render_live(&report, pprof::Kind::Calls, "");
+    let mut q = lock(&shared.queue);
+    if q.len() >= MAX_QUEUED {
+        q.pop_front();
+        shared.dropped.fetch_add(1, Ordering::Relaxed);
+    }
+    q.push_back(Push {
+        from_s,
+        until_s: until_s.max(from_s),
+        body,
+    });
+}
+
+/// Sends the oldest queued push: `None` when the queue is empty. A
+/// retryable failure leaves it queued; anything else takes it off.
+fn send_front(shared: &Shared, name: &str, cap: Option<Instant>) -> Option<Result<(), Failure>> {
+    let (from_s, until_s, body) = {
+        let q = lock(&shared.queue);
+        let p = q.front()?;
+        (p.from_s, p.until_s, p.body.clone())
+    };
+    let path = format!(
+        "{}/ingest?name={name}&from={from_s}&until={until_s}&format=pprof&spyName=tickprof",
+        shared.target.prefix
+    );
+    let seed = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    let (form, content_type) = client::multipart(
+        &[
+            ("profile", "profile.pprof", &body),
+            (
+                "sample_type_config",
+                "sample_type_config.json",
+                SAMPLE_TYPE_CONFIG.as_bytes(),
+            ),
+        ],
+        seed,
+    );
+    let deadline = Instant::now() + REQUEST_TIMEOUT;
+    let deadline = cap.map_or(deadline, |c| c.min(deadline));
+    let r = client::post(
+        &shared.target.authority,
+        &path,
+        &content_type,
+        &form,
+        deadline,
+    );
+    match r {
+        Ok(()) => {
+            shared.sent.fetch_add(1, Ordering::Relaxed);
+            lock(&shared.queue).pop_front();
+            Some(Ok(()))
+        }
+        Err((f, detail)) => {
+            if shared.warned.fetch_or(f.bit(), Ordering::Relaxed) & f.bit() == 0 {
+                (shared.warn)(&format!(
+                    "tickprof: warning: TICKPROF_PUSH={}: {} (later failures of this kind are only counted, at exit)\n",
+                    shared.target,
+                    f.describe(&detail)
+                ));
+            }
+            if !f.retryable() {
+                shared.failed.fetch_add(1, Ordering::Relaxed);
+                lock(&shared.queue).pop_front();
+            }
+            Some(Err(f))
+        }
+    }
+}
+
+/// The final push (from the exit report or a termination signal, once):
+/// tells `tickprof push` to push what is left, and waits at most
+/// [`FINAL_WAIT`]. Returns the line that counts the pushes (`None`
+/// without `TICKPROF_PUSH`, on a second call, or in a forked child, which
+/// pushes nothing).
+pub(crate) fn finish() -> Option<String> {
+    let shared = SHARED.get().filter(|s| s.pid == std::process::id())?;
+    if shared.finishing.swap(true, Ordering::AcqRel) {
+        return None;
+    }
+    let deadline = Instant::now() + FINAL_WAIT;
+    let mut done = lock(&shared.done);
+    shared.wake.notify_all();
+    while !*done {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            break;
+        }
+        done = shared
+            .wake
+            .wait_timeout(done, left)
+            .unwrap_or_else(PoisonError::into_inner)
+            .0;
+    }
+    let complete = *done;
+    drop(done);
+    let (sent, failed, dropped) = (
+        shared.sent.load(Ordering::Relaxed),
+        shared.failed.load(Ordering::Relaxed),
+        shared.dropped.load(Ordering::Relaxed),
+    );
+    let late = if complete {
+        String::new()
+    } else {
+        // The thread is in a request (at most `REQUEST_TIMEOUT`): what is
+        // queued, that request's push included, is not sent.
+        let queued = lock(&shared.queue).len();
+        format!(
+            "; the final push did not finish within {} s: {queued} queued push{} and the last interval not sent",
+            FINAL_WAIT.as_secs(),
+            if queued == 1 { "" } else { "es" }
+        )
+    };
+    Some(format!(
+        "tickprof: TICKPROF_PUSH={}: {sent} pushed, {failed} failed, {dropped} dropped (queue full){late}\n",
+        shared.target
+    ))
+}

@@ -1,0 +1,344 @@
+//! `TICKPROF_PUSH` against a receiver in the test (a `TcpListener` that
+//! records each request), in child processes:
+//!
+//! - a working receiver gets `POST /ingest` requests with Pyroscope's
+//!   query parameters (`name=app{labels}`, `from` ≤ `until`,
+//!   `format=pprof`, `spyName`) and a `multipart/form-data` body whose
+//!   `profile` field is a gzipped pprof and whose `sample_type_config` is
+//!   the documented JSON; the pushed deltas' calls sum to exactly the
+//!   calls the child made (none lost, none twice), with several pushes
+//!   during the run and the final one at exit; `go tool pprof` reads a
+//!   pushed profile when `go` is installed;
+//! - a receiver that is down, and one that accepts and never answers: the
+//!   child's exit code is its own, its exit waits at most the documented
+//!   cap (a generous bound here), and its last line counts the failures.
+#![cfg(all(feature = "enabled", unix))]
+
+#[path = "support/child.rs"]
+mod child;
+#[path = "support/pprof_proto.rs"]
+mod pprof_proto;
+
+use pprof_proto::{unstore, Profile};
+use std::collections::HashMap;
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tickprof::profile;
+
+const CHILD: &str = "TICKPROF_PUSH_CHILD";
+/// Calls the child makes: `ROUNDS` rounds of `PER_ROUND`, a pause after
+/// each (so that several pushes happen during the run).
+const ROUNDS: u64 = 8;
+const PER_ROUND: u64 = 250;
+
+#[profile]
+fn work() {
+    std::hint::black_box(0);
+}
+
+/// The child: the calls, then exit code 3 (its own).
+#[test]
+fn child_workload() {
+    if std::env::var(CHILD).is_err() {
+        return;
+    }
+    for _ in 0..ROUNDS {
+        (0..PER_ROUND).for_each(|_| work());
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::process::exit(3);
+}
+
+/// One recorded request: its request line, header fields and body.
+#[derive(Debug)]
+struct Request {
+    target: String,
+    fields: Vec<(String, String)>,
+    body: Vec<u8>,
+}
+
+impl Request {
+    fn field(&self, name: &str) -> &str {
+        self.fields
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map_or("", |(_, v)| v.as_str())
+    }
+
+    /// The query parameters, percent-decoded.
+    fn query(&self) -> HashMap<String, String> {
+        let q = self.target.split_once('?').map_or("", |(_, q)| q);
+        q.split('&')
+            .filter_map(|p| p.split_once('='))
+            .map(|(k, v)| (k.to_owned(), decode(v)))
+            .collect()
+    }
+
+    /// The multipart parts: name → bytes.
+    fn parts(&self) -> HashMap<String, Vec<u8>> {
+        let ct = self.field("content-type");
+        let boundary = ct
+            .strip_prefix("multipart/form-data; boundary=")
+            .expect("multipart");
+        let delim = format!("--{boundary}");
+        let mut out = HashMap::new();
+        let mut rest = &self.body[..];
+        assert!(rest.starts_with(delim.as_bytes()));
+        loop {
+            rest = &rest[delim.len()..];
+            if rest.starts_with(b"--\r\n") {
+                break;
+            }
+            let head_end = find(rest, b"\r\n\r\n").expect("part head");
+            let head = String::from_utf8_lossy(&rest[..head_end]).into_owned();
+            let name = head
+                .split("name=\"")
+                .nth(1)
+                .and_then(|n| n.split('"').next())
+                .expect("a name")
+                .to_owned();
+            let body = &rest[head_end + 4..];
+            let end = find(body, format!("\r\n{delim}").as_bytes()).expect("part end");
+            out.insert(name, body[..end].to_vec());
+            rest = &body[end + 2..];
+        }
+        out
+    }
+}
+
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).position(|w| w == needle)
+}
+
+fn decode(v: &str) -> String {
+    let b = v.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' {
+            out.push(u8::from_str_radix(&v[i + 1..i + 3], 16).unwrap());
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).unwrap()
+}
+
+/// How the receiver behaves.
+#[derive(Clone, Copy)]
+enum Receiver {
+    /// Answers `200` to every request.
+    Works,
+    /// Reads the request, never answers, keeps the connection open.
+    Hangs,
+}
+
+/// Starts a receiver; its port and the requests it recorded.
+fn receiver(kind: Receiver) -> (u16, Arc<Mutex<Vec<Request>>>) {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    let got = Arc::new(Mutex::new(Vec::new()));
+    let g = Arc::clone(&got);
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for s in l.incoming() {
+            let Ok(mut s) = s else { continue };
+            if let Some(r) = read_request(&mut s) {
+                g.lock().unwrap().push(r);
+            }
+            match kind {
+                Receiver::Works => {
+                    let _ = s.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n");
+                }
+                Receiver::Hangs => held.push(s),
+            }
+        }
+    });
+    (port, got)
+}
+
+fn read_request(s: &mut TcpStream) -> Option<Request> {
+    s.set_read_timeout(Some(Duration::from_secs(30))).ok()?;
+    let mut all = Vec::new();
+    let mut buf = [0u8; 65536];
+    let head_end = loop {
+        if let Some(e) = find(&all, b"\r\n\r\n") {
+            break e;
+        }
+        let n = s.read(&mut buf).ok()?;
+        if n == 0 {
+            return None;
+        }
+        all.extend_from_slice(&buf[..n]);
+    };
+    let head = String::from_utf8_lossy(&all[..head_end]).into_owned();
+    let mut lines = head.split("\r\n");
+    let line = lines.next()?;
+    assert!(
+        line.starts_with("POST ") && line.ends_with(" HTTP/1.1"),
+        "{line}"
+    );
+    let target = line[5..line.len() - 9].to_owned();
+    let fields: Vec<(String, String)> = lines
+        .filter_map(|l| l.split_once(": "))
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .collect();
+    let len: usize = fields
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case("content-length"))?
+        .1
+        .parse()
+        .ok()?;
+    while all.len() < head_end + 4 + len {
+        let n = s.read(&mut buf).ok()?;
+        if n == 0 {
+            return None;
+        }
+        all.extend_from_slice(&buf[..n]);
+    }
+    Some(Request {
+        target,
+        fields,
+        body: all[head_end + 4..head_end + 4 + len].to_vec(),
+    })
+}
+
+/// Runs the child pushing to `port`; its exit code, stderr and run time.
+fn run_child(port: u16, extra: &[(&str, &str)]) -> (Option<i32>, String, Duration) {
+    let url = format!("http://127.0.0.1:{port}");
+    let mut env = vec![
+        ("TICKPROF_PUSH", url.as_str()),
+        ("TICKPROF_PUSH_INTERVAL", "250ms"),
+        ("TICKPROF_PUSH_NAME", "push-test"),
+        ("TICKPROF_PUSH_LABELS", "service_name=api,env=ci"),
+    ];
+    env.extend_from_slice(extra);
+    let start = Instant::now();
+    let (out, stderr) = child::run_quiet(CHILD, "1", &env);
+    (out.status.code(), stderr, start.elapsed())
+}
+
+/// The calls of `work` in a pushed `profile` part.
+fn work_calls(p: &Profile) -> i64 {
+    let names: HashMap<u64, &str> = p.function.iter().map(|f| (f.id, p.s(f.name))).collect();
+    let loc: HashMap<u64, &str> = p
+        .location
+        .iter()
+        .map(|l| (l.id, names[&l.line[0].function_id]))
+        .collect();
+    let calls = p
+        .types()
+        .iter()
+        .position(|t| *t == ("calls", "count"))
+        .unwrap();
+    p.sample
+        .iter()
+        .filter(|s| loc[&s.location_id[0]].ends_with("::work"))
+        .map(|s| s.value[calls])
+        .sum()
+}
+
+#[test]
+fn pushed_deltas_sum_to_the_exact_calls_in_pyroscopes_ingest_form() {
+    let (port, got) = receiver(Receiver::Works);
+    let (code, stderr, _) = run_child(port, &[]);
+    assert_eq!(code, Some(3), "{stderr}");
+    let reqs = got.lock().unwrap();
+    assert!(reqs.len() >= 2, "{} pushes: {stderr}", reqs.len());
+    let mut total = 0;
+    let mut last_until = 0u64;
+    for r in reqs.iter() {
+        assert!(r.target.starts_with("/ingest?"), "{}", r.target);
+        let q = r.query();
+        assert_eq!(q["name"], "push-test{service_name=api,env=ci}");
+        assert_eq!(q["format"], "pprof");
+        assert_eq!(q["spyName"], "tickprof");
+        let (from, until): (u64, u64) = (q["from"].parse().unwrap(), q["until"].parse().unwrap());
+        assert!(from <= until, "{from} > {until}");
+        assert!(from >= last_until, "intervals in order, not overlapping");
+        last_until = until;
+        let parts = r.parts();
+        let config = String::from_utf8(parts["sample_type_config"].clone()).unwrap();
+        assert!(config.contains(r#""calls":{"units":"samples","aggregation":"sum""#));
+        assert!(config.contains(r#""time":{"units":"nanoseconds","aggregation":"sum""#));
+        let p: Profile = prost::Message::decode(unstore(&parts["profile"]).as_slice()).unwrap();
+        assert_eq!(p.types(), [("calls", "count"), ("time", "nanoseconds")]);
+        total += work_calls(&p);
+    }
+    assert_eq!(total as u64, ROUNDS * PER_ROUND, "{stderr}");
+    let line = format!(
+        "TICKPROF_PUSH=http://127.0.0.1:{port}: {} pushed, 0 failed, 0 dropped (queue full)",
+        reqs.len()
+    );
+    assert!(stderr.contains(&line), "{line:?} not in {stderr}");
+    assert!(!stderr.contains("warning"), "{stderr}");
+    go_reads(&reqs[0].parts()["profile"]);
+}
+
+/// `go tool pprof -top` reads a pushed profile (skipped without `go`).
+fn go_reads(gz: &[u8]) {
+    let dir = std::env::temp_dir().join(format!("tickprof-push-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("pushed.pb.gz");
+    std::fs::write(&file, gz).unwrap();
+    let out = std::process::Command::new("go")
+        .args(["tool", "pprof", "-top", "-sample_index=calls"])
+        .arg(&file)
+        .env("HOME", &dir)
+        .output();
+    let _ = std::fs::remove_dir_all(&dir);
+    match out {
+        Err(_) => eprintln!("SKIP: go is not installed; go tool pprof not tried"),
+        Ok(o) => {
+            let text = String::from_utf8_lossy(&o.stdout);
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+            assert!(text.contains("::work"), "{text}");
+            assert!(text.contains("File: push-"), "the program's name: {text}");
+        }
+    }
+}
+
+#[test]
+fn a_receiver_that_is_down_costs_the_exit_nothing_and_is_counted() {
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let (code, stderr, took) = run_child(port, &[]);
+    assert_eq!(code, Some(3), "{stderr}");
+    assert_eq!(
+        stderr.matches("cannot connect").count(),
+        1,
+        "one warning line for the kind: {stderr}"
+    );
+    assert!(stderr.contains(": 0 pushed, "), "{stderr}");
+    // Refused connections are retried with a backoff, so pushes stay
+    // queued: the final push gives up on them and counts them as failed.
+    assert!(!stderr.contains(", 0 failed"), "{stderr}");
+    // The run is 8 × 100 ms of work; the cap on the exit is 2 s.
+    assert!(took < Duration::from_secs(20), "{took:?}");
+}
+
+#[test]
+fn a_receiver_that_never_answers_holds_the_exit_at_most_the_cap() {
+    let (port, got) = receiver(Receiver::Hangs);
+    let (code, stderr, took) = run_child(port, &[]);
+    assert_eq!(code, Some(3), "{stderr}");
+    // The first push waits for its answer (up to 5 s) when the exit
+    // comes: the exit waits 2 s, then says what was not sent.
+    assert!(
+        stderr.contains(": 0 pushed, 0 failed, 0 dropped (queue full); the final push did not finish within 2 s: "),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(" and the last interval not sent"),
+        "{stderr}"
+    );
+    assert!(!got.lock().unwrap().is_empty());
+    assert!(took < Duration::from_secs(20), "{took:?}");
+}

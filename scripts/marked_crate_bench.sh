@@ -43,7 +43,8 @@
 #
 # Environment: WORK (default /tmp/tickprof-marked-bench), RUNS (3), ON_RUNS
 # (runs for TICKPROF=on and TICKPROF_TIME=all, default $RUNS: on-mode test
-# suites are slow), ALL=0 to skip the TICKPROF_TIME=all rows,
+# suites are slow), ALL=0 to skip the TICKPROF_TIME=all rows, TESTS=0 for
+# the workload rows only (no test suites; with DEBUG=0, the quickest run),
 # DEBUG=0 to skip the debug rows, BUILD_ONLY=1 to stop after building,
 # DEBUG_ON=1 to add the debug test suite with TICKPROF=on (left out by
 # default: hashbrown's took over 4 min, the runtime being unoptimised there). Expect 10-15 min on 2 busy
@@ -60,6 +61,7 @@ on_runs=${ON_RUNS:-$runs}
 debug=${DEBUG:-1}
 debug_on=${DEBUG_ON:-0}
 all_rows=${ALL:-1}
+tests=${TESTS:-1}
 # The source, the rewriter, the workloads and the three copies.
 # shellcheck source=scripts/marked_crate_copies.sh
 . "$(dirname "${BASH_SOURCE[0]}")/marked_crate_copies.sh"
@@ -69,7 +71,7 @@ build() {
   local flag=""
   [ "$profile" = release ] && flag=--release
   echo "building $profile: $dir" >&2
-  (cd "$dir" && cargo build -q $flag --example tp_workload && cargo test -q $flag --no-run) \
+  (cd "$dir" && cargo build -q $flag --example tp_workload && { [ "$tests" = 0 ] || cargo test -q $flag --no-run; }) \
     >>"$logs/build.log" 2>&1 || { echo "build failed: see $logs/build.log" >&2; exit 1; }
 }
 for d in "$unmarked" "$disabled" "$marked"; do build "$d" release; done
@@ -121,13 +123,15 @@ tm workload.off "$runs" "$marked" off $ex
 tm workload.on "$on_runs" "$marked" on $ex
 [ "$all_rows" = 1 ] && tm workload.all "$on_runs" "$marked" all $ex
 
+if [ "$tests" = 1 ]; then
 tm tests-release.unmarked "$runs" "$unmarked" on cargo test -q --release --lib --tests
 tm tests-release.disabled "$runs" "$disabled" on cargo test -q --release --lib --tests
 tm tests-release.off "$runs" "$marked" off cargo test -q --release --lib --tests
 tm tests-release.on "$on_runs" "$marked" on cargo test -q --release --lib --tests
 [ "$all_rows" = 1 ] && tm tests-release.all "$on_runs" "$marked" all cargo test -q --release --lib --tests
+fi
 
-if [ "$debug" = 1 ]; then
+if [ "$debug" = 1 ] && [ "$tests" = 1 ]; then
   tm tests-debug.unmarked "$runs" "$unmarked" on cargo test -q --lib --tests
   tm tests-debug.off "$runs" "$marked" off cargo test -q --lib --tests
   if [ "$debug_on" = 1 ]; then

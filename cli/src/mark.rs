@@ -17,6 +17,7 @@
 //! parse is left as it is.
 
 mod glob;
+mod names;
 mod visit;
 
 #[cfg(test)]
@@ -101,9 +102,10 @@ impl Options {
 /// One function the rewriter saw.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Function {
-    /// Its name as the report will show it, approximately: the module
-    /// path comes from the file's place and the inline `mod`s, the type
-    /// of an `impl` is written as in the source.
+    /// Its name as the report will show it, approximately (the first of
+    /// the candidates the globs are matched against): the module path
+    /// comes from the file's place and the inline `mod`s, an `impl`'s type
+    /// and trait are resolved through the `use` items in scope.
     pub(crate) name: String,
     /// Its line (1-based).
     pub(crate) line: usize,

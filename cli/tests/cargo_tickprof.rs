@@ -342,6 +342,16 @@ fn globs_choose_the_functions_and_mark_rewrites_in_place() {
         "{toml}"
     );
 
+    // A trait impl's method by its name in the report (the trait resolved
+    // through the file's `use`).
+    let exact = "<app::shapes::Square as util::Shape>::area";
+    let out = run(&user, &target, &["copy", "--mark", exact], &[]);
+    let err = stderr(&out);
+    assert!(
+        err.contains("cargo tickprof: marked 1 functions in 1 files"),
+        "{err}"
+    );
+
     // `mark DIR`: in place, for scripts that make their own copy.
     let dir = target.join("mark-in-place/src");
     let _ = std::fs::remove_dir_all(&dir);

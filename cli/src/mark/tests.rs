@@ -60,7 +60,7 @@ mod inner { #[cfg(test)] mod tests { #[test] #[::tickprof::profile] fn t() {} } 
             "app::m::S::method",
             "app::m::S::u",
             "app::m::T::provided",
-            "<app::m::S as T>::required",
+            "<app::m::S as app::m::T>::required",
             "app::m::inner::tests::t",
             "app::m::a",
             "app::m::c",

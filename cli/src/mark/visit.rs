@@ -1,6 +1,7 @@
 //! Finds the functions of a parsed file, their names, and where each
 //! mark goes (the first token after the function's outer attributes).
 
+use super::names::{self, Uses};
 use super::{Function, Options, Reason};
 use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::ToTokens;
@@ -24,6 +25,7 @@ pub(super) fn find(file: &syn::File, path: Vec<String>, opts: &Options) -> Found
     let mut finder = Finder {
         opts,
         path,
+        uses: vec![names::uses_of(&file.items)],
         owner: Vec::new(),
         in_marked: 0,
         found: Found {
@@ -37,8 +39,14 @@ pub(super) fn find(file: &syn::File, path: Vec<String>, opts: &Options) -> Found
 
 /// The `impl` or `trait` a method belongs to.
 enum Owner {
-    /// `impl Type` (`trait_` `None`) or `impl Trait for Type`.
-    Impl { ty: String, trait_: Option<String> },
+    /// `impl Type` (`traits` `None`) or `impl Trait for Type`: the
+    /// candidate full names of the type and the trait, and the type's
+    /// last segment.
+    Impl {
+        types: Vec<String>,
+        traits: Option<Vec<String>>,
+        plain: String,
+    },
     /// A trait's default methods.
     Trait(String),
 }
@@ -47,6 +55,8 @@ struct Finder<'o> {
     opts: &'o Options,
     /// Crate, modules and enclosing functions.
     path: Vec<String>,
+    /// The `use` maps of the enclosing modules, innermost last.
+    uses: Vec<Uses>,
     owner: Vec<Owner>,
     /// How many enclosing containers carry a mark.
     in_marked: usize,
@@ -61,14 +71,22 @@ impl Finder<'_> {
         let names = match self.owner.last() {
             None => vec![format!("{prefix}::{name}")],
             Some(Owner::Trait(t)) => vec![format!("{prefix}::{t}::{name}")],
-            Some(Owner::Impl { ty, trait_: None }) => vec![format!("{prefix}::{ty}::{name}")],
             Some(Owner::Impl {
-                ty,
-                trait_: Some(t),
-            }) => vec![
-                format!("<{prefix}::{ty} as {t}>::{name}"),
-                format!("{prefix}::{ty}::{name}"),
-            ],
+                types,
+                traits,
+                plain,
+            }) => {
+                let mut names: Vec<String> = match traits {
+                    None => types.iter().map(|t| format!("{t}::{name}")).collect(),
+                    Some(traits) => types
+                        .iter()
+                        .flat_map(|t| traits.iter().map(move |r| format!("<{t} as {r}>::{name}")))
+                        .collect(),
+                };
+                names.push(format!("{prefix}::{plain}::{name}"));
+                names.dedup();
+                names
+            }
         };
         let skipped = if self.in_marked > 0 || attrs.iter().any(|a| self.is_mark(a)) {
             Some(Reason::AlreadyMarked)
@@ -340,13 +358,22 @@ impl<'a> Visit<'a> for Finder<'_> {
     }
 
     fn visit_item_impl(&mut self, i: &'a syn::ItemImpl) {
+        let types = match names::segments(&i.self_ty) {
+            Some(path) => names::resolve(&path, &self.path, &self.uses, false),
+            None => vec![type_name(&i.self_ty)],
+        };
+        let traits = i.trait_.as_ref().map(|(_, path, _)| {
+            let mut segments: Vec<String> =
+                path.segments.iter().map(|s| s.ident.to_string()).collect();
+            if path.leading_colon.is_some() {
+                segments.insert(0, String::new());
+            }
+            names::resolve(&segments, &self.path, &self.uses, true)
+        });
         self.owner.push(Owner::Impl {
-            ty: type_name(&i.self_ty),
-            trait_: i.trait_.as_ref().map(|(_, path, _)| {
-                path.segments
-                    .last()
-                    .map_or_else(String::new, |s| s.ident.to_string())
-            }),
+            types,
+            traits,
+            plain: type_name(&i.self_ty),
         });
         self.container(&i.attrs, |this| visit::visit_item_impl(this, i));
         self.owner.pop();
@@ -361,7 +388,10 @@ impl<'a> Visit<'a> for Finder<'_> {
     fn visit_item_mod(&mut self, m: &'a syn::ItemMod) {
         self.path.push(m.ident.to_string());
         let owners = std::mem::take(&mut self.owner);
+        let items = m.content.as_ref().map_or(&[][..], |(_, items)| &items[..]);
+        self.uses.push(names::uses_of(items));
         self.container(&m.attrs, |this| visit::visit_item_mod(this, m));
+        self.uses.pop();
         self.owner = owners;
         self.path.pop();
     }

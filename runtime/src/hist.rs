@@ -10,6 +10,9 @@
 //! thread's histogram of one site is a fixed array, and finding a bucket
 //! is a handful of instructions with no branch ([`index_of`]).
 
+use crate::site::CallSite;
+use std::collections::BTreeMap;
+
 /// Sub-buckets per power of two, as a power of two.
 pub(crate) const SUB_BITS: u32 = 3;
 /// Sub-buckets per power of two.
@@ -18,6 +21,7 @@ pub(crate) const SUB: u64 = 1 << SUB_BITS;
 pub(crate) const BUCKETS: usize = (64 - SUB_BITS as usize + 1) * SUB as usize;
 /// The largest relative error of a bucket's midpoint ([`mid`]) for any
 /// duration in the bucket: half a bucket's width over its lower bound.
+#[cfg(test)]
 pub(crate) const MAX_REL_ERROR: f64 = 0.5 / SUB as f64;
 
 /// The bucket of a duration of `ticks`: branch-free (an `or`, a
@@ -61,6 +65,7 @@ pub(crate) struct Hist {
 
 impl Hist {
     /// No calls.
+    #[cfg(test)]
     pub const fn new() -> Hist {
         Hist {
             buckets: Vec::new(),
@@ -113,7 +118,7 @@ impl Hist {
             let ka = a.get(i).map_or(u32::MAX, |x| u32::from(x.0));
             let kb = b.get(j).map_or(u32::MAX, |x| u32::from(x.0));
             let k = ka.min(kb);
-            let mut take = |v: &[(u16, u64)], at: &mut usize, key: u32| {
+            let take = |v: &[(u16, u64)], at: &mut usize, key: u32| {
                 if key == k {
                     *at += 1;
                     v[*at - 1].1
@@ -163,6 +168,51 @@ impl Hist {
             }
         }
         self.buckets.last().map(|&(i, _)| mid(usize::from(i)))
+    }
+}
+
+/// Histograms by site (a site is its address), as trees carry them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct SiteHists(BTreeMap<usize, Hist>);
+
+/// A site's key in [`SiteHists`].
+fn key(site: &CallSite) -> usize {
+    site as *const CallSite as usize
+}
+
+impl SiteHists {
+    /// No histograms.
+    pub const fn new() -> SiteHists {
+        SiteHists(BTreeMap::new())
+    }
+
+    /// Adds `h` to `site`'s histogram.
+    pub fn insert(&mut self, site: &CallSite, h: Hist) {
+        self.0.entry(key(site)).or_default().merge(&h);
+    }
+
+    /// `site`'s histogram, if it counted a call.
+    pub fn get(&self, site: &CallSite) -> Option<&Hist> {
+        self.0.get(&key(site))
+    }
+
+    /// Adds `o` into `self`, site by site.
+    pub fn merge(&mut self, o: &SiteHists) {
+        for (k, h) in &o.0 {
+            self.0.entry(*k).or_default().merge(h);
+        }
+    }
+
+    /// What was counted between `earlier` and `self`, site by site.
+    pub fn minus(&self, earlier: &SiteHists) -> SiteHists {
+        let mut out = BTreeMap::new();
+        for (k, h) in &self.0 {
+            let d = earlier.0.get(k).map_or_else(|| h.clone(), |e| h.minus(e));
+            if !d.is_empty() {
+                out.insert(*k, d);
+            }
+        }
+        SiteHists(out)
     }
 }
 
@@ -216,7 +266,10 @@ mod tests {
         }
         let near = |got: Option<u64>, want: f64| {
             let got = got.unwrap() as f64;
-            assert!((got - want).abs() <= want * MAX_REL_ERROR, "{got} vs {want}");
+            assert!(
+                (got - want).abs() <= want * MAX_REL_ERROR,
+                "{got} vs {want}"
+            );
         };
         near(h.quantile(0.5), 50_000.0);
         near(h.quantile(0.95), 50_000.0);
@@ -226,16 +279,19 @@ mod tests {
     }
 
     fn hist() -> impl Strategy<Value = Hist> {
-        proptest::collection::vec((any::<u64>().prop_map(|v| v >> (v % 64)), 1u64..1000), 0..20)
-            .prop_map(|v| {
-                let mut h = Hist::new();
-                for (t, n) in v {
-                    let mut one = Hist::one(t);
-                    one.buckets[0].1 = n;
-                    h.merge(&one);
-                }
-                h
-            })
+        proptest::collection::vec(
+            (any::<u64>().prop_map(|v| v >> (v % 64)), 1u64..1000),
+            0..20,
+        )
+        .prop_map(|v| {
+            let mut h = Hist::new();
+            for (t, n) in v {
+                let mut one = Hist::one(t);
+                one.buckets[0].1 = n;
+                h.merge(&one);
+            }
+            h
+        })
     }
 
     proptest! {

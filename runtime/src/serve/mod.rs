@@ -1,6 +1,7 @@
 //! `TICKPROF_HTTP`: the HTTP server, for `go tool pprof http://…` and
 //! continuous-profiling agents. Its paths are one table
-//! ([`routes::ROUTES`]); today `/debug/pprof/profile`.
+//! ([`routes::ROUTES`]); today `/debug/pprof/profile` and `/metrics`
+//! ([`metrics`]).
 //!
 //! No client can stall it, another client or the program:
 //!
@@ -25,6 +26,7 @@
 
 mod conn;
 mod gate;
+mod metrics;
 mod poll;
 mod request;
 mod response;

@@ -32,12 +32,21 @@ pub(super) struct Route {
 }
 
 /// Every path served.
-pub(super) const ROUTES: &[Route] = &[Route {
-    path: "/debug/pprof/profile",
-    what: "pprof profile (.pb.gz): ?seconds=N (1-300) the next N seconds; \
-           without: since the previous such request",
-    handler: profile,
-}];
+pub(super) const ROUTES: &[Route] = &[
+    Route {
+        path: "/debug/pprof/profile",
+        what: "pprof profile (.pb.gz): ?seconds=N (1-300) the next N seconds; \
+               without: since the previous such request",
+        handler: profile,
+    },
+    Route {
+        path: "/metrics",
+        what: "Prometheus metrics: per-site calls, times and latency histograms",
+        handler: |req, source| {
+            super::metrics::metrics(req, || (source.report_of)(&(source.capture)(), None))
+        },
+    },
+];
 
 /// The longest `seconds=N` accepted.
 pub(super) const MAX_SECONDS: u64 = 300;

@@ -5,13 +5,6 @@ use super::Flat;
 use crate::hist::{self, Hist};
 use crate::report::SiteStats;
 
-/// The ranks the report gives, and where each goes.
-const RANKS: [(f64, fn(&mut SiteStats) -> &mut u64); 3] = [
-    (0.50, |s| &mut s.p50_ns),
-    (0.90, |s| &mut s.p90_ns),
-    (0.99, |s| &mut s.p99_ns),
-];
-
 /// Fills `s`'s histogram, its raw sum and its percentiles from the site's
 /// histogram in ticks `h` (`ns`: nanoseconds per tick; `off`: the ticks
 /// a compensated report takes off each call, 0 otherwise). Each
@@ -25,11 +18,11 @@ pub(super) fn fill(s: &mut SiteStats, h: Option<&Hist>, f: &Flat, ns: f64, off: 
     };
     let (min, max) = (f.acc.min_or_zero(), f.acc.max.max(f.acc.min_or_zero()));
     let (lo, hi) = (s.min_ns as f64, s.max_ns as f64);
-    for (q, field) in RANKS {
+    let at = |q: f64| {
         let ticks = h.quantile(q).unwrap_or(0).clamp(min, max) as f64;
-        let v = ((ticks - off).max(0.0) * ns).clamp(lo, hi.max(lo));
-        *field(s) = v.round() as u64;
-    }
+        ((ticks - off).max(0.0) * ns).clamp(lo, hi.max(lo)).round() as u64
+    };
+    (s.p50_ns, s.p90_ns, s.p99_ns) = (at(0.50), at(0.90), at(0.99));
     s.hist.clear();
     for &(i, n) in h.buckets() {
         let upper = (hist::upper(usize::from(i)) as f64 * ns).ceil() as u64;

@@ -163,7 +163,8 @@ pub(crate) fn render(report: &Report, admitted: &mut BTreeSet<String>) -> String
         env!("CARGO_PKG_VERSION"),
         r.clock
     );
-    let per_site: [(&str, &str, fn(&Row) -> String); 3] = [
+    type Value = fn(&Row) -> String;
+    let per_site: [(&str, &str, Value); 3] = [
         (
             "tickprof_calls_total",
             "Completed calls of a marked function or scope.",

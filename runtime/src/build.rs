@@ -23,7 +23,9 @@
 //!   node of the site lies inside one of those;
 //! - a site's mean is the average over every call of its own duration
 //!   (nested activations included), and `min`/`max` are widened to it when
-//!   a carried or compensated figure falls outside them.
+//!   a carried or compensated figure falls outside them;
+//! - a site's percentiles are kept within its `min..=max` and are
+//!   monotonic in the rank (`p50 <= p90 <= p99`: `percentiles`).
 
 use crate::calibrate::Calibration;
 use crate::record::Capture;
@@ -36,6 +38,7 @@ use crate::tree::{site_key, Tree};
 use std::collections::HashMap;
 
 mod figures;
+mod percentiles;
 mod trace;
 pub(crate) use figures::{flatten, own_alloc, tree_figures, Flat, TreeFigures, Trio};
 
@@ -139,6 +142,8 @@ pub(crate) fn build(c: &Capture, facts: &Facts) -> Report {
         .map(|(&k, (site, f))| {
             total_calls += f.acc.calls;
             let mut s = site_stats(site, f, names[&k].clone(), ns, shown_comp, (inner, call));
+            let off = per_call(f, shown_comp, (inner, call));
+            percentiles::fill(&mut s, merged.hists.get(site), f, ns.0, off);
             s.callers = edges(&f.callers);
             s.callees = edges(&f.callees);
             s
@@ -249,6 +254,18 @@ fn resolved(f: &Flat, accepted: u64, inner_ticks: f64) -> bool {
         || f.every.ticks as f64 / accepted as f64 >= RESOLUTION_MEAN * inner_ticks
 }
 
+/// The instrumentation cost a compensated report takes off each call
+/// of a site's extremes and percentiles, in ticks (0 when not
+/// compensated): the call's own inner cost, at most its shortest call, and
+/// the average cost of the marked calls beneath.
+fn per_call(f: &Flat, comp: bool, (inner, call): (f64, f64)) -> f64 {
+    if comp {
+        inner.min(f.acc.min_or_zero() as f64) + f.below as f64 / f.acc.calls.max(1) as f64 * call
+    } else {
+        0.0
+    }
+}
+
 /// One site's row (edges left empty).
 fn site_stats(
     site: &CallSite,
@@ -270,11 +287,7 @@ fn site_stats(
     // cost and the average cost of the marked calls beneath; both are
     // widened to the mean.
     let (min, max) = (a.min_or_zero() as f64, a.max as f64);
-    let per_call = if comp {
-        inner.min(min) + f.below as f64 / a.calls.max(1) as f64 * call
-    } else {
-        0.0
-    };
+    let per_call = per_call(f, comp, (inner, call));
     let hi = ((max - per_call).max(0.0) * ns.0).max(mean);
     // No call is shorter than the calls' sum less the others at their
     // longest: a compensated (or carried) total keeps `min` from claiming a
@@ -322,6 +335,11 @@ fn site_stats(
         self_alloc: f.self_alloc,
         callers: Vec::new(),
         callees: Vec::new(),
+        p50_ns: 0,
+        p90_ns: 0,
+        p99_ns: 0,
+        hist: Vec::new(),
+        hist_sum_ns: 0,
     }
 }
 

@@ -62,6 +62,8 @@ pub mod export;
 pub mod fail;
 #[cfg(feature = "enabled")]
 mod fork_lock;
+#[cfg(feature = "enabled")]
+mod hist;
 mod hook;
 pub mod integrations;
 pub mod log;

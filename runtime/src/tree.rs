@@ -9,6 +9,7 @@
 //! ancestor's.
 
 use crate::counters::Acc;
+use crate::hist::{Hist, SiteHists};
 use crate::site::CallSite;
 use std::collections::HashMap;
 
@@ -57,6 +58,8 @@ impl TNode {
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Tree {
     pub nodes: Vec<TNode>,
+    /// Each site's latency histogram (all its paths together).
+    pub hists: SiteHists,
     /// (parent, site, flags) → node, built on first use by `merge`/`minus`.
     index: Option<HashMap<(u32, usize, u32), u32>>,
 }
@@ -71,6 +74,7 @@ impl Tree {
     pub const fn new() -> Tree {
         Tree {
             nodes: Vec::new(),
+            hists: SiteHists::new(),
             index: None,
         }
     }
@@ -79,6 +83,7 @@ impl Tree {
     pub fn with_capacity(n: usize) -> Tree {
         Tree {
             nodes: Vec::with_capacity(n),
+            hists: SiteHists::new(),
             index: None,
         }
     }
@@ -86,11 +91,20 @@ impl Tree {
     /// A tree of plain nodes (tests and hand-built trees).
     #[cfg(test)]
     pub fn from_nodes(nodes: Vec<TNode>) -> Tree {
-        Tree { nodes, index: None }
+        Tree {
+            nodes,
+            hists: SiteHists::new(),
+            index: None,
+        }
     }
 
-    /// A tree with one root-level call of `site` with counters `acc`.
+    /// A tree with one root-level call of `site` with counters `acc`
+    /// (one call: its time, if accepted, goes in the site's histogram).
     pub fn single(site: &'static CallSite, acc: Acc) -> Tree {
+        let mut hists = SiteHists::new();
+        if acc.calls == 1 && acc.accepted() == 1 {
+            hists.insert(site, Hist::one(acc.ticks));
+        }
         let node = TNode {
             site: Some(site),
             parent: 0,
@@ -99,6 +113,7 @@ impl Tree {
         };
         Tree {
             nodes: vec![TNode::ROOT, node],
+            hists,
             index: None,
         }
     }
@@ -122,6 +137,7 @@ impl Tree {
         if self.nodes.is_empty() {
             self.nodes.push(TNode::ROOT);
         }
+        self.hists.merge(&other.hists);
         // The root holds the counts made outside marked calls (allocations).
         self.nodes[0].acc.add(&other.nodes[0].acc);
         let mut map: Vec<u32> = Vec::with_capacity(other.nodes.len());
@@ -148,6 +164,7 @@ impl Tree {
     /// `self`. Nodes of `self` that `before` lacks are kept whole.
     pub fn minus(&self, before: &Tree) -> Tree {
         let mut out = self.clone();
+        out.hists = self.hists.minus(&before.hists);
         if before.nodes.is_empty() || out.nodes.is_empty() {
             return out;
         }

@@ -197,6 +197,9 @@ site_columns! {
         "self_allocs" => col("self allocs", 0, 0, Never, "allocations not made in marked callees", |s, _| Cell::Count(s.self_alloc.allocs)),
         "self_alloc_bytes" => col("self bytes", 0, 0, Never, "bytes allocated not in marked callees", |s, _| Cell::Bytes(s.self_alloc.bytes)),
         "faults" => col("faults", 120, 8, Faults, "faults injected at this site's failpoint (TICKPROF_FAIL)", |s, r| Cell::Count(r.faults.as_ref().map_or(0, |f| f.at(&s.name)))),
+        "p50_ns" => col("p50", 72, 10, Always, "median call, from the site's latency histogram (within 6.25%)", |s, _| approx(s, s.p50_ns)),
+        "p90_ns" => col("p90", 74, 10, Always, "90th percentile call, from the latency histogram", |s, _| approx(s, s.p90_ns)),
+        "p99_ns" => col("p99", 76, 10, Always, "99th percentile call, from the latency histogram", |s, _| approx(s, s.p99_ns)),
     }
     table {
         col("%run", 30, 6, Always, "total time as a share of the run's wall time (threads add up, so it can pass 100%)", |s, r| Cell::Share(s.total_ns, r.run.wall_ns)),
@@ -376,7 +379,7 @@ mod tests {
             "name,calls,total_ns,mean_ns,min_ns,max_ns,reversed,oversized,self_ns,unwound,wall_ns,cancelled"
         ));
         assert!(CSV_HEADER.ends_with(
-            ",p_self,resolved,allocs,alloc_bytes,frees,freed_bytes,self_allocs,self_alloc_bytes,faults"
+            ",p_self,resolved,allocs,alloc_bytes,frees,freed_bytes,self_allocs,self_alloc_bytes,faults,p50_ns,p90_ns,p99_ns"
         ));
     }
 
@@ -387,8 +390,8 @@ mod tests {
         assert_eq!(
             labels(&r),
             [
-                "name", "calls", "total", "%run", "self", "%self", "p_self", "mean", "min", "max",
-                "rejected"
+                "name", "calls", "total", "%run", "self", "%self", "p_self", "mean", "min", "p50",
+                "p90", "p99", "max", "rejected"
             ]
         );
         r.sites.push(crate::export::test_site(

@@ -137,6 +137,11 @@ pub(crate) fn test_site(name: &str, kind: crate::report::SiteKind) -> crate::rep
         raw_self_ns: 110,
         compensated_total_ns: 300,
         compensated_self_ns: 100,
+        p50_ns: 100,
+        p90_ns: 110,
+        p99_ns: 110,
+        hist: vec![(95, 1), (105, 1), (112, 1)],
+        hist_sum_ns: 330,
         ..crate::report::SiteStats::never_called(&mark)
     }
 }

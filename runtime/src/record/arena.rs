@@ -5,6 +5,7 @@
 //! while the owner appends more. [`Arena::snapshot`] copies the counters
 //! into a plain [`Tree`].
 
+use super::hist::Table as Hists;
 use super::node::Node;
 use super::trace::Shared as TraceBuffer;
 use crate::site::CallSite;
@@ -42,6 +43,8 @@ pub(crate) struct Arena {
     pub(crate) leaked: AtomicU64,
     /// Individual call events, when tracing is on.
     pub(crate) trace: TraceBuffer,
+    /// The thread's latency histograms, one per site.
+    hists: Hists,
 }
 
 fn seg_of(i: usize) -> (usize, usize) {
@@ -67,6 +70,7 @@ impl Arena {
             reentrant: AtomicU64::new(0),
             leaked: AtomicU64::new(0),
             trace: TraceBuffer::default(),
+            hists: Hists::new(),
         }
     }
 
@@ -132,6 +136,8 @@ impl Arena {
         node.index.store(index, Ordering::Relaxed);
         node.parent.store(parent, Ordering::Relaxed);
         node.flags.store(flags, Ordering::Relaxed);
+        node.hist
+            .store(self.hists.cells(site).cast_mut(), Ordering::Relaxed);
         self.len.store(i + 1, Ordering::Release);
         Some(node as *const Node)
     }
@@ -147,6 +153,7 @@ impl Arena {
                 acc: node.c.load(),
             });
         }
+        t.hists = self.hists.snapshot();
         t
     }
 
@@ -155,6 +162,7 @@ impl Arena {
         for node in self.nodes() {
             node.c.reset();
         }
+        self.hists.reset();
         for a in [
             &self.resynced,
             &self.orphaned,

@@ -3,6 +3,7 @@
 //! Bottom to top (each file imports only files above it in this list, and
 //! none imports a module of the crate above the recorder):
 //!
+//! - [`hist`]: a thread's latency histograms, one per site;
 //! - [`node`]: one tree node, its counters and its child cache;
 //! - [`trace`]: per-thread trace buffers;
 //! - [`arena`]: a thread's nodes, in segments that never move;
@@ -38,6 +39,7 @@ pub(crate) mod fork;
 mod frame;
 pub(crate) mod future;
 pub(crate) mod guard;
+pub(crate) mod hist;
 pub(crate) mod hook;
 pub(crate) mod node;
 mod pending;

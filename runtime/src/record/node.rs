@@ -2,6 +2,7 @@
 //! cache. Written only by the owning thread (relaxed load + store, no
 //! locked instruction), read by the report at any time.
 
+use super::hist::Cells as HistCells;
 use crate::counters::{accept, Cells, Reject};
 use crate::site::CallSite;
 use crate::switches::MAX_TICKS;
@@ -15,6 +16,9 @@ pub(crate) struct Node {
     pub(super) mru_site: AtomicPtr<CallSite>,
     /// … and that child's node.
     pub(super) mru_child: AtomicPtr<Node>,
+    /// The thread's latency histogram of the node's site (shared by the
+    /// site's nodes on this thread); set before the node is published.
+    pub(super) hist: AtomicPtr<HistCells>,
     /// The counters (see [`crate::counters`]).
     pub(crate) c: Cells,
     // Cold: written once before the node is published.
@@ -29,6 +33,7 @@ impl Node {
         Node {
             mru_site: AtomicPtr::new(core::ptr::null_mut()),
             mru_child: AtomicPtr::new(core::ptr::null_mut()),
+            hist: AtomicPtr::new(core::ptr::null_mut()),
             c: Cells::new(),
             site: AtomicPtr::new(core::ptr::null_mut()),
             index: AtomicU32::new(0),
@@ -72,6 +77,7 @@ impl Node {
             return self.record_cold(delta, check);
         }
         bump(&self.c.ticks, delta);
+        self.hist_add(delta);
         if check && std::thread::panicking() {
             self.unwound_cold();
         }
@@ -86,6 +92,7 @@ impl Node {
         match accept(delta, MAX_TICKS.load(Ordering::Relaxed)) {
             Ok(d) => {
                 bump(&self.c.ticks, d);
+                self.hist_add(d);
                 self.min_max(d);
             }
             Err(r) => self.reject(r),
@@ -93,6 +100,16 @@ impl Node {
         if check && std::thread::panicking() {
             bump(&self.c.unwound, 1);
         }
+    }
+
+    /// Counts an accepted call time in the site's histogram.
+    #[inline(always)]
+    pub(super) fn hist_add(&self, delta: u64) {
+        let h = self.hist.load(Ordering::Relaxed);
+        // SAFETY: set by `Arena::push` before the node was published, to
+        // the cells of a histogram of the same arena (or a static), which
+        // live as long as the node.
+        unsafe { (*h).add(delta) }
     }
 
     /// A call ended while its thread unwinds.
@@ -163,6 +180,9 @@ mod tests {
     #[test]
     fn record_keeps_exact_extremes_and_rejects() {
         let n = Node::new();
+        let hists = crate::record::hist::Table::new();
+        n.hist
+            .store(hists.cells(None).cast_mut(), Ordering::Relaxed);
         assert_eq!(n.c.load(), Acc::EMPTY);
         let over = MAX_TICKS.load(Ordering::Relaxed) + 1;
         for d in [5, 3, 9, 4, 9, 3, u64::MAX, over, 6] {

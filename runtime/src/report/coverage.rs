@@ -94,6 +94,11 @@ impl SiteStats {
             callees: Vec::new(),
             alloc: crate::report::AllocStats::default(),
             self_alloc: crate::report::AllocStats::default(),
+            p50_ns: 0,
+            p90_ns: 0,
+            p99_ns: 0,
+            hist: Vec::new(),
+            hist_sum_ns: 0,
         }
     }
 }

@@ -140,12 +140,40 @@ pub struct SiteStats {
     pub callers: Vec<Edge>,
     /// What this site called, most time first.
     pub callees: Vec<Edge>,
+    /// Median time of one accepted call, in nanoseconds, from the site's
+    /// latency histogram ([`SiteStats::hist`]): the midpoint of the bucket
+    /// holding it (within 6.25% of the call's raw time), kept within
+    /// `min_ns..=max_ns` and compensated like them and `mean_ns` when the
+    /// report is (`RunInfo::compensated`). 0 when the histogram is empty.
+    pub p50_ns: u64,
+    /// The 90th percentile of the accepted calls' times (as `p50_ns`).
+    pub p90_ns: u64,
+    /// The 99th percentile of the accepted calls' times (as `p50_ns`).
+    pub p99_ns: u64,
+    /// The site's latency histogram, raw (the instrumentation cost left
+    /// in), every activation of a recursive site counted: `(upper_ns,
+    /// count)` in increasing order, where `count` calls took at most
+    /// `upper_ns` and more than the previous entry's `upper_ns`; empty
+    /// buckets are left out. Internally a bucket is 1/8 of a power of two
+    /// of clock ticks wide (one tick below 16 ticks), so `upper_ns` is
+    /// within 12.5% of the bucket's lower end.
+    pub hist: Vec<(u64, u64)>,
+    /// The sum of the raw times counted in [`SiteStats::hist`], in
+    /// nanoseconds (Prometheus' `_sum`).
+    pub hist_sum_ns: u64,
 }
 
 impl SiteStats {
     /// `reversed + oversized`.
     pub fn rejected(&self) -> u64 {
         self.reversed.saturating_add(self.oversized)
+    }
+
+    /// Calls counted in [`SiteStats::hist`].
+    pub fn hist_count(&self) -> u64 {
+        self.hist
+            .iter()
+            .fold(0u64, |a, &(_, n)| a.saturating_add(n))
     }
 
     /// `ns` per accepted call (0 when no call was accepted).

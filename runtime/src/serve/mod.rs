@@ -1,9 +1,9 @@
 //! `TICKPROF_HTTP`: the HTTP server, for `go tool pprof http://…` and
 //! continuous-profiling agents. Its paths are one table
 //! ([`routes::ROUTES`]): the five pprof paths agents scrape
-//! (`/debug/pprof/profile`, `allocs`, `block`, `mutex`, `goroutine`).
-//! No request changes the program's state except the delta base of
-//! `/debug/pprof/profile` without `seconds`.
+//! (`/debug/pprof/profile`, `allocs`, `block`, `mutex`, `goroutine`) and
+//! Prometheus' `/metrics` ([`metrics`]). No request changes the program's
+//! state except the delta base of `/debug/pprof/profile` without `seconds`.
 //!
 //! No client can stall it, another client or the program:
 //!
@@ -28,6 +28,7 @@
 
 mod conn;
 mod gate;
+mod metrics;
 mod poll;
 mod request;
 mod response;

@@ -60,6 +60,13 @@ pub(super) const ROUTES: &[Route] = &[
         what: "empty (.pb.gz): a Rust program has no goroutines",
         handler: goroutine,
     },
+    Route {
+        path: "/metrics",
+        what: "Prometheus metrics: per-site calls, times and latency histograms",
+        handler: |req, source| {
+            super::metrics::metrics(req, || (source.report_of)(&(source.capture)(), None))
+        },
+    },
 ];
 
 /// The comment of an allocation profile without allocation data.

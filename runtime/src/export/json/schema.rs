@@ -230,6 +230,11 @@ schema!(SiteStats {
     self_alloc = AllocStats::default(),
     callers,
     callees,
+    p50_ns = 0,
+    p90_ns = 0,
+    p99_ns = 0,
+    hist = Vec::new(),
+    hist_sum_ns = 0,
 });
 
 schema!(ThreadSite {
@@ -381,8 +386,9 @@ impl<T: Json> Json for Vec<T> {
     }
 }
 
-/// A fault count: `[name, count]`.
-impl Json for (String, u64) {
+/// A pair as a two-element array: a fault count `[name, count]`, a
+/// histogram bucket `[upper_ns, count]`.
+impl<A: Json, B: Json> Json for (A, B) {
     fn write(&self, w: &mut Writer<'_>) {
         w.begin_array();
         self.0.write(w);
@@ -392,13 +398,13 @@ impl Json for (String, u64) {
     fn read(v: &Value, at: &At<'_>) -> Result<Self, ParseError> {
         match v {
             Value::Array(pair) => match pair.as_slice() {
-                [name, count] => Ok((
-                    String::read(name, &At::Index(at, 0))?,
-                    u64::read(count, &At::Index(at, 1))?,
+                [a, b] => Ok((
+                    A::read(a, &At::Index(at, 0))?,
+                    B::read(b, &At::Index(at, 1))?,
                 )),
-                _ => Err(at.not("a [name, count] pair")),
+                _ => Err(at.not("a pair")),
             },
-            _ => Err(at.not("a [name, count] pair")),
+            _ => Err(at.not("a pair")),
         }
     }
 }

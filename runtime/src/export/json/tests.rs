@@ -188,6 +188,11 @@ impl Src {
                 self_alloc: self.alloc(),
                 callers: self.edges(),
                 callees: self.edges(),
+                p50_ns: self.u(),
+                p90_ns: self.u(),
+                p99_ns: self.u(),
+                hist: vec![(self.u(), self.u())],
+                hist_sum_ns: self.u(),
             })
             .collect();
         let threads = (0..self.small(3))
@@ -396,6 +401,11 @@ const NEWER: &[&str] = &[
     "self_alloc",
     "coverage",
     "faults",
+    "p50_ns",
+    "p90_ns",
+    "p99_ns",
+    "hist",
+    "hist_sum_ns",
 ];
 
 /// Removes `key` from every object of `v` at any depth; how many it removed.
@@ -441,6 +451,8 @@ fn an_older_file_without_the_newer_fields_reads_with_their_defaults() {
     want.run.outside = none;
     for s in &mut want.sites {
         (s.resolved, s.alloc, s.self_alloc) = (true, none, none);
+        (s.p50_ns, s.p90_ns, s.p99_ns, s.hist_sum_ns) = (0, 0, 0, 0);
+        s.hist.clear();
     }
     for s in want.threads.iter_mut().flat_map(|t| &mut t.sites) {
         s.alloc = none;
@@ -526,7 +538,7 @@ fn a_field_of_the_wrong_type_is_an_error_naming_its_path() {
         (
             "/faults/sites/0",
             json!(["a"]),
-            "faults.sites[0]: not a [name, count] pair",
+            "faults.sites[0]: not a pair",
         ),
         (
             "/faults/sites/0/1",

@@ -1,0 +1,215 @@
+//! A thread's latency histograms, one per site it has called: fixed arrays
+//! of counters (see [`crate::hist`] for the buckets) that every tree node
+//! of the site on this thread points to, so that the histogram is per
+//! site, not per call path. Written only by the owning thread (relaxed
+//! load + store, no locked instruction); read by reports at any time.
+//!
+//! The set-up is on the cold path that creates a node ([`Table::cells`]);
+//! the hot path only adds ([`Cells::add`]).
+
+use crate::hist::{index_of, Hist, SiteHists, BUCKETS};
+use crate::record::fasthash::FastMap;
+use crate::site::CallSite;
+use core::cell::UnsafeCell;
+use core::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
+
+/// `Cells::pending` when no call is pending. Its bucket, the last, lies
+/// above every accepted time (accepted times are below `i64::MAX`, the
+/// last bucket starts at `15 << 60`): counting it there discards it.
+const NONE: u64 = u64::MAX;
+
+/// One site's histogram on one thread: a count per bucket, and the last
+/// call's time, counted at the next call.
+///
+/// Why one call late: the bucket's address depends on the call's time,
+/// which the clock read has only just produced; a store to an address
+/// that late holds back the loads that follow it (the next call's), which
+/// cost ~7 ns a call on an AMD EPYC. The previous call's time has been in
+/// memory since that call, so its bucket's address is known at once.
+pub(crate) struct Cells {
+    /// The time of the last call added, not yet in `counts` ([`NONE`]:
+    /// none).
+    pending: AtomicU64,
+    counts: [AtomicU64; BUCKETS],
+}
+
+impl Cells {
+    const fn new() -> Cells {
+        Cells {
+            pending: AtomicU64::new(NONE),
+            counts: [const { AtomicU64::new(0) }; BUCKETS],
+        }
+    }
+
+    /// Counts one accepted call of `ticks`: holds it as pending and counts
+    /// the previous pending one. Owner thread only: relaxed loads and
+    /// stores, no branch.
+    #[inline(always)]
+    pub(crate) fn add(&self, ticks: u64) {
+        let prev = self.pending.load(Ordering::Relaxed);
+        self.pending.store(ticks, Ordering::Relaxed);
+        // SAFETY: `index_of` is below `BUCKETS` for every `u64` (the
+        // buckets cover every `u64`: `hist::tests`).
+        let c = unsafe { self.counts.get_unchecked(index_of(prev)) };
+        c.store(c.load(Ordering::Relaxed).wrapping_add(1), Ordering::Relaxed);
+    }
+
+    /// The counts, the pending call included. (Read while the owner adds,
+    /// a copy may be one call short or over, like the node's counters.)
+    fn load(&self) -> Hist {
+        let discard = index_of(NONE);
+        let mut h = Hist::from_dense(self.counts.iter().enumerate().map(|(i, c)| {
+            if i == discard {
+                0
+            } else {
+                c.load(Ordering::Relaxed)
+            }
+        }));
+        let pending = self.pending.load(Ordering::Relaxed);
+        if pending != NONE {
+            h.merge(&Hist::one(pending));
+        }
+        h
+    }
+
+    fn reset(&self) {
+        self.pending.store(NONE, Ordering::Relaxed);
+        for c in &self.counts {
+            c.store(0, Ordering::Relaxed);
+        }
+    }
+}
+
+/// Where a node with no site (a thread's root, never timed) points: never
+/// reported.
+static NOWHERE: Cells = Cells::new();
+
+/// One site's histogram in a thread's list.
+struct Entry {
+    site: &'static CallSite,
+    cells: Cells,
+    /// The entry published before this one (null: none); set before this
+    /// one is published, never changed.
+    next: *const Entry,
+}
+
+/// A thread's histograms: a list that only grows (readers walk it without
+/// a lock), and the owner's index of it by site.
+pub(crate) struct Table {
+    head: AtomicPtr<Entry>,
+    /// Site address → its entry's cells. Owner thread only.
+    by_site: UnsafeCell<FastMap<usize, *const Cells>>,
+}
+
+// SAFETY: `by_site` is touched only by the owning thread (`Table::cells`,
+// owner only, like `Arena::push`, and never re-entered: node creation
+// runs with the thread's marked calls turned away); the list is published
+// with release stores of `head` and read after acquire loads, its entries
+// are immutable but for atomic counters, and it is freed only on drop.
+unsafe impl Sync for Table {}
+// SAFETY: as above; the pointers are to entries the table owns.
+unsafe impl Send for Table {}
+
+impl Table {
+    /// No histograms.
+    pub(crate) fn new() -> Table {
+        Table {
+            head: AtomicPtr::new(core::ptr::null_mut()),
+            by_site: UnsafeCell::new(FastMap::default()),
+        }
+    }
+
+    /// The histogram a new node of `site` records into (created on the
+    /// site's first node on this thread). Owner thread only.
+    pub(crate) fn cells(&self, site: Option<&'static CallSite>) -> *const Cells {
+        let Some(site) = site else {
+            return &NOWHERE;
+        };
+        let key = site as *const CallSite as usize;
+        // SAFETY: owner thread only, never re-entered (see `impl Sync`).
+        let by_site = unsafe { &mut *self.by_site.get() };
+        *by_site.entry(key).or_insert_with(|| {
+            let entry = Box::into_raw(Box::new(Entry {
+                site,
+                cells: Cells::new(),
+                next: self.head.load(Ordering::Relaxed),
+            }));
+            self.head.store(entry, Ordering::Release);
+            // SAFETY: just allocated; freed only when the table drops.
+            unsafe { &(*entry).cells as *const Cells }
+        })
+    }
+
+    fn entries(&self) -> impl Iterator<Item = &Entry> {
+        let mut p = self.head.load(Ordering::Acquire).cast_const();
+        core::iter::from_fn(move || {
+            // SAFETY: null or an entry published (release) before the
+            // acquire load that led here; entries live as long as `self`.
+            let e = unsafe { p.as_ref() }?;
+            p = e.next;
+            Some(e)
+        })
+    }
+
+    /// A copy of every histogram that counted a call.
+    pub(crate) fn snapshot(&self) -> SiteHists {
+        let mut out = SiteHists::default();
+        for e in self.entries() {
+            let h = e.cells.load();
+            if !h.is_empty() {
+                out.insert(e.site, h);
+            }
+        }
+        out
+    }
+
+    /// Back to no calls (the histograms are kept).
+    pub(crate) fn reset(&self) {
+        for e in self.entries() {
+            e.cells.reset();
+        }
+    }
+}
+
+impl Drop for Table {
+    fn drop(&mut self) {
+        let mut p = *self.head.get_mut();
+        while !p.is_null() {
+            // SAFETY: allocated by `cells` with `Box::new`, freed once here.
+            let e = unsafe { Box::from_raw(p) };
+            p = e.next.cast_mut();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_histogram_per_site_counted_reset_and_freed() {
+        fn m() {}
+        static A: CallSite = CallSite::function(crate::site::path_of(m), None, "a.rs", 1);
+        static B: CallSite = CallSite::function(crate::site::path_of(m), None, "a.rs", 2);
+        let t = Table::new();
+        let a = t.cells(Some(&A));
+        assert_eq!(a, t.cells(Some(&A)), "a site's nodes share its histogram");
+        let b = t.cells(Some(&B));
+        assert_ne!(a, b);
+        assert_eq!(t.cells(None), &NOWHERE as *const Cells);
+        // SAFETY: cells of `t`, which is alive.
+        let (a, b) = unsafe { (&*a, &*b) };
+        for d in [3, 3, 1000, 1 << 62] {
+            a.add(d);
+        }
+        assert_eq!(a.load().count(), 4, "the pending call counts");
+        b.add(7);
+        let s = t.snapshot();
+        assert_eq!(s.get(&A).map(Hist::count), Some(4));
+        assert_eq!(s.get(&B).map(Hist::count), Some(1));
+        t.reset();
+        assert_eq!(t.snapshot(), SiteHists::default());
+        a.add(5);
+        assert_eq!(a.load(), Hist::one(5), "nothing carried over the reset");
+    }
+}

@@ -16,8 +16,12 @@
 #    - histogram_quantile(0.5 and 0.99, sum by (le) (bucket)) of
 #      service::planted lies in the `le` bucket of the planted value:
 #      (20 µs, 50 µs] for 40 µs and (2 ms, 5 ms] for 4 ms (the 1-2-5
-#      bounds are the resolution of a quantile Prometheus computes).
-# Fails loudly with the values. About 45 s after the build.
+#      bounds are the resolution of a quantile Prometheus computes), and
+#      equals the same quantile computed from the replicas' own buckets.
+# Fails loudly with the values. The planted times are wall times: when the
+# replicas' own buckets also put a quantile outside the planted bucket (a
+# machine busy enough to stretch the spins), that is a warning, not a
+# failure, unless PLANTED_STRICT=1. About 45 s after the build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -82,7 +86,7 @@ echo "prometheus_check: $(prometheus --version 2>&1 | head -1)"
 echo "prometheus_check: replicas on 127.0.0.1:$p1 and :$p2, Prometheus on :$pp, $LOAD s of load"
 
 python3 - "$p1" "$p2" "$pp" "$LOAD" "$tmp/prometheus.log" <<'PY'
-import json, re, sys, time, urllib.parse, urllib.request
+import json, os, re, sys, time, urllib.parse, urllib.request
 
 p1, p2, pp, load, log = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
 start = time.time()
@@ -172,7 +176,13 @@ for q, lo, hi, planted in [(0.5, 20e-6, 50e-6, "40 µs"), (0.99, 2e-3, 5e-3, "4 
     if got is None or abs(got - want) > 1e-9 * want:
         fail.append(f"histogram_quantile({q}) = {shown}, the replicas' own buckets give {want * 1e6:.3f} µs")
     if got is None or not (lo < got <= hi):
-        fail.append(f"histogram_quantile({q}) = {shown}, not in ({lo * 1e6:g} µs, {hi * 1e6:g} µs] (planted {planted})")
+        why = f"histogram_quantile({q}) = {shown}, not in ({lo * 1e6:g} µs, {hi * 1e6:g} µs] (planted {planted})"
+        if got is not None and not (lo < want <= hi) and os.environ.get("PLANTED_STRICT") != "1":
+            # The replicas measured the same: the machine stretched the
+            # planted spins (preemption); Prometheus is not at fault.
+            print(f"prometheus_check: WARN: {why}; the replicas' own buckets agree, so the machine moved the planted times (load {open('/proc/loadavg').read().split()[0]}; PLANTED_STRICT=1 makes this fail)")
+        else:
+            fail.append(why)
 count = scalar('sum(tickprof_call_duration_seconds_count{function="service::planted"})')
 if count != sum(own["service::planted"]):
     fail.append(f"service::planted: histogram count {count} != calls {sum(own['service::planted'])}")

@@ -249,7 +249,6 @@ def fmt_range(v, f="%.1f"):
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--binary", required=True)
-    ap.add_argument("--src", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--top", type=int, default=20)

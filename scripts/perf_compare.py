@@ -211,7 +211,10 @@ def ranks(values):
 
 
 def spearman(a, b):
-    shared = [k for k in a if a[k] > 0 and b.get(k, 0) > 0]
+    """Spearman's rho over the functions both profiles know: a sample in
+    `a`, a timed site that ran in `b` (a self time of 0 counts: a parent
+    compensated to 0 self is a disagreement, not a missing function)."""
+    shared = [k for k in a if a[k] > 0 and k in b]
     if len(shared) < 3:
         return float("nan"), len(shared)
     x, y = ranks([a[k] for k in shared]), ranks([b[k] for k in shared])
@@ -249,7 +252,6 @@ def fmt_range(v, f="%.1f"):
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--binary", required=True)
-    ap.add_argument("--src", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--top", type=int, default=20)

@@ -29,12 +29,14 @@
 # report; a site's share is its compensated self time over the sum of the
 # timed sites' (a counted site's time is in its caller's self).
 #
-# Printed per mode, over the functions both profiles give a share to:
-# Spearman's rho, the top-10 difference (sum of |share difference| over the
-# sampler's 10 largest, in points), the overlap (sum of min(share) over
-# functions, Arnold and Ryder's measure), each against the sampler's median
-# profile; and run-to-run stability: each run's overlap with the median of
-# the other runs, for tickprof and for the sampler. Then a table of the top
+# Printed per mode, tickprof's median profile against the sampler's runs
+# pooled (and each tickprof run against them): Spearman's rho over the
+# functions both know (a sample in perf's, a timed site that ran in
+# tickprof's, self 0 included), the top-10 difference (sum of |share
+# difference| over the sampler's 10 largest, in points), the overlap (sum
+# of min(share) over functions, Arnold and Ryder's measure); and run-to-run
+# stability: each run's top-10 difference and 100 - overlap against the
+# median of the other runs, for tickprof and for the sampler. Then a table of the top
 # functions and a summary line against the targets (rho >= 0.8, top-10 <= 20
 # points, overlap >= 85%, each run within 5 points of the median of the
 # others). The two measure different things: tickprof wall time per call
@@ -113,5 +115,5 @@ echo "host: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')
 lost=$(cat "$out"/perf.*.log | grep -o 'lost [0-9]* chunks' | awk '{n++; s += $2} END {print n + 0, s + 0}')
 echo "sampler: perf cpu-clock at $freq Hz, dwarf call graphs, $runs runs of $repeat workload processes (unmarked release + debug info); runs that lost chunks, chunks lost: $lost"
 echo "tickprof: $runs runs per mode of the marked release workload; $(cat "$marked/.tp-marked")"
-python3 "$here/perf_compare.py" --binary "$plain_ex" --src "$unmarked" --out "$out" \
+python3 "$here/perf_compare.py" --binary "$plain_ex" --out "$out" \
   --runs "$runs" --top "${TOP:-20}"

@@ -210,7 +210,7 @@ fn read_request(s: &mut TcpStream) -> Option<Request> {
 /// Runs the child pushing to `port`; its exit code, stderr and run time.
 fn run_child(port: u16, extra: &[(&str, &str)]) -> (Option<i32>, String, Duration) {
     let url = format!("http://127.0.0.1:{port}");
-    let mut env = vec![
+    let mut env: Vec<(&str, &str)> = vec![
         ("TICKPROF_PUSH", url.as_str()),
         ("TICKPROF_PUSH_INTERVAL", "250ms"),
         ("TICKPROF_PUSH_NAME", "push-test"),
@@ -277,6 +277,42 @@ fn pushed_deltas_sum_to_the_exact_calls_in_pyroscopes_ingest_form() {
     assert!(stderr.contains(&line), "{line:?} not in {stderr}");
     assert!(!stderr.contains("warning"), "{stderr}");
     go_reads(&reqs[0].parts()["profile"]);
+}
+
+/// The exit report's `run` counts the pushes: `(pushed, failed, dropped)`.
+fn counted(json: &std::path::Path) -> (u64, u64, u64) {
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap();
+    let n = |k: &str| v["run"][k].as_u64().unwrap();
+    (n("pushed"), n("push_failed"), n("push_dropped"))
+}
+
+#[test]
+fn the_report_counts_the_pushes() {
+    let dir = std::env::temp_dir().join(format!("tickprof-push-report-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let json = dir.join("r.json");
+    let out = json.to_str().unwrap().to_owned();
+    let (port, got) = receiver(Receiver::Works);
+    let (code, stderr, _) = run_child(port, &[("TICKPROF_OUT", &out)]);
+    assert_eq!(code, Some(3), "{stderr}");
+    let sent = got.lock().unwrap().len() as u64;
+    assert_eq!(counted(&json), (sent, 0, 0), "{stderr}");
+    // Down: every interval's push queued, the oldest dropped past 8, the
+    // rest failed at the final push.
+    let down = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let (code, stderr, _) = run_child(down, &[("TICKPROF_OUT", &out)]);
+    assert_eq!(code, Some(3), "{stderr}");
+    let (pushed, failed, dropped) = counted(&json);
+    assert_eq!(pushed, 0);
+    assert!(failed > 0, "{stderr}");
+    let line = format!(": 0 pushed, {failed} failed, {dropped} dropped (queue full)");
+    assert!(stderr.contains(&line), "{line} in {stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// `go tool pprof -top` reads a pushed profile (skipped without `go`).

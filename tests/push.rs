@@ -11,7 +11,9 @@
 //!   pushed profile when `go` is installed;
 //! - a receiver that is down, and one that accepts and never answers: the
 //!   child's exit code is its own, its exit waits at most the documented
-//!   cap (a generous bound here), and its last line counts the failures.
+//!   cap (a generous bound here), and its last line counts the failures;
+//! - the exit report's run header counts the pushes; with
+//!   `TICKPROF_ON_TERM=1` a SIGTERM pushes the final profile.
 #![cfg(all(feature = "enabled", unix))]
 
 #[path = "support/child.rs"]
@@ -41,8 +43,15 @@ fn work() {
 /// The child: the calls, then exit code 3 (its own).
 #[test]
 fn child_workload() {
-    if std::env::var(CHILD).is_err() {
+    let Ok(mode) = std::env::var(CHILD) else {
         return;
+    };
+    if mode == "term" {
+        // 500 calls, then wait for SIGTERM (TICKPROF_ON_TERM=1).
+        (0..500).for_each(|_| work());
+        println!("ready");
+        std::thread::sleep(Duration::from_secs(60));
+        std::process::exit(4);
     }
     for _ in 0..ROUNDS {
         (0..PER_ROUND).for_each(|_| work());
@@ -377,4 +386,47 @@ fn a_receiver_that_never_answers_holds_the_exit_at_most_the_cap() {
     );
     assert!(!got.lock().unwrap().is_empty());
     assert!(took < Duration::from_secs(20), "{took:?}");
+}
+
+/// With `TICKPROF_ON_TERM=1`, a SIGTERM pushes the final profile before
+/// the process dies of the signal.
+#[test]
+fn a_termination_signal_pushes_the_final_profile() {
+    use std::io::BufRead;
+    use std::os::unix::process::ExitStatusExt;
+    let (port, got) = receiver(Receiver::Works);
+    let mut cmd = child::child_command(CHILD, "term");
+    cmd.env("TICKPROF_PUSH", format!("http://127.0.0.1:{port}"))
+        .env("TICKPROF_PUSH_INTERVAL", "1h")
+        .env("TICKPROF_ON_TERM", "1")
+        .env("TICKPROF_STDERR", "0")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    while !line.trim_end().ends_with("ready") {
+        line.clear();
+        assert_ne!(out.read_line(&mut line).unwrap(), 0, "the child ended");
+    }
+    let kill = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let status = child.wait().unwrap();
+    assert_eq!(status.signal(), Some(15), "{status:?}");
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    let reqs = got.lock().unwrap();
+    assert_eq!(reqs.len(), 1, "{err}");
+    let p: Profile =
+        prost::Message::decode(unstore(&reqs[0].parts()["profile"]).as_slice()).unwrap();
+    assert_eq!(work_calls(&p), 500);
+    assert!(err.contains(": 1 pushed, 0 failed, 0 dropped"), "{err}");
 }

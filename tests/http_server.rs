@@ -366,6 +366,36 @@ fn bad_requests_get_their_status_with_a_reason() {
     assert_eq!(server.get(PROFILE).0, 200);
 }
 
+/// Without `tickprof::Alloc` (this binary has none), `/debug/pprof/allocs`
+/// is a valid profile of Go's allocation types with no samples and a
+/// comment saying why; no path but the delta profile moves its base.
+#[test]
+fn allocs_without_alloc_is_an_empty_profile_that_says_why() {
+    let mut server = Server::start();
+    server.work(5);
+    let (status, body) = server.get("/debug/pprof/allocs");
+    assert_eq!(status, 200);
+    let p: Profile = prost::Message::decode(unstore(&body).as_slice()).unwrap();
+    assert_eq!(
+        p.types(),
+        [("alloc_objects", "count"), ("alloc_space", "bytes")]
+    );
+    assert!(p.sample.is_empty());
+    assert_eq!(p.comment.len(), 1);
+    assert!(p
+        .s(p.comment[0])
+        .starts_with("tickprof: no allocation data: tickprof::Alloc is not"));
+    for path in [
+        "/debug/pprof/block",
+        "/debug/pprof/mutex",
+        "/debug/pprof/goroutine",
+    ] {
+        assert_eq!(server.get(path).0, 200, "{path}");
+        assert_eq!(server.get(&format!("{path}?seconds=5")).0, 200, "{path}");
+    }
+    assert_eq!(server.delta_calls(), 5, "the other paths left the base");
+}
+
 #[test]
 fn connections_beyond_the_cap_get_503_and_the_server_recovers() {
     let mut server = Server::start();

@@ -11,7 +11,9 @@
 //!   pushed profile when `go` is installed;
 //! - a receiver that is down, and one that accepts and never answers: the
 //!   child's exit code is its own, its exit waits at most the documented
-//!   cap (a generous bound here), and its last line counts the failures.
+//!   cap (a generous bound here), and its last line counts the failures;
+//! - the exit report's run header counts the pushes; with
+//!   `TICKPROF_ON_TERM=1` a SIGTERM pushes the final profile.
 #![cfg(all(feature = "enabled", unix))]
 
 #[path = "support/child.rs"]
@@ -41,8 +43,15 @@ fn work() {
 /// The child: the calls, then exit code 3 (its own).
 #[test]
 fn child_workload() {
-    if std::env::var(CHILD).is_err() {
+    let Ok(mode) = std::env::var(CHILD) else {
         return;
+    };
+    if mode == "term" {
+        // 500 calls, then wait for SIGTERM (TICKPROF_ON_TERM=1).
+        (0..500).for_each(|_| work());
+        println!("ready");
+        std::thread::sleep(Duration::from_secs(60));
+        std::process::exit(4);
     }
     for _ in 0..ROUNDS {
         (0..PER_ROUND).for_each(|_| work());
@@ -210,7 +219,7 @@ fn read_request(s: &mut TcpStream) -> Option<Request> {
 /// Runs the child pushing to `port`; its exit code, stderr and run time.
 fn run_child(port: u16, extra: &[(&str, &str)]) -> (Option<i32>, String, Duration) {
     let url = format!("http://127.0.0.1:{port}");
-    let mut env = vec![
+    let mut env: Vec<(&str, &str)> = vec![
         ("TICKPROF_PUSH", url.as_str()),
         ("TICKPROF_PUSH_INTERVAL", "250ms"),
         ("TICKPROF_PUSH_NAME", "push-test"),
@@ -279,6 +288,42 @@ fn pushed_deltas_sum_to_the_exact_calls_in_pyroscopes_ingest_form() {
     go_reads(&reqs[0].parts()["profile"]);
 }
 
+/// The exit report's `run` counts the pushes: `(pushed, failed, dropped)`.
+fn counted(json: &std::path::Path) -> (u64, u64, u64) {
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap();
+    let n = |k: &str| v["run"][k].as_u64().unwrap();
+    (n("pushed"), n("push_failed"), n("push_dropped"))
+}
+
+#[test]
+fn the_report_counts_the_pushes() {
+    let dir = std::env::temp_dir().join(format!("tickprof-push-report-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let json = dir.join("r.json");
+    let out = json.to_str().unwrap().to_owned();
+    let (port, got) = receiver(Receiver::Works);
+    let (code, stderr, _) = run_child(port, &[("TICKPROF_OUT", &out)]);
+    assert_eq!(code, Some(3), "{stderr}");
+    let sent = got.lock().unwrap().len() as u64;
+    assert_eq!(counted(&json), (sent, 0, 0), "{stderr}");
+    // Down: every interval's push queued, the oldest dropped past 8, the
+    // rest failed at the final push.
+    let down = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let (code, stderr, _) = run_child(down, &[("TICKPROF_OUT", &out)]);
+    assert_eq!(code, Some(3), "{stderr}");
+    let (pushed, failed, dropped) = counted(&json);
+    assert_eq!(pushed, 0);
+    assert!(failed > 0, "{stderr}");
+    let line = format!(": 0 pushed, {failed} failed, {dropped} dropped (queue full)");
+    assert!(stderr.contains(&line), "{line} in {stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// `go tool pprof -top` reads a pushed profile (skipped without `go`).
 fn go_reads(gz: &[u8]) {
     let dir = std::env::temp_dir().join(format!("tickprof-push-{}", std::process::id()));
@@ -341,4 +386,47 @@ fn a_receiver_that_never_answers_holds_the_exit_at_most_the_cap() {
     );
     assert!(!got.lock().unwrap().is_empty());
     assert!(took < Duration::from_secs(20), "{took:?}");
+}
+
+/// With `TICKPROF_ON_TERM=1`, a SIGTERM pushes the final profile before
+/// the process dies of the signal.
+#[test]
+fn a_termination_signal_pushes_the_final_profile() {
+    use std::io::BufRead;
+    use std::os::unix::process::ExitStatusExt;
+    let (port, got) = receiver(Receiver::Works);
+    let mut cmd = child::child_command(CHILD, "term");
+    cmd.env("TICKPROF_PUSH", format!("http://127.0.0.1:{port}"))
+        .env("TICKPROF_PUSH_INTERVAL", "1h")
+        .env("TICKPROF_ON_TERM", "1")
+        .env("TICKPROF_STDERR", "0")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    while !line.trim_end().ends_with("ready") {
+        line.clear();
+        assert_ne!(out.read_line(&mut line).unwrap(), 0, "the child ended");
+    }
+    let kill = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let status = child.wait().unwrap();
+    assert_eq!(status.signal(), Some(15), "{status:?}");
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    let reqs = got.lock().unwrap();
+    assert_eq!(reqs.len(), 1, "{err}");
+    let p: Profile =
+        prost::Message::decode(unstore(&reqs[0].parts()["profile"]).as_slice()).unwrap();
+    assert_eq!(work_calls(&p), 500);
+    assert!(err.contains(": 1 pushed, 0 failed, 0 dropped"), "{err}");
 }

@@ -209,6 +209,10 @@ pub(crate) fn build(c: &Capture, facts: &Facts) -> Report {
                 .first()
                 .map(|n| own_alloc(&n.acc))
                 .unwrap_or_default(),
+            // Set by the start-up module for reports of the whole run.
+            pushed: 0,
+            push_failed: 0,
+            push_dropped: 0,
         },
         sites,
         threads,

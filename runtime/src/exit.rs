@@ -129,9 +129,11 @@ pub(crate) fn collect() -> Report {
     record::quietly(|| whole_run(build(&capture(), &facts(rt, wall_ns))))
 }
 
-/// Adds what only a report of the whole run has: coverage and faults.
+/// Adds what only a report of the whole run has: coverage, faults and the
+/// push counts.
 fn whole_run(mut r: Report) -> Report {
     r.coverage = Some(crate::coverage::coverage(&r.sites));
+    (r.run.pushed, r.run.push_failed, r.run.push_dropped) = crate::push::counts();
     #[cfg(feature = "failpoints")]
     {
         r.faults = crate::fail::state::faults();

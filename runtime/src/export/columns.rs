@@ -347,6 +347,16 @@ pub(crate) fn notes(report: &Report) -> Vec<String> {
             "trace event",
             "dropped past TICKPROF_TRACE_EVENTS per thread (counted, not stored)",
         ),
+        (
+            r.push_failed,
+            "profile",
+            "not pushed: TICKPROF_PUSH's receiver refused, failed or did not answer",
+        ),
+        (
+            r.push_dropped,
+            "profile",
+            "not pushed: dropped from TICKPROF_PUSH's full queue",
+        ),
     ];
     for (n, what, says) in counted {
         if n > 0 {

@@ -290,6 +290,21 @@ fn send_front(shared: &Shared, name: &str, cap: Option<Instant>) -> Option<Resul
     }
 }
 
+/// Pushes sent, failed and dropped so far (zeros without `TICKPROF_PUSH`,
+/// and in a forked child).
+pub(crate) fn counts() -> (u64, u64, u64) {
+    SHARED
+        .get()
+        .filter(|s| s.pid == std::process::id())
+        .map_or((0, 0, 0), |s| {
+            (
+                s.sent.load(Ordering::Relaxed),
+                s.failed.load(Ordering::Relaxed),
+                s.dropped.load(Ordering::Relaxed),
+            )
+        })
+}
+
 /// The final push (from the exit report or a termination signal, once):
 /// tells `tickprof push` to push what is left, and waits at most
 /// [`FINAL_WAIT`]. Returns the line that counts the pushes (`None`

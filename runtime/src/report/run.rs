@@ -111,6 +111,16 @@ pub struct RunInfo {
     /// Allocations made outside any marked call, on threads that made a
     /// marked call (the `<outside marked calls>` row).
     pub outside: AllocStats,
+    /// Profiles `TICKPROF_PUSH` posted that the receiver accepted (in a
+    /// report of the whole run; the exit report's count includes the
+    /// final push when it finished within its 2 s).
+    pub pushed: u64,
+    /// Profiles `TICKPROF_PUSH` gave up on: the receiver answered an error
+    /// status or did not answer, or was still unreachable at the final
+    /// push.
+    pub push_failed: u64,
+    /// Profiles dropped, unsent, from `TICKPROF_PUSH`'s full queue.
+    pub push_dropped: u64,
 }
 
 impl RunInfo {
@@ -144,6 +154,9 @@ impl RunInfo {
             pid: std::process::id(),
             alloc_installed: false,
             outside: AllocStats::default(),
+            pushed: 0,
+            push_failed: 0,
+            push_dropped: 0,
         }
     }
 }

@@ -183,6 +183,9 @@ schema!(RunInfo {
     pid,
     alloc_installed = false,
     outside = AllocStats::default(),
+    pushed = 0,
+    push_failed = 0,
+    push_dropped = 0,
 });
 
 schema!(AllocStats {

@@ -154,6 +154,9 @@ impl Src {
             pid: self.u() as u32,
             alloc_installed: self.b(),
             outside: self.alloc(),
+            pushed: self.u(),
+            push_failed: self.u(),
+            push_dropped: self.u(),
         };
         let sites = (0..self.small(4))
             .map(|_| SiteStats {
@@ -396,6 +399,9 @@ fn one_of_everything() -> Report {
 const NEWER: &[&str] = &[
     "alloc_installed",
     "outside",
+    "pushed",
+    "push_failed",
+    "push_dropped",
     "resolved",
     "alloc",
     "self_alloc",
@@ -449,6 +455,7 @@ fn an_older_file_without_the_newer_fields_reads_with_their_defaults() {
     let mut want = r.clone();
     want.run.alloc_installed = false;
     want.run.outside = none;
+    (want.run.pushed, want.run.push_failed, want.run.push_dropped) = (0, 0, 0);
     for s in &mut want.sites {
         (s.resolved, s.alloc, s.self_alloc) = (true, none, none);
         (s.p50_ns, s.p90_ns, s.p99_ns, s.hist_sum_ns) = (0, 0, 0, 0);

@@ -38,6 +38,11 @@ fn write_run(dir: &Path, name: &str, noise: f64, after: bool, pct: bool) -> Path
             s["p50_ns"] = Value::from((1000.0 * f).round() as u64);
             s["p90_ns"] = Value::from((2000.0 * f).round() as u64);
             s["p99_ns"] = Value::from((5000.0 * f * tail).round() as u64);
+        } else {
+            // A report from before the percentiles.
+            for key in ["p50_ns", "p90_ns", "p99_ns", "hist", "hist_sum_ns"] {
+                s.as_object_mut().unwrap().remove(key);
+            }
         }
     }
     let path = dir.join(name);

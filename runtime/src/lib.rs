@@ -88,7 +88,8 @@ pub use hook::{Enter, Exit, Hook, SetHookError};
 pub use record::guard::Guard;
 pub use report::{
     fmt_ns, AllocStats, ClockSource, Coverage, Edge, Faults, Mark, Report, RunInfo, SiteKind,
-    SiteStats, TextOptions, ThreadSite, ThreadStats, Trace, TraceEvent, TraceThread, TreeNode,
+    SiteStats, TextOptions, ThreadSite, ThreadStats, Timing, Trace, TraceEvent, TraceThread,
+    TreeNode,
 };
 pub use site::CallSite;
 pub use snapshot::{snapshot, Snapshot};

@@ -128,10 +128,25 @@ impl ThreadState {
     /// cold paths return it in registers.
     #[inline(always)]
     pub(super) fn push(&self, site: &'static CallSite) -> Frame {
+        self.push_with(site, |node, next| (node, next), || self.push_slow(site))
+    }
+
+    /// The push, with what follows it: `hit(node, depth)` when the
+    /// parent's one-entry cache held `site` (the fast path: the node was
+    /// pushed), `miss()` otherwise (nothing pushed yet: the caller goes on
+    /// with [`ThreadState::push_slow`]). A guard's entry handles the two
+    /// outcomes apart, so that the hit knows it holds a stacked node.
+    #[inline(always)]
+    pub(super) fn push_with<R>(
+        &self,
+        site: &'static CallSite,
+        hit: impl FnOnce(*const Node, usize) -> R,
+        miss: impl FnOnce() -> R,
+    ) -> R {
         let depth = self.depth.get();
         let next = depth + 1;
         if next >= self.cap.get() {
-            return self.push_cold(site);
+            return miss();
         }
         let stack = self.stack.get();
         // SAFETY: `stack` holds `cap` initialised slots (see `grow`) and
@@ -145,13 +160,25 @@ impl ThreadState {
             // The whole push in one cold call at the end: no value of the
             // hot path lives across it, so the marked function needs no
             // callee-saved registers for it.
-            return self.push_miss(site);
+            return miss();
         }
         let node = parent_ref.mru_child.load(Ordering::Relaxed).cast_const();
         // SAFETY: `next < cap`, as above.
         unsafe { *stack.add(next) = node };
         self.depth.set(next);
-        (node, next)
+        hit(node, next)
+    }
+
+    /// A push the fast path could not make: no room (set-up, growth, a
+    /// state that cannot take a frame) or a child-cache miss. Both are
+    /// cold calls of their own.
+    #[inline(always)]
+    pub(super) fn push_slow(&self, site: &'static CallSite) -> Frame {
+        if self.depth.get() + 1 >= self.cap.get() {
+            self.push_cold(site)
+        } else {
+            self.push_miss(site)
+        }
     }
 
     /// The frame of a call for which no frame was pushed: profiling off, a
@@ -249,6 +276,22 @@ impl ThreadState {
         // SAFETY: the frame on top of this thread's live stack holds a
         // node of its arena, which outlives the state.
         unsafe { &*node }.record(end.wrapping_sub(start), check);
+        true
+    }
+
+    /// Pops the frame of a counted call (its call was counted on entry)
+    /// if `node` is on top of the stack: the counted call's fast exit.
+    /// Returns whether it did (see [`ThreadState::pop_top`]).
+    #[inline(always)]
+    pub(super) fn pop_top_counted(&self, node: *const Node) -> bool {
+        let top = self.depth.get();
+        let stack = self.stack.get();
+        // SAFETY: as in `pop_top`.
+        let top_node = unsafe { *stack.add(top) };
+        if top_node != node {
+            return false;
+        }
+        self.depth.set(top - 1);
         true
     }
 

@@ -187,6 +187,9 @@ impl ThreadState {
         if !is_overflow_parent && arena.len() < MAX_NODES.load(Ordering::Relaxed) {
             note_recorded(site);
             let node = arena.push(Some(site), parent_index, 0)?;
+            // SAFETY: `push` returns a node of this thread's arena.
+            crate::record::adapt::start(unsafe { &*node }, site);
+            crate::record::adapt::child_made(parent);
             maps.children
                 .insert((parent_index, site_ptr as usize), node);
             return Some(node);

@@ -79,7 +79,7 @@ mod switches;
 mod tree;
 
 pub use alloc::Alloc;
-pub use config::{Config, DumpMode, DumpSignal, Layout, ReportSections, SortKey};
+pub use config::{Config, DumpMode, DumpSignal, Layout, ReportSections, SortKey, TimeMode};
 pub use defaults::{DEFAULT_FAIL_SEED, DEFAULT_THREADS_KEPT, DEFAULT_TRACE_EVENTS};
 pub use export::csv::CSV_HEADER;
 pub use fail::Injected;

@@ -1,7 +1,7 @@
 //! Call sites: one `static` per mark, holding its metadata and its
 //! timing decision (timed or counted, see [`Timing`]).
 
-use core::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use core::sync::atomic::{AtomicU8, Ordering};
 
 /// What a call site marks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -120,19 +120,28 @@ pub(crate) const COUNTED: u8 = 2;
 /// one of its calls: timed for good (the one transition after a decision).
 pub(crate) const DEMOTED: u8 = 3;
 
-/// `TICKPROF_TIME=adaptive` (true, the default) or `all` (false): whether
-/// new tree nodes learn and sites may become counted.
-static ADAPTIVE: AtomicBool = AtomicBool::new(true);
+/// `TICKPROF_TIME`: [`TIME_ALL`], [`TIME_ADAPTIVE`] (the default) or
+/// [`TIME_COUNTED`].
+static TIME_MODE: AtomicU8 = AtomicU8::new(TIME_ADAPTIVE);
 
-/// Sets `TICKPROF_TIME`: adaptive (true) or every call timed (false).
-/// Nodes created before keep their state.
-pub(crate) fn set_adaptive(on: bool) {
-    ADAPTIVE.store(on, Ordering::Relaxed);
+/// `TICKPROF_TIME=all`: every call timed; new nodes start timed.
+pub(crate) const TIME_ALL: u8 = 0;
+/// `TICKPROF_TIME=adaptive`: sites too short to resolve become counted.
+pub(crate) const TIME_ADAPTIVE: u8 = 1;
+/// `TICKPROF_TIME=counted`: every site that makes no marked call becomes
+/// counted after its learning calls, however long its calls (to measure
+/// the counted path, and in tests).
+pub(crate) const TIME_COUNTED: u8 = 2;
+
+/// Sets `TICKPROF_TIME` (one of the `TIME_*` values). Nodes created
+/// before keep their state.
+pub(crate) fn set_time_mode(mode: u8) {
+    TIME_MODE.store(mode, Ordering::Relaxed);
 }
 
-/// Whether sites may become counted (`TICKPROF_TIME=adaptive`).
-pub(crate) fn adaptive() -> bool {
-    ADAPTIVE.load(Ordering::Relaxed)
+/// `TICKPROF_TIME` (one of the `TIME_*` values).
+pub(crate) fn time_mode() -> u8 {
+    TIME_MODE.load(Ordering::Relaxed)
 }
 
 /// Multiple of the instrumentation's inner cost (ticks inside a timed

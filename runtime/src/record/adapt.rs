@@ -53,9 +53,15 @@ pub(super) fn is_counted(s: u64) -> bool {
     s.wrapping_sub(2) < SAMPLE_EVERY - 1
 }
 
+/// [`is_counted`] of a state read as the cell's low byte (the fast path).
+#[inline(always)]
+pub(super) fn is_counted_byte(s: u8) -> bool {
+    s.wrapping_sub(2) < (SAMPLE_EVERY - 1) as u8
+}
+
 /// The state a new node of `site` starts in.
 pub(super) fn initial(site: &'static CallSite) -> u64 {
-    if site.kind().is_async() || !site::adaptive() && !site.is_internal() {
+    if site.kind().is_async() || site::time_mode() == site::TIME_ALL && !site.is_internal() {
         return 0;
     }
     match site.decision() {
@@ -144,6 +150,9 @@ fn adopt(n: &Node, site: &CallSite, decision: u8) -> u64 {
 /// Whether the calls summed in `a` are too short to resolve (the
 /// resolution rule with the clock's read cost as the inner cost).
 fn too_short(a: &crate::counters::Acc) -> bool {
+    if site::time_mode() == site::TIME_COUNTED {
+        return true;
+    }
     let accepted = a.accepted();
     if accepted == 0 {
         return false;

@@ -58,26 +58,31 @@ impl Guard {
                 // thread's arena, which outlives the state.
                 let cell = &unsafe { &*node }.c.untimed;
                 let w = cell.load(Ordering::Relaxed);
-                let state = w & STATE_MASK;
-                if state == 0 {
+                // The state is the low byte (`STATE_BITS` is 8): one
+                // byte test.
+                if w as u8 == 0 {
                     return Guard::timed(node, depth);
                 }
-                if adapt::is_counted(state) {
+                if adapt::is_counted_byte(w as u8) {
                     cell.store(w.wrapping_add(adapt::COUNTED_STEP), Ordering::Relaxed);
                     return Guard::counted(node, depth);
                 }
-                let (node, depth) = adapt::settle(node, depth);
-                Guard::timed(node, depth)
+                Guard::from_slow(adapt::settle(node, depth))
             },
-            || {
-                let (node, depth) = enter_slow(s, site);
-                if node as usize & COUNTED_TAG != 0 {
-                    Guard::counted(node.cast::<u8>().wrapping_sub(COUNTED_TAG).cast(), depth)
-                } else {
-                    Guard::timed_or_none(node, depth)
-                }
-            },
+            || Guard::from_slow(enter_slow(s, site)),
         )
+    }
+
+    /// The guard of a frame a slow path returned: counted when its node
+    /// is tagged [`COUNTED_TAG`], inert when nothing was pushed, else
+    /// timed.
+    #[inline(always)]
+    fn from_slow((node, depth): Frame) -> Guard {
+        if node as usize & COUNTED_TAG != 0 {
+            Guard::counted(node.cast::<u8>().wrapping_sub(COUNTED_TAG).cast(), depth)
+        } else {
+            Guard::timed_or_none(node, depth)
+        }
     }
 
     /// A timed guard: the clock read now.
@@ -184,6 +189,11 @@ fn pop_counted(s: &ThreadState, f: Frame, check: bool) {
         cold::unwound(f.0);
     }
 }
+
+const _: () = assert!(
+    crate::counters::STATE_BITS == 8,
+    "the fast path tests one byte"
+);
 
 /// Set in the node address of the frame [`enter_slow`] returns for a
 /// counted call (nodes are aligned to 64 bytes; [`frame::TAG`] is bit 0).

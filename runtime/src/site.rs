@@ -109,6 +109,12 @@ impl Timing {
     }
 }
 
+/// One call in this many of a counted site's node reads the clock (the
+/// sample that keeps its estimated mean).
+pub const SAMPLE_EVERY: u64 = 64;
+/// Timed calls a new tree node makes before its site is decided.
+pub const LEARN_CALLS: u64 = 256;
+
 /// [`CallSite`] decision: no node of the site has finished learning yet.
 pub(crate) const UNDECIDED: u8 = 0;
 /// [`CallSite`] decision: its calls are timed (long enough to resolve, or

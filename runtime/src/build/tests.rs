@@ -58,6 +58,7 @@ fn cal(inner: f64, call: f64) -> Option<Calibration> {
     Some(Calibration {
         inner_ticks: inner,
         call_ticks: call,
+        counted_call_ticks: call / 4.0,
         typical_call_ticks: call,
         calls: 0,
     })
@@ -477,7 +478,7 @@ proptest! {
         compensate in any::<bool>(),
         ns_per_tick in prop::sample::select(vec![1.0, 0.37, 2.5]),
     ) {
-        let cal = calibrated.then_some(Calibration { inner_ticks: inner, call_ticks: call.max(inner), typical_call_ticks: call.max(inner), calls: 0 });
+        let cal = calibrated.then_some(Calibration { inner_ticks: inner, call_ticks: call.max(inner), counted_call_ticks: 0.0, typical_call_ticks: call.max(inner), calls: 0 });
         let mut f = facts(cal, compensate);
         f.hz = 1e9 / ns_per_tick;
         let r = build(&capture(trees.clone()), &f);

@@ -30,11 +30,7 @@ use crate::counters::{STATE_BITS, STATE_MASK};
 use crate::site::{self, CallSite, COUNTED, DEMOTED, TIMED, UNDECIDED};
 use core::sync::atomic::{AtomicU64, Ordering};
 
-/// One call in this many of a counted node reads the clock (the sample
-/// that keeps its estimated mean).
-pub(crate) const SAMPLE_EVERY: u64 = 64;
-/// Timed calls a new node makes before its site is decided.
-pub(crate) const LEARN_CALLS: u64 = 256;
+pub(crate) use crate::site::{LEARN_CALLS, SAMPLE_EVERY};
 
 /// State: the next call is the sample (timed), then the countdown reloads.
 pub(super) const SAMPLE: u64 = 1;

@@ -12,7 +12,7 @@ use super::writer::Writer;
 use super::ParseError;
 use crate::report::{
     AllocStats, ClockSource, Coverage, Edge, Faults, Mark, Report, RunInfo, SiteKind, SiteStats,
-    ThreadSite, ThreadStats, TreeNode,
+    ThreadSite, ThreadStats, Timing, TreeNode,
 };
 
 /// Where a value is in the document, for error messages: `sites[3].alloc`.
@@ -174,6 +174,10 @@ schema!(RunInfo {
     overhead_inner_ticks,
     overhead_call_ns,
     overhead_call_ticks,
+    overhead_counted_ns = 0.0,
+    counted_sites = 0,
+    counted_calls = 0,
+    debug_build = false,
     calibration,
     overhead_share,
     clamped,
@@ -206,6 +210,9 @@ schema!(SiteStats {
     line,
     column,
     calls,
+    // Older files: every call timed (`parse` caps `timed_calls` at `calls`).
+    timing = Timing::Timed,
+    timed_calls = u64::MAX,
     total_ns,
     self_ns,
     p_self,
@@ -411,6 +418,18 @@ impl Json for SiteKind {
         match v {
             Value::String(s) => SiteKind::parse(s).ok_or_else(|| at.not("a known site kind")),
             _ => Err(at.not("a known site kind")),
+        }
+    }
+}
+
+impl Json for Timing {
+    fn write(&self, w: &mut Writer<'_>) {
+        w.str(self.as_str());
+    }
+    fn read(v: &Value, at: &At<'_>) -> Result<Self, ParseError> {
+        match v {
+            Value::String(s) => Timing::parse(s).ok_or_else(|| at.not("timed or counted")),
+            _ => Err(at.not("timed or counted")),
         }
     }
 }

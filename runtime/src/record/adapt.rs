@@ -7,8 +7,8 @@
 //!
 //! | state | the next call is | entry path |
 //! |---|---|---|
-//! | `0` | timed (a settled timed node) | fast: one compare |
-//! | `2..=SAMPLE_EVERY` | counted: no clock read; the state steps down | fast: counted |
+//! | `0` | timed (a settled timed node) | fast: no check (cached plainly) |
+//! | `2..=SAMPLE_EVERY` | counted: no clock read; the state steps down | fast: counted (cached with a flag) |
 //! | `1` ([`SAMPLE`]) | the sample: timed; the state reloads to `SAMPLE_EVERY` | [`settle`] (cold) |
 //! | [`LEARNING`] | timed; after [`LEARN_CALLS`] timed calls the site is decided | [`settle`] (cold) |
 //!
@@ -96,13 +96,17 @@ fn has_children(node: &Node) -> bool {
 /// state the fast path does not handle): moves the state on. Takes and
 /// returns the guard's frame, so that the hot path keeps nothing across
 /// the call.
+///
+/// A node whose state becomes 0 (timed for good) is cached plainly in its
+/// `parent`'s child cache from then on, so that its calls check nothing.
 #[cold]
 #[inline(never)]
-pub(super) fn settle(node: *const Node, depth: usize) -> (*const Node, usize) {
+pub(super) fn settle(parent: &Node, node: *const Node, depth: usize) -> (*const Node, usize) {
     // SAFETY: the fast path calls this only with the node it just pushed,
     // a node of this thread's arena, which outlives the state.
     let n = unsafe { &*node };
     let next = match state(n) {
+        0 => 0,
         SAMPLE => match n.site().map(CallSite::decision) {
             Some(COUNTED) => SAMPLE_EVERY,
             _ => 0,
@@ -111,6 +115,13 @@ pub(super) fn settle(node: *const Node, depth: usize) -> (*const Node, usize) {
         _ => 0,
     };
     set_state(n, next);
+    if next == 0 && parent.mru_child.load(Ordering::Relaxed).cast_const() == node {
+        if let Some(site) = n.site() {
+            parent
+                .mru_site
+                .store((site as *const CallSite).cast_mut(), Ordering::Relaxed);
+        }
+    }
     (node, depth)
 }
 
@@ -238,7 +249,7 @@ mod tests {
                 super::super::node::bump(&n.c.untimed, COUNTED_STEP);
                 counted += 1;
             } else {
-                settle(n, 1);
+                settle(&Node::new(), n, 1);
                 n.record(delta, false);
                 timed += 1;
             }

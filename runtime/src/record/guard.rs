@@ -34,12 +34,12 @@ impl Guard {
     /// whole guard would return it through memory, and the guard of every
     /// call, fast path included, would then live on the stack.
     ///
-    /// After the push, the node's timing state (see [`super::adapt`])
-    /// decides: 0, a timed call (one compare more than a plain timed
-    /// call); a counted state, a counted call: no clock read, the call
-    /// counted and the countdown stepped in one add, and a guard whose
-    /// `start` is 0; any other state goes through [`adapt::settle`] and is
-    /// timed.
+    /// A node whose timing state (see [`super::adapt`]) is 0 is cached
+    /// plainly in its parent's child cache: its call is timed with no
+    /// check at all. A node cached with the flag has its state checked: a
+    /// counted state gives a counted call (no clock read, the call counted
+    /// and the countdown stepped in one add, a guard whose `start` is 0);
+    /// any other goes through [`adapt::settle`] and is timed.
     #[inline(always)]
     pub fn enter(site: &'static CallSite) -> Guard {
         let mode = mode();
@@ -53,21 +53,18 @@ impl Guard {
         let s = current();
         s.push_with(
             site,
-            |node, depth| {
+            Guard::timed,
+            |parent, node, depth| {
                 // SAFETY: a hit hands out the node it pushed, a node of this
                 // thread's arena, which outlives the state.
                 let cell = &unsafe { &*node }.c.untimed;
                 let w = cell.load(Ordering::Relaxed);
-                // The state is the low byte (`STATE_BITS` is 8): one
-                // byte test.
-                if w as u8 == 0 {
-                    return Guard::timed(node, depth);
-                }
+                // The state is the low byte (`STATE_BITS` is 8).
                 if adapt::is_counted_byte(w as u8) {
                     cell.store(w.wrapping_add(adapt::COUNTED_STEP), Ordering::Relaxed);
                     return Guard::counted(node, depth);
                 }
-                Guard::from_slow(adapt::settle(node, depth))
+                Guard::from_slow(adapt::settle(parent, node, depth))
             },
             || Guard::from_slow(enter_slow(s, site)),
         )
@@ -220,7 +217,7 @@ fn enter_slow(s: &ThreadState, site: &'static CallSite) -> Frame {
         cell.store(w.wrapping_add(adapt::COUNTED_STEP), Ordering::Relaxed);
         (node.cast::<u8>().wrapping_add(COUNTED_TAG).cast(), depth)
     } else {
-        adapt::settle(node, depth)
+        adapt::settle(s.parent_of(depth), node, depth)
     }
 }
 

@@ -27,6 +27,12 @@ use children::{Maps, Recent};
 use core::sync::atomic::Ordering;
 use std::cell::Cell;
 
+/// Added to the site address in a node's one-entry child cache when the
+/// cached child's timing state was not 0 (see [`super::adapt`]): its
+/// entry checks the state; a child with state 0 (timed, for good) is
+/// cached plainly, and its entry checks nothing. Sites are aligned to 8.
+pub(super) const MRU_FLAG: usize = 1;
+
 /// The name of tickprof's calibration thread, on which only internal sites
 /// are recorded.
 pub(crate) const CALIBRATION_THREAD: &str = "tickprof calibration";
@@ -128,19 +134,29 @@ impl ThreadState {
     /// cold paths return it in registers.
     #[inline(always)]
     pub(super) fn push(&self, site: &'static CallSite) -> Frame {
-        self.push_with(site, |node, next| (node, next), || self.push_slow(site))
+        self.push_with(
+            site,
+            |node, next| (node, next),
+            |_, node, next| (node, next),
+            || self.push_slow(site),
+        )
     }
 
     /// The push, with what follows it: `hit(node, depth)` when the
     /// parent's one-entry cache held `site` (the fast path: the node was
-    /// pushed), `miss()` otherwise (nothing pushed yet: the caller goes on
-    /// with [`ThreadState::push_slow`]). A guard's entry handles the two
-    /// outcomes apart, so that the hit knows it holds a stacked node.
+    /// pushed, and its timing state is 0: timed); `flagged(parent, node,
+    /// depth)` when it held `site` with [`MRU_FLAG`] (pushed too; the
+    /// node's timing state was not 0 when the cache was filled: counted,
+    /// sampling or learning); `miss()` otherwise (nothing pushed yet: the
+    /// caller goes on with [`ThreadState::push_slow`]). A guard's entry
+    /// handles the outcomes apart, so that a timed call pays nothing for
+    /// counted ones.
     #[inline(always)]
     pub(super) fn push_with<R>(
         &self,
         site: &'static CallSite,
         hit: impl FnOnce(*const Node, usize) -> R,
+        flagged: impl FnOnce(&Node, *const Node, usize) -> R,
         miss: impl FnOnce() -> R,
     ) -> R {
         let depth = self.depth.get();
@@ -156,7 +172,15 @@ impl ThreadState {
         // which outlives the state.
         let parent_ref = unsafe { &*parent };
         let site_ptr = (site as *const CallSite).cast_mut();
-        if parent_ref.mru_site.load(Ordering::Relaxed) != site_ptr {
+        let mru = parent_ref.mru_site.load(Ordering::Relaxed);
+        if mru != site_ptr {
+            if mru == site_ptr.wrapping_byte_add(MRU_FLAG) {
+                let node = parent_ref.mru_child.load(Ordering::Relaxed).cast_const();
+                // SAFETY: `next < cap`, as above.
+                unsafe { *stack.add(next) = node };
+                self.depth.set(next);
+                return flagged(parent_ref, node, next);
+            }
             // The whole push in one cold call at the end: no value of the
             // hot path lives across it, so the marked function needs no
             // callee-saved registers for it.
@@ -293,6 +317,15 @@ impl ThreadState {
         }
         self.depth.set(top - 1);
         true
+    }
+
+    /// The node of the frame below `depth` (the parent of the frame at
+    /// `depth`, which the caller just pushed: `1 <= depth < cap`).
+    pub(super) fn parent_of(&self, depth: usize) -> &Node {
+        // SAFETY: the slots below the top of a set-up stack hold nodes of
+        // this thread's arena, which outlives the state; `depth - 1` is
+        // one of them (the caller's frame is at `depth >= 1`).
+        unsafe { &**self.stack.get().add(depth - 1) }
     }
 
     /// The depth of the frame on top of the stack (0: none).

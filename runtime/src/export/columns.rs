@@ -352,7 +352,12 @@ pub(crate) fn notes(report: &Report) -> Vec<String> {
             v.push(format!("{n} {what}{} {says}", plural(n)));
         }
     }
-    let unresolved = report.sites.iter().filter(|x| !x.resolved).count() as u64;
+    // Counted sites have their own note.
+    let unresolved = report
+        .sites
+        .iter()
+        .filter(|x| !x.resolved && x.timing == crate::report::Timing::Timed)
+        .count() as u64;
     if unresolved > 0 {
         v.push(format!(
             "{unresolved} site{} marked ~: calls shorter than the instrumentation inside a timed call ({}), below what TSC instrumentation can resolve; their times are estimates",

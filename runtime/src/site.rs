@@ -1,7 +1,9 @@
 //! Call sites: one `static` per mark, holding its metadata and its
 //! timing decision (timed or counted, see [`Timing`]).
 
-use core::sync::atomic::{AtomicU8, Ordering};
+use core::sync::atomic::AtomicU8;
+#[cfg(feature = "enabled")]
+use core::sync::atomic::Ordering;
 
 /// What a call site marks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -113,39 +115,49 @@ impl Timing {
 /// sample that keeps its estimated mean).
 pub const SAMPLE_EVERY: u64 = 64;
 /// Timed calls a new tree node makes before its site is decided.
+#[cfg(feature = "enabled")]
 pub const LEARN_CALLS: u64 = 256;
 
 /// [`CallSite`] decision: no node of the site has finished learning yet.
 pub(crate) const UNDECIDED: u8 = 0;
 /// [`CallSite`] decision: its calls are timed (long enough to resolve, or
 /// it has marked callees, or it is async).
+#[cfg(feature = "enabled")]
 pub(crate) const TIMED: u8 = 1;
 /// [`CallSite`] decision: its calls are counted, a sample timed.
+#[cfg(feature = "enabled")]
 pub(crate) const COUNTED: u8 = 2;
 /// [`CallSite`] decision: it was counted, then a marked call was made from
 /// one of its calls: timed for good (the one transition after a decision).
+#[cfg(feature = "enabled")]
 pub(crate) const DEMOTED: u8 = 3;
 
 /// `TICKPROF_TIME`: [`TIME_ALL`], [`TIME_ADAPTIVE`] (the default) or
 /// [`TIME_COUNTED`].
+#[cfg(feature = "enabled")]
 static TIME_MODE: AtomicU8 = AtomicU8::new(TIME_ADAPTIVE);
 
 /// `TICKPROF_TIME=all`: every call timed; new nodes start timed.
+#[cfg(feature = "enabled")]
 pub(crate) const TIME_ALL: u8 = 0;
 /// `TICKPROF_TIME=adaptive`: sites too short to resolve become counted.
+#[cfg(feature = "enabled")]
 pub(crate) const TIME_ADAPTIVE: u8 = 1;
 /// `TICKPROF_TIME=counted`: every site that makes no marked call becomes
 /// counted after its learning calls, however long its calls (to measure
 /// the counted path, and in tests).
+#[cfg(feature = "enabled")]
 pub(crate) const TIME_COUNTED: u8 = 2;
 
 /// Sets `TICKPROF_TIME` (one of the `TIME_*` values). Nodes created
 /// before keep their state.
+#[cfg(feature = "enabled")]
 pub(crate) fn set_time_mode(mode: u8) {
     TIME_MODE.store(mode, Ordering::Relaxed);
 }
 
 /// `TICKPROF_TIME` (one of the `TIME_*` values).
+#[cfg(feature = "enabled")]
 pub(crate) fn time_mode() -> u8 {
     TIME_MODE.load(Ordering::Relaxed)
 }
@@ -155,6 +167,7 @@ pub(crate) fn time_mode() -> u8 {
 /// call's own time is then at least the instrumentation's. The report's
 /// `resolved` flag (with the calibrated cost) and the recorder's timing
 /// decision (with the clock's read cost) share this rule.
+#[cfg(feature = "enabled")]
 pub(crate) const RESOLUTION: f64 = 2.0;
 
 /// Multiple of the inner cost that a raw mean must reach to count as
@@ -163,12 +176,14 @@ pub(crate) const RESOLUTION: f64 = 2.0;
 /// call of a tiny function measures several times longer than in the
 /// fast spell the calibration was taken in, while its shortest call stays
 /// near the instrumentation's own cost.
+#[cfg(feature = "enabled")]
 pub(crate) const RESOLUTION_MEAN: f64 = 8.0;
 
 /// The resolution rule: whether calls whose shortest raw time is
 /// `min_ticks` and mean raw time `mean_ticks` are long enough to be timed,
 /// given the instrumentation's inner cost `inner_ticks` (no cost known:
 /// resolved).
+#[cfg(feature = "enabled")]
 pub(crate) fn resolvable(min_ticks: f64, mean_ticks: f64, inner_ticks: f64) -> bool {
     inner_ticks <= 0.0
         || min_ticks >= RESOLUTION * inner_ticks

@@ -86,7 +86,10 @@ fn child_workload() {
 
 /// One child's JSON report.
 fn run(mode: &str) -> serde_json::Value {
-    let dir = std::env::temp_dir().join(format!("tickprof-adapt-{}-{mode}", std::process::id()));
+    static RUN: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let n = RUN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir =
+        std::env::temp_dir().join(format!("tickprof-adapt-{}-{mode}-{n}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("r.json");
     let (out, stderr) = child::run_quiet(

@@ -221,7 +221,7 @@ pub(crate) fn tree_figures(
         }
         None => raw.clone(),
     };
-    let est = tree
+    let mut est: Vec<Trio> = tree
         .nodes
         .iter()
         .zip(&counted)
@@ -238,6 +238,7 @@ pub(crate) fn tree_figures(
             }
         })
         .collect();
+    cap_estimates(tree, &counted, &mut est, [&ticks, &raw, &comp]);
     TreeFigures {
         nested,
         below,
@@ -247,6 +248,31 @@ pub(crate) fn tree_figures(
         raw,
         comp,
         alloc: alloc_totals(tree, &children),
+    }
+}
+
+/// Caps counted nodes' estimates by their parent's self time (where their
+/// calls' time is), shared in tree order among the counted children of
+/// one parent: a counted site's total is then never above its callers'.
+/// Under the thread's root (no marked caller) an estimate is kept whole.
+fn cap_estimates(tree: &Tree, counted: &[bool], est: &mut [Trio], f: [&Figures; 3]) {
+    let mut room: HashMap<usize, [u64; 3]> = HashMap::new();
+    for (i, n) in tree.nodes.iter().enumerate() {
+        let p = n.parent as usize;
+        if !counted[i] || p == 0 || p >= tree.nodes.len() {
+            continue;
+        }
+        let r = room
+            .entry(p)
+            .or_insert_with(|| [f[0].self_[p], f[1].self_[p], f[2].self_[p]]);
+        let e = &mut est[i];
+        for (x, left) in [&mut e.ticks, &mut e.raw, &mut e.comp]
+            .into_iter()
+            .zip(r.iter_mut())
+        {
+            *x = (*x).min(*left);
+            *left -= *x;
+        }
     }
 }
 

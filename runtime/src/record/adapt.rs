@@ -161,10 +161,13 @@ fn too_short(a: &crate::counters::Acc) -> bool {
         return true;
     }
     let accepted = a.accepted();
-    if accepted == 0 {
+    if accepted < 2 {
         return false;
     }
-    let mean = a.ticks as f64 / accepted as f64;
+    // The mean without the longest call: one preemption among the
+    // learning calls (milliseconds, against calls of nanoseconds) would
+    // otherwise decide the site.
+    let mean = a.ticks.saturating_sub(a.max) as f64 / (accepted - 1) as f64;
     !site::resolvable(a.min_or_zero() as f64, mean, read_cost())
 }
 

@@ -195,28 +195,41 @@ const READ_ROUNDS: u32 = 8;
 /// The clock's read cost in ticks (as `f64` bits; 0 until measured).
 static READ_COST: AtomicU64 = AtomicU64::new(0);
 
-/// What one clock read costs, in ticks: the cheapest of
-/// [`READ_ROUNDS`] rounds of [`READS`] reads back to back, measured once
-/// (about 10 µs, on the first decision). It stands for the
+/// What the clock can resolve, in ticks: the larger of what one read
+/// costs (the cheapest of [`READ_ROUNDS`] rounds of [`READS`] reads back
+/// to back) and the counter's smallest step between two reads; measured
+/// once (a few µs, on the first decision). It stands for the
 /// instrumentation's inner cost (the calibrated one is measured later,
-/// when the first report is built): the end read of a timed call is
-/// what lands inside it.
+/// when the first report is built): the end read of a timed call is what
+/// lands inside it.
 pub(crate) fn read_cost() -> f64 {
     let bits = READ_COST.load(Ordering::Relaxed);
     if bits != 0 {
         return f64::from_bits(bits);
     }
     let mut best = f64::INFINITY;
+    // The counter's step: some hosts' counter moves by a few dozen ticks at
+    // a time (26 on an AMD EPYC VM), far more than a read costs there; no
+    // call shorter than a step can be resolved.
+    let mut step = u64::MAX;
     for _ in 0..READ_ROUNDS {
         let t0 = ticks();
+        let mut last = t0;
         for _ in 0..READS {
-            core::hint::black_box(ticks());
+            let t = ticks();
+            let d = t.wrapping_sub(last);
+            if d > 0 && d < step {
+                step = d;
+            }
+            last = t;
         }
         let t = ticks().wrapping_sub(t0) as f64 / f64::from(READS + 1);
         best = best.min(t);
     }
-    let cost = if best.is_finite() && best > 0.0 {
-        best
+    let step = if step == u64::MAX { 0.0 } else { step as f64 };
+    let cost = best.max(step);
+    let cost = if cost.is_finite() && cost > 0.0 {
+        cost
     } else {
         1.0
     };

@@ -210,8 +210,7 @@ schema!(SiteStats {
     line,
     column,
     calls,
-    // Older files: every call timed (`parse` caps `timed_calls` at `calls`).
-    timing = Timing::Timed,
+    timing = Timing::Timed, // older files: every call timed (`timed_calls` capped at `calls`)
     timed_calls = u64::MAX,
     total_ns,
     self_ns,
@@ -410,29 +409,22 @@ impl Json for (String, u64) {
     }
 }
 
-impl Json for SiteKind {
-    fn write(&self, w: &mut Writer<'_>) {
-        w.str(self.as_str());
-    }
-    fn read(v: &Value, at: &At<'_>) -> Result<Self, ParseError> {
-        match v {
-            Value::String(s) => SiteKind::parse(s).ok_or_else(|| at.not("a known site kind")),
-            _ => Err(at.not("a known site kind")),
+/// Enums written as their lower-case name: `as_str` out, `parse` back in.
+macro_rules! named {
+    ($($ty:ident: $what:literal),*) => {$(
+        impl Json for $ty {
+            fn write(&self, w: &mut Writer<'_>) {
+                w.str(self.as_str());
+            }
+            fn read(v: &Value, at: &At<'_>) -> Result<Self, ParseError> {
+                let s = if let Value::String(s) = v { s.as_str() } else { "" };
+                $ty::parse(s).ok_or_else(|| at.not($what))
+            }
         }
-    }
+    )*};
 }
 
-impl Json for Timing {
-    fn write(&self, w: &mut Writer<'_>) {
-        w.str(self.as_str());
-    }
-    fn read(v: &Value, at: &At<'_>) -> Result<Self, ParseError> {
-        match v {
-            Value::String(s) => Timing::parse(s).ok_or_else(|| at.not("timed or counted")),
-            _ => Err(at.not("timed or counted")),
-        }
-    }
-}
+named!(SiteKind: "a known site kind", Timing: "timed or counted");
 
 /// A clock source's name in the JSON.
 fn clock_name(c: ClockSource) -> &'static str {

@@ -34,12 +34,12 @@ impl Guard {
     /// whole guard would return it through memory, and the guard of every
     /// call, fast path included, would then live on the stack.
     ///
-    /// A node whose timing state (see [`super::adapt`]) is 0 is cached
+    /// A node whose timing state (see `record::adapt`) is 0 is cached
     /// plainly in its parent's child cache: its call is timed with no
     /// check at all. A node cached with the flag has its state checked: a
     /// counted state gives a counted call (no clock read, the call counted
     /// and the countdown stepped in one add, a guard whose `start` is 0);
-    /// any other goes through [`adapt::settle`] and is timed.
+    /// any other goes through `adapt::settle` and is timed.
     #[inline(always)]
     pub fn enter(site: &'static CallSite) -> Guard {
         let mode = mode();

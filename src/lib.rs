@@ -184,7 +184,7 @@ pub use tickprof_runtime::{
     fmt_ns, report, reset, set_hook, sites, snapshot, Alloc, AllocStats, CallSite, ClockSource,
     Coverage, Edge, Enter, Exit, Faults, Guard, Hook, Injected, Mark, Report, RunInfo,
     SetHookError, SiteKind, SiteStats, Snapshot, SortKey, TextOptions, ThreadSite, ThreadStats,
-    TreeNode, CSV_HEADER,
+    Timing, TreeNode, CSV_HEADER,
 };
 
 /// The code blocks of the `docs/` pages, compiled and run as doctests by

@@ -78,10 +78,11 @@ fn the_report_states_the_calibrated_costs_and_the_overhead_share() {
     assert!(r.run.overhead_call_ticks >= r.run.overhead_inner_ticks);
     let ns = r.run.overhead_call_ticks * 1e9 / r.run.frequency_hz;
     assert!((r.run.overhead_call_ns - ns).abs() < 0.01);
-    let calls: u64 = r.sites.iter().map(|s| s.calls).sum();
-    // The share counts each call at the typical cost (around a ~10 ns
-    // body), at least the empty-body cost subtracted.
-    let share = calls as f64 * r.run.overhead_call_ns / r.run.wall_ns as f64;
+    // The share counts each timed call at the typical cost (around a ~10
+    // ns body), at least the empty-body cost subtracted, and each counted
+    // call at a counted call's cost.
+    let cost: f64 = r.sites.iter().map(|s| s.instrumentation_ns(&r.run)).sum();
+    let share = cost / r.run.wall_ns as f64;
     assert!(
         r.run.overhead_share >= 0.99 * share.min(1.0) && r.run.overhead_share <= 1.0,
         "{} vs {share}",

@@ -383,6 +383,7 @@ fn bad_entries_warn_once_each_and_arm_nothing() {
     );
     let text = std::fs::read_to_string(&csv).unwrap();
     std::fs::remove_file(&csv).ok();
+    // The column named `faults` (later columns are appended after it).
     let column = text
         .lines()
         .next()

@@ -30,10 +30,10 @@
 use crate::calibrate::Calibration;
 use crate::record::Capture;
 use crate::report::{
-    AllocStats, ClockSource, Edge, Report, RunInfo, SiteStats, ThreadSite, ThreadStats, Trace,
-    TreeNode,
+    AllocStats, ClockSource, Edge, Report, RunInfo, SiteStats, ThreadSite, ThreadStats, Timing,
+    Trace, TreeNode,
 };
-use crate::site::CallSite;
+use crate::site::{self, CallSite};
 use crate::tree::{site_key, Tree};
 use std::collections::HashMap;
 
@@ -132,6 +132,8 @@ pub(crate) fn build(c: &Capture, facts: &Facts) -> Report {
     // typical of code made of many small calls.
     let typical = cal.map_or(0.0, |c| c.typical_call_ticks);
     let mut total_calls = 0u64;
+    let mut untimed_calls = 0u64;
+    let counted_cost = cal.map_or(0.0, |c| c.counted_call_ticks);
     // A site whose calls are all still running is shown if it allocated:
     // its allocations are counted already.
     let mut sites: Vec<SiteStats> = flat
@@ -141,6 +143,7 @@ pub(crate) fn build(c: &Capture, facts: &Facts) -> Report {
         })
         .map(|(&k, (site, f))| {
             total_calls += f.acc.calls;
+            untimed_calls += f.acc.untimed;
             let mut s = site_stats(site, f, names[&k].clone(), ns, shown_comp, (inner, call));
             let off = per_call(f, shown_comp, (inner, call));
             percentiles::fill(&mut s, merged.hists.get(site), f, ns.0, off);
@@ -180,6 +183,14 @@ pub(crate) fn build(c: &Capture, facts: &Facts) -> Report {
             overhead_inner_ticks: inner,
             overhead_call_ns: call_ns,
             overhead_call_ticks: call,
+            overhead_counted_ns: cal.map_or(0.0, |c| c.counted_call_ticks) * ns.0,
+            counted_sites: sites.iter().filter(|s| s.timing == Timing::Counted).count() as u64,
+            counted_calls: sites
+                .iter()
+                .filter(|s| s.timing == Timing::Counted)
+                .map(|s| s.calls - s.timed_calls)
+                .sum(),
+            debug_build: cfg!(debug_assertions),
             calibration: cal.map_or_else(
                 || "not calibrated".to_owned(),
                 |c| {
@@ -190,7 +201,9 @@ pub(crate) fn build(c: &Capture, facts: &Facts) -> Report {
                 },
             ),
             overhead_share: overhead_share(
-                total_calls as f64 * typical * ns.0,
+                (total_calls.saturating_sub(untimed_calls) as f64 * typical
+                    + untimed_calls as f64 * counted_cost)
+                    * ns.0,
                 facts.wall_ns as f64,
                 fig.raw.total.first().copied().unwrap_or(0) as f64,
             ),
@@ -236,26 +249,20 @@ fn overhead_share(cost_ns: f64, wall_ns: f64, busy_ns: f64) -> f64 {
     }
 }
 
-/// Multiple of the calibrated inner cost (ticks inside a timed call) that a
-/// site's shortest raw call must reach for its calls to count as resolved:
-/// the call's own time is then at least the instrumentation's.
-pub(crate) const RESOLUTION: f64 = 2.0;
-
-/// Multiple of the inner cost that a site's raw mean must reach to count
-/// as resolved although its shortest call did not (a long function with a
-/// rare short path). Well above [`RESOLUTION`]: on a busy machine every
-/// call of a tiny function measures several times longer than in the
-/// fast spell the calibration was taken in, while its shortest call stays
-/// near the instrumentation's own cost.
-pub(crate) const RESOLUTION_MEAN: f64 = 8.0;
-
 /// Whether a site's calls are long enough to be timed (see
-/// [`SiteStats::resolved`]).
+/// [`SiteStats::resolved`]): the resolution rule ([`site::resolvable`]) with
+/// the calibrated inner cost. A counted site's figures are estimates: never
+/// resolved.
 fn resolved(f: &Flat, accepted: u64, inner_ticks: f64) -> bool {
+    if f.counted {
+        return false;
+    }
     accepted == 0
-        || inner_ticks <= 0.0
-        || f.acc.min_or_zero() as f64 >= RESOLUTION * inner_ticks
-        || f.every.ticks as f64 / accepted as f64 >= RESOLUTION_MEAN * inner_ticks
+        || site::resolvable(
+            f.acc.min_or_zero() as f64,
+            f.every.ticks as f64 / accepted as f64,
+            inner_ticks,
+        )
 }
 
 /// The instrumentation cost a compensated report takes off each call
@@ -281,8 +288,21 @@ fn site_stats(
 ) -> SiteStats {
     let a = &f.acc;
     let accepted = a.accepted();
-    let (total, self_) = (f.total.ns(comp), f.self_.ns(comp));
-    let mean = if accepted == 0 {
+    // A counted site's total is its timed nodes' plus its counted nodes'
+    // estimates; its self is its timed nodes' (a counted node's is 0).
+    let total_trio = Trio {
+        ticks: f.total.ticks + f.est.ticks,
+        raw: f.total.raw + f.est.raw,
+        comp: f.total.comp + f.est.comp,
+    };
+    let (total, self_) = (total_trio.ns(comp), f.self_.ns(comp));
+    let mean = if f.counted {
+        if a.calls == 0 {
+            0.0
+        } else {
+            total as f64 / a.calls as f64
+        }
+    } else if accepted == 0 {
         0.0
     } else {
         f.every.ns(comp) as f64 / accepted as f64
@@ -311,6 +331,12 @@ fn site_stats(
         line: site.line(),
         column: site.column(),
         calls: a.calls,
+        timing: if f.counted {
+            Timing::Counted
+        } else {
+            Timing::Timed
+        },
+        timed_calls: a.timed(),
         total_ns: total,
         self_ns: self_,
         p_self: if total == 0 {
@@ -322,13 +348,13 @@ fn site_stats(
         resolved: resolved(f, accepted, inner),
         min_ns: lo.floor() as u64,
         max_ns: hi.ceil() as u64,
-        total_ticks: f.total.ticks,
+        total_ticks: total_trio.ticks,
         self_ticks: f.self_.ticks,
         min_ticks: a.min_or_zero(),
         max_ticks: a.max,
-        raw_total_ns: f.total.raw,
+        raw_total_ns: total_trio.raw,
         raw_self_ns: f.self_.raw,
-        compensated_total_ns: f.total.comp,
+        compensated_total_ns: total_trio.comp,
         compensated_self_ns: f.self_.comp,
         reversed: a.reversed,
         oversized: a.oversized,

@@ -119,6 +119,18 @@ settings! {
             default: ReportSections::default(),
             help: "`flat`, or `tree`: after the table, a section per site with its callers and callees (see [the report](report.md)). `coverage`: list the marks that never ran (see [coverage](tools.md#coverage-marks-that-never-ran)). Combine as a comma list, at most one of `flat` and `tree`: `tree,coverage`",
         },
+        /// Which calls read the clock: adaptive (too-short sites become
+        /// counted) or all.
+        time: TimeMode {
+            var: "TICKPROF_TIME",
+            parse: Names(&[
+                ("adaptive", TimeMode::Adaptive),
+                ("all", TimeMode::All),
+                ("counted", TimeMode::Counted),
+            ]),
+            default: TimeMode::Adaptive,
+            help: "`adaptive`: a site whose calls prove too short for the clock to resolve becomes *counted*: every call still counted exactly, one in 64 timed, its time left in its callers' self time (see [timed and counted sites](accuracy.md#timed-and-counted-sites)); `all`: every call timed; `counted`: every site that makes no marked call becomes counted after its learning calls, however long its calls (to measure the counted path)",
+        },
         /// Show figures with the calibrated instrumentation cost subtracted
         /// (true) or raw (false).
         compensate: bool {
@@ -256,6 +268,34 @@ const SORT_KEYS: Names<SortKey> = Names(&[
     ("bytes", SortKey::Bytes),
     ("allocs", SortKey::Allocs),
 ]);
+
+/// Which marked calls read the clock (`TICKPROF_TIME`).
+#[non_exhaustive]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TimeMode {
+    /// Every site starts timed; a site whose calls prove too short to
+    /// resolve becomes counted (the default).
+    #[default]
+    Adaptive,
+    /// Every call is timed.
+    All,
+    /// Every site that makes no marked call becomes counted after its
+    /// learning calls, however long its calls: to measure what a counted
+    /// call costs, and in tests.
+    Counted,
+}
+
+impl TimeMode {
+    /// The recorder's code for the mode (`site::TIME_*`).
+    #[cfg(feature = "enabled")]
+    pub(crate) fn code(self) -> u8 {
+        match self {
+            TimeMode::All => crate::site::TIME_ALL,
+            TimeMode::Adaptive => crate::site::TIME_ADAPTIVE,
+            TimeMode::Counted => crate::site::TIME_COUNTED,
+        }
+    }
+}
 
 /// A signal that asks for a report (`TICKPROF_DUMP_SIGNAL`).
 #[non_exhaustive]

@@ -59,6 +59,7 @@ fn init_runtime() -> Runtime {
     }
     let clock = Clock::start();
     switches::apply(&config, clock.nominal_hz());
+    crate::site::set_time_mode(config.time.code());
     #[cfg(feature = "failpoints")]
     if let Some(table) = &config.fail {
         for w in crate::fail::state::arm_global(table, config.fail_seed) {

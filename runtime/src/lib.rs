@@ -83,7 +83,7 @@ mod switches;
 mod tree;
 
 pub use alloc::Alloc;
-pub use config::{Config, DumpMode, DumpSignal, Layout, ReportSections, SortKey};
+pub use config::{Config, DumpMode, DumpSignal, Layout, ReportSections, SortKey, TimeMode};
 pub use defaults::{DEFAULT_FAIL_SEED, DEFAULT_THREADS_KEPT, DEFAULT_TRACE_EVENTS};
 pub use export::csv::CSV_HEADER;
 pub use fail::Injected;
@@ -92,7 +92,8 @@ pub use hook::{Enter, Exit, Hook, SetHookError};
 pub use record::guard::Guard;
 pub use report::{
     fmt_ns, AllocStats, ClockSource, Coverage, Edge, Faults, Mark, Report, RunInfo, SiteKind,
-    SiteStats, TextOptions, ThreadSite, ThreadStats, Trace, TraceEvent, TraceThread, TreeNode,
+    SiteStats, TextOptions, ThreadSite, ThreadStats, Timing, Trace, TraceEvent, TraceThread,
+    TreeNode,
 };
 pub use site::CallSite;
 pub use snapshot::{snapshot, Snapshot};

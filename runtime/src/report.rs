@@ -1,7 +1,7 @@
 //! The `Report`: the same data as the exit report, as values. (The
 //! writers are in the `export` module.)
 
-pub use crate::site::SiteKind;
+pub use crate::site::{SiteKind, Timing};
 pub use coverage::{Coverage, Faults, Mark};
 pub use run::{ClockSource, RunInfo};
 pub use sites::{AllocStats, Edge, SiteStats, ThreadSite, ThreadStats, TreeNode};

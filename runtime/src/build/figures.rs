@@ -67,20 +67,71 @@ pub(crate) fn calls_below(tree: &Tree, children: &[Vec<u32>]) -> Vec<u64> {
     below
 }
 
+/// Counted calls made beneath each node (its regular descendants'
+/// `untimed`): they cost their caller less than a timed call.
+pub(crate) fn untimed_below(tree: &Tree, children: &[Vec<u32>]) -> Vec<u64> {
+    let n = tree.nodes.len();
+    let mut below = vec![0u64; n];
+    for i in (0..n).rev() {
+        below[i] = children[i]
+            .iter()
+            .map(|&c| below[c as usize] + tree.nodes[c as usize].acc.untimed)
+            .sum();
+    }
+    below
+}
+
+/// Whether a node is counted: some of its calls were counted (not timed)
+/// and it has no regular child. Its figures are estimates from its timed
+/// sample, and its calls' time is in its parent's self time. (A node
+/// whose site was demoted after it made marked calls keeps its children
+/// and is figured as a timed node: its total is carried up to its
+/// children's when the sample falls short, and counted as carried.)
+pub(crate) fn counted_nodes(tree: &Tree, children: &[Vec<u32>]) -> Vec<bool> {
+    tree.nodes
+        .iter()
+        .zip(children)
+        .map(|(n, c)| n.acc.untimed > 0 && c.is_empty() && n.is_regular())
+        .collect()
+}
+
 /// Each node's own compensated figure: its ticks less its own inner cost
 /// per accepted call (at most its shortest call, since the inner cost is
 /// inside every measured call) and the caller-side cost of every marked
-/// call beneath it.
-pub(crate) fn compensated_own(tree: &Tree, below: &[u64], cal: &Calibration) -> Vec<f64> {
+/// call beneath it: a timed call's, or a counted call's for the counted
+/// ones (`untimed`, a part of `below`).
+pub(crate) fn compensated_own(
+    tree: &Tree,
+    below: &[u64],
+    untimed: &[u64],
+    cal: &Calibration,
+) -> Vec<f64> {
     tree.nodes
         .iter()
-        .zip(below)
-        .map(|(node, &b)| {
+        .zip(below.iter().zip(untimed))
+        .map(|(node, (&b, &u))| {
             let a = &node.acc;
             let inner = cal.inner_ticks.min(a.min_or_zero() as f64);
-            a.ticks as f64 - a.accepted() as f64 * inner - b as f64 * cal.call_ticks
+            a.ticks as f64
+                - a.accepted() as f64 * inner
+                - b.saturating_sub(u) as f64 * cal.call_ticks
+                - u as f64 * cal.counted_call_ticks
         })
         .collect()
+}
+
+/// A counted node's estimated total in ticks, raw and compensated: the
+/// mean of its timed sample (less the inner cost, compensated) times its
+/// calls. 0 for other nodes and for a node with no accepted sample.
+fn estimate(a: &Acc, cal: Option<&Calibration>) -> (f64, f64) {
+    let accepted = a.accepted();
+    if accepted == 0 {
+        return (0.0, 0.0);
+    }
+    let mean = a.ticks as f64 / accepted as f64;
+    let inner = cal.map_or(0.0, |c| c.inner_ticks.min(a.min_or_zero() as f64));
+    let calls = a.calls as f64;
+    (mean * calls, (mean - inner).max(0.0) * calls)
 }
 
 /// A node's own allocation counts (made while it was the current node).
@@ -123,6 +174,11 @@ pub(crate) fn alloc_totals(tree: &Tree, children: &[Vec<u32>]) -> Vec<AllocStats
 pub(crate) struct TreeFigures {
     pub nested: Vec<bool>,
     pub below: Vec<u64>,
+    /// Counted nodes (see [`counted_nodes`]): their own figure is 0 in
+    /// `ticks`, `raw` and `comp`; their estimate is in `est`.
+    pub counted: Vec<bool>,
+    /// Counted nodes' estimated totals (0 for the others).
+    pub est: Vec<Trio>,
     /// Raw, in ticks.
     pub ticks: Figures,
     /// Raw, in nanoseconds.
@@ -141,25 +197,82 @@ pub(crate) fn tree_figures(
     let children = tree.children();
     let nested = tree.nested(&children);
     let below = calls_below(tree, &children);
-    let raw_own: Vec<f64> = tree.nodes.iter().map(|n| n.acc.ticks as f64).collect();
+    let counted = counted_nodes(tree, &children);
+    // A counted node's calls' time is in its parent's measured time, and
+    // stays in its self: the node's own figure is 0.
+    let zero_counted = |own: Vec<f64>| -> Vec<f64> {
+        own.into_iter()
+            .zip(&counted)
+            .map(|(o, &c)| if c { 0.0 } else { o })
+            .collect()
+    };
+    let raw_own = zero_counted(tree.nodes.iter().map(|n| n.acc.ticks as f64).collect());
     let ticks = figures(tree, &children, &raw_own, 1.0);
     let raw = figures(tree, &children, &raw_own, ns_per_tick);
     let comp = match cal {
-        Some(c) => figures(
-            tree,
-            &children,
-            &compensated_own(tree, &below, c),
-            ns_per_tick,
-        ),
+        Some(c) => {
+            let untimed = untimed_below(tree, &children);
+            figures(
+                tree,
+                &children,
+                &zero_counted(compensated_own(tree, &below, &untimed, c)),
+                ns_per_tick,
+            )
+        }
         None => raw.clone(),
     };
+    let mut est: Vec<Trio> = tree
+        .nodes
+        .iter()
+        .zip(&counted)
+        .map(|(n, &c)| {
+            if !c {
+                return Trio::default();
+            }
+            let (r, k) = estimate(&n.acc, cal);
+            let k = if cal.is_some() { k } else { r };
+            Trio {
+                ticks: r as u64,
+                raw: (r * ns_per_tick) as u64,
+                comp: (k * ns_per_tick) as u64,
+            }
+        })
+        .collect();
+    cap_estimates(tree, &counted, &mut est, [&ticks, &raw, &comp]);
     TreeFigures {
         nested,
         below,
+        counted,
+        est,
         ticks,
         raw,
         comp,
         alloc: alloc_totals(tree, &children),
+    }
+}
+
+/// Caps counted nodes' estimates by their parent's self time (where their
+/// calls' time is), shared in tree order among the counted children of
+/// one parent: a counted site's total is then never above its callers'.
+/// Under the thread's root (no marked caller) an estimate is kept whole.
+fn cap_estimates(tree: &Tree, counted: &[bool], est: &mut [Trio], f: [&Figures; 3]) {
+    let mut room: HashMap<usize, [u64; 3]> = HashMap::new();
+    for (i, n) in tree.nodes.iter().enumerate() {
+        let p = n.parent as usize;
+        if !counted[i] || p == 0 || p >= tree.nodes.len() {
+            continue;
+        }
+        let r = room
+            .entry(p)
+            .or_insert_with(|| [f[0].self_[p], f[1].self_[p], f[2].self_[p]]);
+        let e = &mut est[i];
+        for (x, left) in [&mut e.ticks, &mut e.raw, &mut e.comp]
+            .into_iter()
+            .zip(r.iter_mut())
+        {
+            *x = (*x).min(*left);
+            *left -= *x;
+        }
     }
 }
 
@@ -208,6 +321,10 @@ pub(crate) struct Flat {
     pub every: Trio,
     /// Marked calls beneath the site's nodes.
     pub below: u64,
+    /// Counted nodes' estimated totals (outermost nodes).
+    pub est: Trio,
+    /// Whether any of the site's nodes is counted.
+    pub counted: bool,
     /// Allocations over the outermost nodes' totals.
     pub alloc: AllocStats,
     /// Allocations made on the site's own nodes.
@@ -246,6 +363,12 @@ pub(crate) fn flatten(tree: &Tree, f: &TreeFigures) -> HashMap<usize, (&'static 
         e.acc.add(&a);
         e.every.add(f, i, true);
         e.below += f.below[i];
+        if f.counted[i] {
+            e.counted = true;
+            if outer {
+                e.est.add_trio(f.est[i]);
+            }
+        }
         if n.is_regular() {
             e.self_.add(f, i, false);
             let caller = site_key(tree.nodes[n.parent as usize].site);

@@ -58,6 +58,7 @@ fn cal(inner: f64, call: f64) -> Option<Calibration> {
     Some(Calibration {
         inner_ticks: inner,
         call_ticks: call,
+        counted_call_ticks: call / 4.0,
         typical_call_ticks: call,
         calls: 0,
     })
@@ -301,6 +302,74 @@ fn two_sites_with_one_name_are_told_apart_by_their_location() {
     assert_eq!(r.site("same (y.rs:9)").unwrap().calls, 2);
 }
 
+/// A counted leaf: its calls' time stays in its parent's self; its row
+/// is the sample's estimate (capped by the parent's self), self 0; the
+/// parent's compensation subtracts a counted call's cost per counted call.
+#[test]
+fn a_counted_leaf_leaves_its_time_in_its_parent() {
+    let with = |mut n: TNode, acc: Acc| {
+        n.acc = acc;
+        n
+    };
+    let t = Tree::from_nodes(vec![
+        TNode::ROOT,
+        with(
+            node(0, 0, 0, 0),
+            Acc {
+                calls: 2,
+                ticks: 10_000,
+                min: 4_000,
+                max: 6_000,
+                ..Acc::EMPTY
+            },
+        ),
+        // 640 calls, 10 timed (the sample): 6 ticks each.
+        with(
+            node(1, 1, 0, 0),
+            Acc {
+                calls: 640,
+                untimed: 630,
+                ticks: 60,
+                min: 5,
+                max: 7,
+                ..Acc::EMPTY
+            },
+        ),
+    ]);
+    let r = report(t.clone(), None);
+    let (p, l) = (
+        r.site(SITES[0].name().as_str()).unwrap(),
+        r.site(SITES[1].name().as_str()).unwrap(),
+    );
+    assert_eq!(
+        (l.calls, l.timed_calls, l.timing),
+        (640, 10, Timing::Counted)
+    );
+    assert_eq!(l.self_ns, 0);
+    assert_eq!(l.total_ns, 640 * 6, "mean of the sample × calls");
+    assert!(!l.resolved);
+    assert_eq!(
+        (p.total_ns, p.self_ns),
+        (10_000, 10_000),
+        "the leaf's time is the parent's self"
+    );
+    assert_eq!(r.run.counted_sites, 1);
+    assert_eq!(r.run.counted_calls, 630);
+    assert_invariants(&r);
+    // Compensated: 2 inner costs of the parent, 10 timed calls at 30
+    // ticks and 630 counted at 4.
+    let r = report(
+        t,
+        cal(100.0, 30.0).map(|mut c| {
+            c.counted_call_ticks = 4.0;
+            c
+        }),
+    );
+    let p = r.site(SITES[0].name().as_str()).unwrap();
+    assert_eq!(p.total_ns, 10_000 - 2 * 100 - 10 * 30 - 630 * 4);
+    assert_invariants(&r);
+}
+
 /// Every invariant the report promises.
 fn assert_invariants(r: &Report) {
     // Allocations: self <= total; every counted byte is in exactly one row.
@@ -419,16 +488,21 @@ fn arb_tree() -> impl Strategy<Value = Tree> {
         0u64..2000,
         0u32..12,
         any::<bool>(),
+        0u64..4,
     );
     prop::collection::vec(arb_node, 1..40).prop_map(|raw| {
         let mut nodes = vec![TNode::ROOT];
         // Regular nodes, the possible parents (as in arenas, an overflow
         // node has no regular children).
         let mut regular: Vec<u32> = vec![0];
-        for (k, (p, s, calls, rejected, ticks, flag, unwound)) in raw.into_iter().enumerate() {
+        for (k, (p, s, calls, rejected, ticks, flag, unwound, untimed)) in
+            raw.into_iter().enumerate()
+        {
             let i = k + 1;
-            let rejected = rejected.min(calls);
-            let accepted = calls - rejected;
+            // Counted calls (a leaf with some becomes a counted node).
+            let untimed = untimed.min(calls);
+            let rejected = rejected.min(calls - untimed);
+            let accepted = calls - untimed - rejected;
             let ticks = if accepted == 0 { 0 } else { ticks };
             let mean = ticks.checked_div(accepted).unwrap_or(0);
             let acc = Acc {
@@ -439,6 +513,7 @@ fn arb_tree() -> impl Strategy<Value = Tree> {
                 reversed: rejected / 2,
                 oversized: rejected - rejected / 2,
                 unwound: u64::from(unwound).min(calls),
+                untimed,
                 allocs: calls,
                 alloc_bytes: u64::from(p % 97),
                 ..Acc::EMPTY
@@ -477,7 +552,7 @@ proptest! {
         compensate in any::<bool>(),
         ns_per_tick in prop::sample::select(vec![1.0, 0.37, 2.5]),
     ) {
-        let cal = calibrated.then_some(Calibration { inner_ticks: inner, call_ticks: call.max(inner), typical_call_ticks: call.max(inner), calls: 0 });
+        let cal = calibrated.then_some(Calibration { inner_ticks: inner, call_ticks: call.max(inner), counted_call_ticks: call / 5.0, typical_call_ticks: call.max(inner), calls: 0 });
         let mut f = facts(cal, compensate);
         f.hz = 1e9 / ns_per_tick;
         let r = build(&capture(trees.clone()), &f);

@@ -200,6 +200,8 @@ site_columns! {
         "p50_ns" => col("p50", 72, 10, Always, "median call, from the site's latency histogram (within 6.25%)", |s, _| approx(s, s.p50_ns)),
         "p90_ns" => col("p90", 74, 10, Always, "90th percentile call, from the latency histogram", |s, _| approx(s, s.p90_ns)),
         "p99_ns" => col("p99", 76, 10, Always, "99th percentile call, from the latency histogram", |s, _| approx(s, s.p99_ns)),
+        "timing" => col("timing", 0, 0, Never, "timed, or counted: calls exact, times estimated from a timed sample (TICKPROF_TIME)", |s, _| Cell::Text(s.timing.as_str())),
+        "timed_calls" => col("timed calls", 0, 0, Never, "calls that read the clock", |s, _| Cell::Count(s.timed_calls)),
     }
     table {
         col("%run", 30, 6, Always, "total time as a share of the run's wall time (threads add up, so it can pass 100%)", |s, r| Cell::Share(s.total_ns, r.run.wall_ns)),
@@ -363,7 +365,12 @@ pub(crate) fn notes(report: &Report) -> Vec<String> {
             v.push(format!("{n} {what}{} {says}", plural(n)));
         }
     }
-    let unresolved = report.sites.iter().filter(|x| !x.resolved).count() as u64;
+    // Counted sites have their own note.
+    let unresolved = report
+        .sites
+        .iter()
+        .filter(|x| !x.resolved && x.timing == crate::report::Timing::Timed)
+        .count() as u64;
     if unresolved > 0 {
         v.push(format!(
             "{unresolved} site{} marked ~: calls shorter than the instrumentation inside a timed call ({}), below what TSC instrumentation can resolve; their times are estimates",
@@ -371,10 +378,58 @@ pub(crate) fn notes(report: &Report) -> Vec<String> {
             fmt_ns(r.overhead_inner_ns)
         ));
     }
+    if r.counted_sites > 0 {
+        v.push(format!(
+            "{} site{} counted (TICKPROF_TIME): {} call{} counted without reading the clock, one in {} timed; their times are estimates (~) from those, their self is 0, and their calls' time is in their callers' self",
+            r.counted_sites,
+            plural(r.counted_sites),
+            r.counted_calls,
+            plural(r.counted_calls),
+            crate::site::SAMPLE_EVERY,
+        ));
+    }
+    if let Some(line) = instrumentation(report) {
+        v.push(line);
+    }
     if !r.complete {
         v.push("a finishing thread held the profiler lock; its calls may be missing".to_owned());
     }
     v
+}
+
+/// Marks named in the instrumentation note.
+const COSTLIEST: usize = 3;
+
+/// The instrumentation note: what the marks cost in all (each timed call
+/// at the calibrated cost of a timed call, each counted call at a counted
+/// call's) and the costliest marks, so that a broad marker sees which
+/// marks to remove. `None` when not calibrated or nothing ran.
+fn instrumentation(report: &Report) -> Option<String> {
+    let r = &report.run;
+    if r.overhead_call_ns <= 0.0 || report.sites.is_empty() {
+        return None;
+    }
+    let mut cost: Vec<(f64, &str)> = report
+        .sites
+        .iter()
+        .map(|s| (s.instrumentation_ns(r), s.name.as_str()))
+        .collect();
+    let all: f64 = cost.iter().map(|c| c.0).sum();
+    cost.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
+    let top: Vec<String> = cost
+        .iter()
+        .take(COSTLIEST)
+        .map(|(ns, name)| format!("{name} {}", fmt_ns(*ns)))
+        .collect();
+    Some(format!(
+        "instrumentation ≈ {} over {} site{} ({} per timed call, {} per counted call); costliest marks: {}",
+        fmt_ns(all),
+        report.sites.len(),
+        plural(report.sites.len() as u64),
+        fmt_ns(r.overhead_call_ns),
+        fmt_ns(r.overhead_counted_ns),
+        top.join(", ")
+    ))
 }
 
 #[cfg(test)]
@@ -389,7 +444,7 @@ mod tests {
             "name,calls,total_ns,mean_ns,min_ns,max_ns,reversed,oversized,self_ns,unwound,wall_ns,cancelled"
         ));
         assert!(CSV_HEADER.ends_with(
-            ",p_self,resolved,allocs,alloc_bytes,frees,freed_bytes,self_allocs,self_alloc_bytes,faults,p50_ns,p90_ns,p99_ns"
+            ",p_self,resolved,allocs,alloc_bytes,frees,freed_bytes,self_allocs,self_alloc_bytes,faults,p50_ns,p90_ns,p99_ns,timing,timed_calls"
         ));
     }
 

@@ -194,6 +194,16 @@ fn header(out: &mut String, report: &Report) {
     } else if r.clock != ClockSource::Off {
         out.push_str(" · raw times (instrumentation cost included)");
     }
+    if r.overhead_call_ns > 0.0 {
+        let _ = write!(
+            out,
+            " · instrumentation ≈ {:.1}% of the run",
+            100.0 * num(r.overhead_share)
+        );
+    }
+    if r.debug_build {
+        out.push_str(" · <strong>unoptimised build</strong> (debug assertions on: figures are far above a release build's)");
+    }
     out.push_str(
         " · <a href=\"#sites\">table</a> · <a href=\"#functions\">functions</a> · <a href=\"#threads\">threads</a></p>\n",
     );

@@ -122,6 +122,7 @@ pub(crate) fn test_site(name: &str, kind: crate::report::SiteKind) -> crate::rep
     };
     crate::report::SiteStats {
         calls: 3,
+        timed_calls: 3,
         total_ns: 300,
         self_ns: 100,
         p_self: 1.0 / 3.0,

@@ -345,6 +345,11 @@ fn encode(report: Option<&Report>, m: &Meta<'_>) -> Vec<u8> {
     let mut label = Message::default();
     label.uint(1, strings.id("thread"));
     label.uint(2, strings.id(&thread));
+    // A counted site's frames carry `timing=counted`: their calls are
+    // exact, their time is in their callers' (see `SiteStats::timing`).
+    let mut counted_label = Message::default();
+    counted_label.uint(1, strings.id("timing"));
+    counted_label.uint(2, strings.id("counted"));
     // Samples, depth first: `path` holds the location ids from the root's
     // child down to the current frame.
     let mut path: Vec<u64> = Vec::new();
@@ -366,13 +371,27 @@ fn encode(report: Option<&Report>, m: &Meta<'_>) -> Vec<u8> {
         sample.packed(1, path.iter().rev().copied());
         sample.packed(2, types.iter().map(|t| int64((t.of)(&frames[c]))));
         sample.message(3, &label);
+        let counted = frames[c].cut == 0
+            && sites
+                .get(&frames[c].name)
+                .is_some_and(|s| s.timing == crate::report::Timing::Counted);
+        if counted {
+            sample.message(3, &counted_label);
+        }
         p.message(2, &sample);
         stack.push((c, 0));
     }
     let mut period = Message::default();
     period.uint(1, strings.id(m.period.0));
     period.uint(2, strings.id(m.period.1));
-    let comments: Vec<u64> = m.comments.iter().map(|c| strings.id(c)).collect();
+    let mut comments: Vec<u64> = m.comments.iter().map(|c| strings.id(c)).collect();
+    if let Some(r) = report.filter(|r| r.run.counted_sites > 0) {
+        let note = format!(
+            "tickprof: {} site(s) counted (label timing=counted): calls exact, their time in their callers' self",
+            r.run.counted_sites
+        );
+        comments.push(strings.id(&note));
+    }
     let default = types.last().map_or(0, |t| strings.id(t.kind));
     for s in &strings.table {
         p.bytes(6, s.as_bytes());

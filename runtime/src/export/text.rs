@@ -105,6 +105,12 @@ fn header(r: &Report, s: &mut String) {
             100.0 * run.overhead_share
         );
     }
+    if run.debug_build {
+        let _ = writeln!(
+            s,
+            "tickprof: unoptimised build (debug assertions on): every figure is far above a release build's"
+        );
+    }
     let _ = writeln!(
         s,
         "tickprof: times are {}",

@@ -9,6 +9,7 @@
 
 use super::frame::{self, Decoded, Frame, NONE};
 use super::hook::{self, Ended};
+use super::node::{bump, Node};
 use super::registry;
 use super::stack::{current, ThreadState};
 use crate::clock::ticks;
@@ -102,6 +103,27 @@ pub(super) fn exit(s: &ThreadState, f: Frame, start: u64, end: u64, check: bool)
             }
         }
     }
+}
+
+/// The exit of a counted call whose frame is not on top of the stack:
+/// resynchronised like a timed call's (see [`ThreadState::pop_frame`]);
+/// nothing is recorded (the call was counted on entry), except an unwound
+/// call.
+#[cold]
+#[inline(never)]
+pub(super) fn exit_counted(s: &ThreadState, (node, depth): Frame, check: bool) {
+    if s.pop_frame(depth, node) && check && std::thread::panicking() {
+        unwound(node);
+    }
+}
+
+/// A counted call of `node` ended by unwinding.
+#[cold]
+#[inline(never)]
+pub(super) fn unwound(node: *const Node) {
+    // SAFETY: called with the node of a frame just popped from this
+    // thread's live stack, a node of its arena, which outlives the state.
+    bump(&unsafe { &*node }.c.unwound, 1);
 }
 
 /// A detached call (made after its thread's state was torn down): recorded

@@ -2,11 +2,13 @@
 //! ([`Guard`]); the polls of an `async fn` are in [`super::poll`]. Both
 //! leave the fast path for the same cold paths ([`super::cold`]).
 
+use super::adapt;
 use super::cold;
 use super::frame::{self, Frame};
 use super::node::Node;
 use super::stack::{current, ThreadState, STATE};
 use crate::clock::ticks;
+use crate::counters::STATE_MASK;
 use crate::site::CallSite;
 use crate::switches::{mode, recording, OFF, RECORD};
 use core::marker::PhantomData;
@@ -31,19 +33,81 @@ impl Guard {
     /// registers) and the clock is read here: a cold path that returned a
     /// whole guard would return it through memory, and the guard of every
     /// call, fast path included, would then live on the stack.
+    ///
+    /// A node whose timing state (see `record::adapt`) is 0 is cached
+    /// plainly in its parent's child cache: its call is timed with no
+    /// check at all. A node cached with the flag has its state checked: a
+    /// counted state gives a counted call (no clock read, the call counted
+    /// and the countdown stepped in one add, a guard whose `start` is 0);
+    /// any other goes through `adapt::settle` and is timed.
     #[inline(always)]
     pub fn enter(site: &'static CallSite) -> Guard {
         let mode = mode();
-        let (node, depth) = if mode != RECORD {
+        if mode != RECORD {
             if mode == OFF {
                 return Guard::inert();
             }
-            cold::enter(site, mode, false)
+            let (node, depth) = cold::enter(site, mode, false);
+            return Guard::timed_or_none(node, depth);
+        }
+        let s = current();
+        s.push_with(
+            site,
+            Guard::timed,
+            |parent, node, depth| {
+                // SAFETY: a hit hands out the node it pushed, a node of this
+                // thread's arena, which outlives the state.
+                let cell = &unsafe { &*node }.c.untimed;
+                let w = cell.load(Ordering::Relaxed);
+                // The state is the low byte (`STATE_BITS` is 8).
+                if adapt::is_counted_byte(w as u8) {
+                    cell.store(w.wrapping_add(adapt::COUNTED_STEP), Ordering::Relaxed);
+                    return Guard::counted(node, depth);
+                }
+                Guard::from_slow(adapt::settle(parent, node, depth))
+            },
+            || Guard::from_slow(enter_slow(s, site)),
+        )
+    }
+
+    /// The guard of a frame a slow path returned: counted when its node
+    /// is tagged [`COUNTED_TAG`], inert when nothing was pushed, else
+    /// timed.
+    #[inline(always)]
+    fn from_slow((node, depth): Frame) -> Guard {
+        if node as usize & COUNTED_TAG != 0 {
+            Guard::counted(node.cast::<u8>().wrapping_sub(COUNTED_TAG).cast(), depth)
         } else {
-            current().push(site)
-        };
+            Guard::timed_or_none(node, depth)
+        }
+    }
+
+    /// A timed guard: the clock read now.
+    #[inline(always)]
+    fn timed(node: *const Node, depth: usize) -> Guard {
         Guard {
-            start: ticks(),
+            start: start_stamp(),
+            node,
+            depth,
+            _not_send: PhantomData,
+        }
+    }
+
+    /// A timed guard, or an inert one when nothing was pushed (depth 0).
+    #[inline(always)]
+    fn timed_or_none(node: *const Node, depth: usize) -> Guard {
+        if depth == 0 {
+            return Guard::inert();
+        }
+        Guard::timed(node, depth)
+    }
+
+    /// A counted call's guard: `start` 0 and a frame (the call was
+    /// counted on entry).
+    #[inline(always)]
+    fn counted(node: *const Node, depth: usize) -> Guard {
+        Guard {
+            start: 0,
             node,
             depth,
             _not_send: PhantomData,
@@ -77,11 +141,16 @@ impl Guard {
         core::mem::ManuallyDrop::new(self).end(false);
     }
 
-    /// Reads the clock and pops the frame (nothing for an inert guard);
-    /// `check`: whether the call may be unwinding (see [`Node::record`]).
+    /// Reads the clock and pops the frame; a counted call's guard (`start`
+    /// 0) only pops its frame, and an inert one (`start` and depth 0) does
+    /// nothing. `check`: whether the call may be unwinding (see
+    /// [`Node::record`]).
     #[inline(always)]
     fn end(&self, check: bool) {
-        if self.depth == 0 {
+        if self.start == 0 {
+            if self.depth != 0 {
+                pop_counted(current(), (self.node, self.depth), check);
+            }
             return;
         }
         let end = ticks();
@@ -102,6 +171,68 @@ impl Drop for Guard {
 fn pop(s: &ThreadState, f: Frame, start: u64, end: u64, check: bool) {
     if !s.pop_top(f.0, start, end, check) {
         cold::exit(s, f, start, end, check);
+    }
+}
+
+/// Pops a counted call's frame: on top of the stack, the fast path;
+/// anything else goes to [`cold::exit_counted`]. A counted call that
+/// unwinds is counted as unwound.
+#[inline(always)]
+fn pop_counted(s: &ThreadState, f: Frame, check: bool) {
+    if !s.pop_top_counted(f.0) {
+        return cold::exit_counted(s, f, check);
+    }
+    if check && std::thread::panicking() {
+        cold::unwound(f.0);
+    }
+}
+
+const _: () = assert!(
+    crate::counters::STATE_BITS == 8,
+    "the fast path tests one byte"
+);
+
+/// Set in the node address of the frame [`enter_slow`] returns for a
+/// counted call (nodes are aligned to 64 bytes; [`frame::TAG`] is bit 0).
+const COUNTED_TAG: usize = 2;
+
+/// A guard's entry that missed the child cache (or found no room): the
+/// slow push, then the node's timing state as on the fast path. A counted
+/// call's frame comes back with its node tagged [`COUNTED_TAG`].
+#[cold]
+#[inline(never)]
+fn enter_slow(s: &ThreadState, site: &'static CallSite) -> Frame {
+    let (node, depth) = s.push_slow(site);
+    if node.is_null() || depth == 0 || depth == frame::DETACHED {
+        return (node, depth);
+    }
+    // SAFETY: any other frame a push returns holds a stacked node of this
+    // thread's arena.
+    let cell = &unsafe { &*node }.c.untimed;
+    let w = cell.load(Ordering::Relaxed);
+    let state = w & STATE_MASK;
+    if state == 0 {
+        (node, depth)
+    } else if adapt::is_counted(state) {
+        cell.store(w.wrapping_add(adapt::COUNTED_STEP), Ordering::Relaxed);
+        (node.cast::<u8>().wrapping_add(COUNTED_TAG).cast(), depth)
+    } else {
+        adapt::settle(s.parent_of(depth), node, depth)
+    }
+}
+
+/// The clock's reading at a timed call's entry, never 0 (0 marks a
+/// counted or inert guard): the time-stamp counter is far from 0 once the
+/// machine runs; the monotonic fallback counts from its first read.
+#[inline(always)]
+fn start_stamp() -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        ticks()
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        ticks().max(1)
     }
 }
 

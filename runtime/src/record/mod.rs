@@ -5,6 +5,8 @@
 //!
 //! - [`hist`]: a thread's latency histograms, one per site;
 //! - [`node`]: one tree node, its counters and its child cache;
+//! - [`adapt`]: a node's timing state and its site's decision (timed or
+//!   counted);
 //! - [`trace`]: per-thread trace buffers;
 //! - [`arena`]: a thread's nodes, in segments that never move;
 //! - [`registry`]: live and finished threads, and the capture a report
@@ -31,6 +33,7 @@
 //! loads. When a thread exits, its tree is merged into the finished
 //! threads' data, so nothing it recorded is lost.
 
+mod adapt;
 pub(crate) mod alloc;
 pub(crate) mod arena;
 mod cold;

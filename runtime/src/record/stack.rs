@@ -27,6 +27,12 @@ use children::{Maps, Recent};
 use core::sync::atomic::Ordering;
 use std::cell::Cell;
 
+/// Added to the site address in a node's one-entry child cache when the
+/// cached child's timing state was not 0 (see [`super::adapt`]): its
+/// entry checks the state; a child with state 0 (timed, for good) is
+/// cached plainly, and its entry checks nothing. Sites are aligned to 8.
+pub(super) const MRU_FLAG: usize = 1;
+
 /// The name of tickprof's calibration thread, on which only internal sites
 /// are recorded.
 pub(crate) const CALIBRATION_THREAD: &str = "tickprof calibration";
@@ -128,10 +134,35 @@ impl ThreadState {
     /// cold paths return it in registers.
     #[inline(always)]
     pub(super) fn push(&self, site: &'static CallSite) -> Frame {
+        self.push_with(
+            site,
+            |node, next| (node, next),
+            |_, node, next| (node, next),
+            || self.push_slow(site),
+        )
+    }
+
+    /// The push, with what follows it: `hit(node, depth)` when the
+    /// parent's one-entry cache held `site` (the fast path: the node was
+    /// pushed, and its timing state is 0: timed); `flagged(parent, node,
+    /// depth)` when it held `site` with [`MRU_FLAG`] (pushed too; the
+    /// node's timing state was not 0 when the cache was filled: counted,
+    /// sampling or learning); `miss()` otherwise (nothing pushed yet: the
+    /// caller goes on with [`ThreadState::push_slow`]). A guard's entry
+    /// handles the outcomes apart, so that a timed call pays nothing for
+    /// counted ones.
+    #[inline(always)]
+    pub(super) fn push_with<R>(
+        &self,
+        site: &'static CallSite,
+        hit: impl FnOnce(*const Node, usize) -> R,
+        flagged: impl FnOnce(&Node, *const Node, usize) -> R,
+        miss: impl FnOnce() -> R,
+    ) -> R {
         let depth = self.depth.get();
         let next = depth + 1;
         if next >= self.cap.get() {
-            return self.push_cold(site);
+            return miss();
         }
         let stack = self.stack.get();
         // SAFETY: `stack` holds `cap` initialised slots (see `grow`) and
@@ -141,17 +172,37 @@ impl ThreadState {
         // which outlives the state.
         let parent_ref = unsafe { &*parent };
         let site_ptr = (site as *const CallSite).cast_mut();
-        if parent_ref.mru_site.load(Ordering::Relaxed) != site_ptr {
+        let mru = parent_ref.mru_site.load(Ordering::Relaxed);
+        if mru != site_ptr {
+            if mru == site_ptr.wrapping_byte_add(MRU_FLAG) {
+                let node = parent_ref.mru_child.load(Ordering::Relaxed).cast_const();
+                // SAFETY: `next < cap`, as above.
+                unsafe { *stack.add(next) = node };
+                self.depth.set(next);
+                return flagged(parent_ref, node, next);
+            }
             // The whole push in one cold call at the end: no value of the
             // hot path lives across it, so the marked function needs no
             // callee-saved registers for it.
-            return self.push_miss(site);
+            return miss();
         }
         let node = parent_ref.mru_child.load(Ordering::Relaxed).cast_const();
         // SAFETY: `next < cap`, as above.
         unsafe { *stack.add(next) = node };
         self.depth.set(next);
-        (node, next)
+        hit(node, next)
+    }
+
+    /// A push the fast path could not make: no room (set-up, growth, a
+    /// state that cannot take a frame) or a child-cache miss. Both are
+    /// cold calls of their own.
+    #[inline(always)]
+    pub(super) fn push_slow(&self, site: &'static CallSite) -> Frame {
+        if self.depth.get() + 1 >= self.cap.get() {
+            self.push_cold(site)
+        } else {
+            self.push_miss(site)
+        }
     }
 
     /// The frame of a call for which no frame was pushed: profiling off, a
@@ -250,6 +301,31 @@ impl ThreadState {
         // node of its arena, which outlives the state.
         unsafe { &*node }.record(end.wrapping_sub(start), check);
         true
+    }
+
+    /// Pops the frame of a counted call (its call was counted on entry)
+    /// if `node` is on top of the stack: the counted call's fast exit.
+    /// Returns whether it did (see [`ThreadState::pop_top`]).
+    #[inline(always)]
+    pub(super) fn pop_top_counted(&self, node: *const Node) -> bool {
+        let top = self.depth.get();
+        let stack = self.stack.get();
+        // SAFETY: as in `pop_top`.
+        let top_node = unsafe { *stack.add(top) };
+        if top_node != node {
+            return false;
+        }
+        self.depth.set(top - 1);
+        true
+    }
+
+    /// The node of the frame below `depth` (the parent of the frame at
+    /// `depth`, which the caller just pushed: `1 <= depth < cap`).
+    pub(super) fn parent_of(&self, depth: usize) -> &Node {
+        // SAFETY: the slots below the top of a set-up stack hold nodes of
+        // this thread's arena, which outlives the state; `depth - 1` is
+        // one of them (the caller's frame is at `depth >= 1`).
+        unsafe { &**self.stack.get().add(depth - 1) }
     }
 
     /// The depth of the frame on top of the stack (0: none).

@@ -70,6 +70,8 @@ impl SiteStats {
             line: m.line,
             column: 0,
             calls: 0,
+            timing: super::Timing::Timed,
+            timed_calls: 0,
             total_ns: 0,
             self_ns: 0,
             p_self: 0.0,

@@ -82,6 +82,18 @@ pub struct RunInfo {
     pub overhead_call_ns: f64,
     /// The same in ticks.
     pub overhead_call_ticks: f64,
+    /// Calibrated cost of one counted call (no clock read) as its caller
+    /// sees it, in nanoseconds (0 when not calibrated).
+    pub overhead_counted_ns: f64,
+    /// Sites with counted calls ([`Timing::Counted`](super::Timing::Counted)):
+    /// their calls are exact, their times estimates from a timed sample,
+    /// and their calls' time is in their callers' self time.
+    pub counted_sites: u64,
+    /// Calls of those sites that did not read the clock.
+    pub counted_calls: u64,
+    /// Whether tickprof was built with debug assertions (an unoptimised
+    /// build, whose figures are far above a release build's).
+    pub debug_build: bool,
     /// How the overhead was calibrated.
     pub calibration: String,
     /// Estimated instrumentation cost of the whole run (every recorded call
@@ -145,6 +157,10 @@ impl RunInfo {
             overhead_inner_ticks: 0.0,
             overhead_call_ns: 0.0,
             overhead_call_ticks: 0.0,
+            overhead_counted_ns: 0.0,
+            counted_sites: 0,
+            counted_calls: 0,
+            debug_build: cfg!(debug_assertions),
             calibration: String::new(),
             overhead_share: 0.0,
             clamped: 0,

@@ -1,7 +1,7 @@
 //! The rows of a report: per site (with its callers and callees), per
 //! thread, per node of the calling-context tree; and allocation counts.
 
-use super::SiteKind;
+use super::{SiteKind, Timing};
 
 /// Allocation counts (from `tickprof::Alloc`): allocations, bytes, frees,
 /// freed bytes. A reallocation is one allocation of the new size and one
@@ -77,8 +77,16 @@ pub struct SiteStats {
     pub line: u32,
     /// Source column of the mark (scopes; 0 for functions).
     pub column: u32,
-    /// Completed calls, rejected ones included.
+    /// Completed calls, rejected and counted ones included: exact.
     pub calls: u64,
+    /// Whether the site's calls were timed or counted: a counted site's
+    /// times are estimates from its timed sample (`~` in the text and HTML
+    /// reports), its self time is 0 and the time of its calls is in its
+    /// callers' self time.
+    pub timing: Timing,
+    /// Calls that read the clock (all of them for a timed site, the
+    /// sample and the learning calls for a counted one).
+    pub timed_calls: u64,
     /// Total time, counted once per outermost activation (recursion is not
     /// counted twice), in nanoseconds.
     pub total_ns: u64,
@@ -176,9 +184,24 @@ impl SiteStats {
             .fold(0u64, |a, &(_, n)| a.saturating_add(n))
     }
 
+    /// What the site's marks cost, in nanoseconds: its timed calls at
+    /// `run.overhead_call_ns` and its counted calls at
+    /// `run.overhead_counted_ns` (0 when not calibrated).
+    pub fn instrumentation_ns(&self, run: &super::RunInfo) -> f64 {
+        let counted = self.calls.saturating_sub(self.timed_calls);
+        self.timed_calls as f64 * run.overhead_call_ns + counted as f64 * run.overhead_counted_ns
+    }
+
     /// `ns` per accepted call (0 when no call was accepted).
     pub fn per_call(&self, ns: u64) -> f64 {
-        let accepted = self.calls.saturating_sub(self.rejected());
+        if self.timing == Timing::Counted {
+            return if self.calls == 0 {
+                0.0
+            } else {
+                ns as f64 / self.calls as f64
+            };
+        }
+        let accepted = self.timed_calls.saturating_sub(self.rejected());
         if accepted == 0 {
             0.0
         } else {

@@ -12,7 +12,7 @@ use super::writer::Writer;
 use super::ParseError;
 use crate::report::{
     AllocStats, ClockSource, Coverage, Edge, Faults, Mark, Report, RunInfo, SiteKind, SiteStats,
-    ThreadSite, ThreadStats, TreeNode,
+    ThreadSite, ThreadStats, Timing, TreeNode,
 };
 
 /// Where a value is in the document, for error messages: `sites[3].alloc`.
@@ -174,6 +174,10 @@ schema!(RunInfo {
     overhead_inner_ticks,
     overhead_call_ns,
     overhead_call_ticks,
+    overhead_counted_ns = 0.0,
+    counted_sites = 0,
+    counted_calls = 0,
+    debug_build = false,
     calibration,
     overhead_share,
     clamped,
@@ -209,6 +213,8 @@ schema!(SiteStats {
     line,
     column,
     calls,
+    timing = Timing::Timed, // older files: every call timed (`timed_calls` capped at `calls`)
+    timed_calls = u64::MAX,
     total_ns,
     self_ns,
     p_self,
@@ -412,17 +418,22 @@ impl<A: Json, B: Json> Json for (A, B) {
     }
 }
 
-impl Json for SiteKind {
-    fn write(&self, w: &mut Writer<'_>) {
-        w.str(self.as_str());
-    }
-    fn read(v: &Value, at: &At<'_>) -> Result<Self, ParseError> {
-        match v {
-            Value::String(s) => SiteKind::parse(s).ok_or_else(|| at.not("a known site kind")),
-            _ => Err(at.not("a known site kind")),
+/// Enums written as their lower-case name: `as_str` out, `parse` back in.
+macro_rules! named {
+    ($($ty:ident: $what:literal),*) => {$(
+        impl Json for $ty {
+            fn write(&self, w: &mut Writer<'_>) {
+                w.str(self.as_str());
+            }
+            fn read(v: &Value, at: &At<'_>) -> Result<Self, ParseError> {
+                let s = if let Value::String(s) = v { s.as_str() } else { "" };
+                $ty::parse(s).ok_or_else(|| at.not($what))
+            }
         }
-    }
+    )*};
 }
+
+named!(SiteKind: "a known site kind", Timing: "timed or counted");
 
 /// A clock source's name in the JSON.
 fn clock_name(c: ClockSource) -> &'static str {

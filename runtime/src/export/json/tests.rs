@@ -6,7 +6,7 @@
 use super::*;
 use crate::report::{
     AllocStats, ClockSource, Coverage, Edge, Faults, Mark, RunInfo, SiteKind, SiteStats,
-    ThreadSite, ThreadStats, TreeNode,
+    ThreadSite, ThreadStats, Timing, TreeNode,
 };
 use proptest::prelude::*;
 
@@ -145,6 +145,10 @@ impl Src {
             overhead_inner_ticks: self.f(),
             overhead_call_ns: self.f(),
             overhead_call_ticks: self.f(),
+            overhead_counted_ns: self.f(),
+            counted_sites: self.u(),
+            counted_calls: self.u(),
+            debug_build: self.b(),
             calibration: self.s(),
             overhead_share: self.f(),
             clamped: self.u(),
@@ -159,45 +163,62 @@ impl Src {
             push_dropped: self.u(),
         };
         let sites = (0..self.small(4))
-            .map(|_| SiteStats {
-                name: self.s(),
-                function: self.s(),
-                kind: self.kind(),
-                file: self.s(),
-                line: self.u() as u32,
-                column: self.u() as u32,
-                calls: self.u(),
-                total_ns: self.u(),
-                self_ns: self.u(),
-                p_self: self.f(),
-                mean_ns: self.f(),
-                resolved: self.b(),
-                min_ns: self.u(),
-                max_ns: self.u(),
-                total_ticks: self.u(),
-                self_ticks: self.u(),
-                min_ticks: self.u(),
-                max_ticks: self.u(),
-                raw_total_ns: self.u(),
-                raw_self_ns: self.u(),
-                compensated_total_ns: self.u(),
-                compensated_self_ns: self.u(),
-                reversed: self.u(),
-                oversized: self.u(),
-                unwound: self.u(),
-                wall_ns: self.u(),
-                cancelled: self.u(),
-                alloc: self.alloc(),
-                self_alloc: self.alloc(),
-                callers: self.edges(),
-                callees: self.edges(),
-                p50_ns: self.u(),
-                p90_ns: self.u(),
-                p99_ns: self.u(),
-                hist: vec![(self.u(), self.u())],
-                hist_sum_ns: self.u(),
+            .map(|_| {
+                let calls = self.u();
+                let timed_calls = self.u().min(calls);
+                let timing = [Timing::Timed, Timing::Counted][self.small(2)];
+                self.site(calls, timed_calls, timing)
             })
             .collect();
+        self.rest(run, sites)
+    }
+
+    /// A site with every other field drawn from `self`.
+    fn site(&mut self, calls: u64, timed_calls: u64, timing: Timing) -> SiteStats {
+        SiteStats {
+            name: self.s(),
+            function: self.s(),
+            kind: self.kind(),
+            file: self.s(),
+            line: self.u() as u32,
+            column: self.u() as u32,
+            calls,
+            timing,
+            timed_calls,
+            total_ns: self.u(),
+            self_ns: self.u(),
+            p_self: self.f(),
+            mean_ns: self.f(),
+            resolved: self.b(),
+            min_ns: self.u(),
+            max_ns: self.u(),
+            total_ticks: self.u(),
+            self_ticks: self.u(),
+            min_ticks: self.u(),
+            max_ticks: self.u(),
+            raw_total_ns: self.u(),
+            raw_self_ns: self.u(),
+            compensated_total_ns: self.u(),
+            compensated_self_ns: self.u(),
+            reversed: self.u(),
+            oversized: self.u(),
+            unwound: self.u(),
+            wall_ns: self.u(),
+            cancelled: self.u(),
+            alloc: self.alloc(),
+            self_alloc: self.alloc(),
+            callers: self.edges(),
+            callees: self.edges(),
+            p50_ns: self.u(),
+            p90_ns: self.u(),
+            p99_ns: self.u(),
+            hist: vec![(self.u(), self.u())],
+            hist_sum_ns: self.u(),
+        }
+    }
+
+    /// The sections after the sites, and the report.
+    fn rest(&mut self, run: RunInfo, sites: Vec<SiteStats>) -> Report {
         let threads = (0..self.small(3))
             .map(|_| ThreadStats {
                 name: self.s(),
@@ -415,6 +436,12 @@ const NEWER: &[&str] = &[
     "p99_ns",
     "hist",
     "hist_sum_ns",
+    "timing",
+    "timed_calls",
+    "overhead_counted_ns",
+    "counted_sites",
+    "counted_calls",
+    "debug_build",
 ];
 
 /// Removes `key` from every object of `v` at any depth; how many it removed.
@@ -458,9 +485,13 @@ fn an_older_file_without_the_newer_fields_reads_with_their_defaults() {
     let mut want = r.clone();
     want.run.alloc_installed = false;
     want.run.outside = none;
+    want.run.overhead_counted_ns = 0.0;
     (want.run.pushed, want.run.push_failed, want.run.push_dropped) = (0, 0, 0);
+    (want.run.counted_sites, want.run.counted_calls) = (0, 0);
+    want.run.debug_build = false;
     for s in &mut want.sites {
         (s.resolved, s.alloc, s.self_alloc) = (true, none, none);
+        (s.timing, s.timed_calls) = (Timing::Timed, s.calls);
         (s.p50_ns, s.p90_ns, s.p99_ns, s.hist_sum_ns) = (0, 0, 0, 0);
         s.hist.clear();
     }

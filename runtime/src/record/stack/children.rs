@@ -120,9 +120,16 @@ impl ThreadState {
                 None => return self.no_frame(site),
             },
         };
-        parent
-            .mru_site
-            .store((site as *const CallSite).cast_mut(), Ordering::Relaxed);
+        // SAFETY: `node` is a node of this thread's arena (found above).
+        let flag = if crate::record::adapt::state(unsafe { &*node }) == 0 {
+            0
+        } else {
+            super::MRU_FLAG
+        };
+        parent.mru_site.store(
+            (site as *const CallSite).cast_mut().wrapping_byte_add(flag),
+            Ordering::Relaxed,
+        );
         parent.mru_child.store(node.cast_mut(), Ordering::Relaxed);
         // SAFETY: as in `push`.
         unsafe { *stack.add(next) = node };
@@ -187,6 +194,9 @@ impl ThreadState {
         if !is_overflow_parent && arena.len() < MAX_NODES.load(Ordering::Relaxed) {
             note_recorded(site);
             let node = arena.push(Some(site), parent_index, 0)?;
+            // SAFETY: `push` returns a node of this thread's arena.
+            crate::record::adapt::start(unsafe { &*node }, site);
+            crate::record::adapt::child_made(parent);
             maps.children
                 .insert((parent_index, site_ptr as usize), node);
             return Some(node);

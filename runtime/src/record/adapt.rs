@@ -1,0 +1,352 @@
+//! Adaptive timing: each tree node's timing state, and the per-site
+//! decision between timed and counted calls.
+//!
+//! A node's state sits in the low [`STATE_BITS`] bits of its `untimed`
+//! cell, in the node's first cache line, beside the count of its counted
+//! calls (the bits above), so that a counted call updates one word:
+//!
+//! | state | the next call is | entry path |
+//! |---|---|---|
+//! | `0` | timed (a settled timed node) | fast: no check (cached plainly) |
+//! | `2..=SAMPLE_EVERY` | counted: no clock read; the state steps down | fast: counted (cached with a flag) |
+//! | `1` ([`SAMPLE`]) | the sample: timed; the state reloads to `SAMPLE_EVERY` | [`settle`] (cold) |
+//! | [`LEARNING`] | timed; after [`LEARN_CALLS`] timed calls the site is decided | [`settle`] (cold) |
+//!
+//! The decision is per site ([`CallSite::decide`]): the first node of a
+//! site to finish learning decides by the resolution rule
+//! ([`crate::site::resolvable`]) applied to its own calls, with the
+//! clock's read cost ([`read_cost`]) as the instrumentation's inner cost:
+//! the site is counted when its calls are too short to resolve and the
+//! node has made no marked call. Nodes created later take the site's
+//! decision at creation; a node still learning adopts it at its next call.
+//! A counted site from whose call a marked call is made (a new child
+//! node) is timed for good from then on ([`crate::site::DEMOTED`]): its
+//! nodes turn timed at their next sample. Nothing else changes a
+//! decision, and no decision changes a count.
+
+use super::node::Node;
+use crate::clock::ticks;
+use crate::counters::{STATE_BITS, STATE_MASK};
+use crate::site::{self, CallSite, COUNTED, DEMOTED, TIMED, UNDECIDED};
+use core::sync::atomic::{AtomicU64, Ordering};
+
+pub(crate) use crate::site::{LEARN_CALLS, SAMPLE_EVERY};
+
+/// State: the next call is the sample (timed), then the countdown reloads.
+pub(super) const SAMPLE: u64 = 1;
+/// State: the node is learning (its calls are timed; decided after
+/// [`LEARN_CALLS`]).
+pub(super) const LEARNING: u64 = STATE_MASK;
+/// What a counted call adds to the `untimed` cell: one call counted, the
+/// countdown one step down.
+pub(super) const COUNTED_STEP: u64 = (1 << STATE_BITS) - 1;
+
+const _: () = assert!(SAMPLE_EVERY >= 2 && SAMPLE_EVERY < LEARNING);
+
+/// Whether state `s` makes the next call counted (`2..=SAMPLE_EVERY`).
+#[inline(always)]
+pub(super) fn is_counted(s: u64) -> bool {
+    s.wrapping_sub(2) < SAMPLE_EVERY - 1
+}
+
+/// [`is_counted`] of a state read as the cell's low byte (the fast path).
+#[inline(always)]
+pub(super) fn is_counted_byte(s: u8) -> bool {
+    s.wrapping_sub(2) < (SAMPLE_EVERY - 1) as u8
+}
+
+/// The state a new node of `site` starts in.
+pub(super) fn initial(site: &'static CallSite) -> u64 {
+    if site.kind().is_async() || site::time_mode() == site::TIME_ALL && !site.is_internal() {
+        return 0;
+    }
+    match site.decision() {
+        COUNTED => SAMPLE_EVERY,
+        UNDECIDED => LEARNING,
+        _ => 0,
+    }
+}
+
+/// Puts a new node of `site` in its first state (owner thread only).
+pub(super) fn start(node: &Node, site: &'static CallSite) {
+    set_state(node, initial(site));
+}
+
+/// Sets the state of `node` to `s` (owner thread only).
+fn set_state(node: &Node, s: u64) {
+    let w = node.c.untimed.load(Ordering::Relaxed);
+    node.c
+        .untimed
+        .store((w & !STATE_MASK) | s, Ordering::Relaxed);
+}
+
+/// The state of `node`.
+#[inline(always)]
+pub(super) fn state(node: &Node) -> u64 {
+    node.c.untimed.load(Ordering::Relaxed) & STATE_MASK
+}
+
+/// Whether a marked call was ever made from a call of `node` (its child
+/// cache was filled once).
+fn has_children(node: &Node) -> bool {
+    !node.mru_site.load(Ordering::Relaxed).is_null()
+}
+
+/// A timed call of a node in the [`SAMPLE`] or [`LEARNING`] state (or any
+/// state the fast path does not handle): moves the state on. Takes and
+/// returns the guard's frame, so that the hot path keeps nothing across
+/// the call.
+///
+/// A node whose state becomes 0 (timed for good) is cached plainly in its
+/// `parent`'s child cache from then on, so that its calls check nothing.
+#[cold]
+#[inline(never)]
+pub(super) fn settle(parent: &Node, node: *const Node, depth: usize) -> (*const Node, usize) {
+    // SAFETY: the fast path calls this only with the node it just pushed,
+    // a node of this thread's arena, which outlives the state.
+    let n = unsafe { &*node };
+    let next = match state(n) {
+        0 => 0,
+        SAMPLE => match n.site().map(CallSite::decision) {
+            Some(COUNTED) => SAMPLE_EVERY,
+            _ => 0,
+        },
+        LEARNING => learn(n),
+        _ => 0,
+    };
+    set_state(n, next);
+    if next == 0 && parent.mru_child.load(Ordering::Relaxed).cast_const() == node {
+        if let Some(site) = n.site() {
+            parent
+                .mru_site
+                .store((site as *const CallSite).cast_mut(), Ordering::Relaxed);
+        }
+    }
+    (node, depth)
+}
+
+/// The state after one more learning call of `n`.
+fn learn(n: &Node) -> u64 {
+    let Some(site) = n.site() else { return 0 };
+    let decision = match site.decision() {
+        UNDECIDED => {
+            let a = n.c.load();
+            if a.timed() < LEARN_CALLS {
+                return LEARNING;
+            }
+            site.decide(!has_children(n) && too_short(&a))
+        }
+        d => d,
+    };
+    adopt(n, site, decision)
+}
+
+/// The state of `n` under its site's `decision`: a counted site's node
+/// that has made marked calls demotes the site instead.
+fn adopt(n: &Node, site: &CallSite, decision: u8) -> u64 {
+    match decision {
+        COUNTED if has_children(n) => {
+            site.demote();
+            0
+        }
+        COUNTED => SAMPLE_EVERY,
+        _ => 0,
+    }
+}
+
+/// Whether the calls summed in `a` are too short to resolve (the
+/// resolution rule with the clock's read cost as the inner cost).
+fn too_short(a: &crate::counters::Acc) -> bool {
+    if site::time_mode() == site::TIME_COUNTED {
+        return true;
+    }
+    let accepted = a.accepted();
+    if accepted < 2 {
+        return false;
+    }
+    // The mean without the longest call: one preemption among the
+    // learning calls (milliseconds, against calls of nanoseconds) would
+    // otherwise decide the site.
+    let mean = a.ticks.saturating_sub(a.max) as f64 / (accepted - 1) as f64;
+    !site::resolvable(a.min_or_zero() as f64, mean, read_cost())
+}
+
+/// A marked call is being made from a call of `parent` (a new child
+/// node): a counted parent's site is timed for good, and `parent` itself
+/// at once. Cold (node creation only).
+pub(super) fn child_made(parent: &Node) {
+    let Some(site) = parent.site() else { return };
+    if matches!(site.decision(), COUNTED) {
+        site.demote();
+    }
+    if site.decision() == DEMOTED || site.decision() == TIMED {
+        let s = state(parent);
+        if s != 0 && s != LEARNING {
+            set_state(parent, 0);
+        }
+    }
+}
+
+/// Clock reads timed back to back, per round of [`read_cost`].
+const READS: u32 = 32;
+/// Rounds of [`read_cost`]; the cheapest counts.
+const READ_ROUNDS: u32 = 8;
+
+/// The clock's read cost in ticks (as `f64` bits; 0 until measured).
+static READ_COST: AtomicU64 = AtomicU64::new(0);
+
+/// What the clock can resolve, in ticks: the larger of what one read
+/// costs (the cheapest of [`READ_ROUNDS`] rounds of [`READS`] reads back
+/// to back) and the counter's smallest step between two reads; measured
+/// once (a few µs, on the first decision). It stands for the
+/// instrumentation's inner cost (the calibrated one is measured later,
+/// when the first report is built): the end read of a timed call is what
+/// lands inside it.
+pub(crate) fn read_cost() -> f64 {
+    let bits = READ_COST.load(Ordering::Relaxed);
+    if bits != 0 {
+        return f64::from_bits(bits);
+    }
+    let mut best = f64::INFINITY;
+    // The counter's step: some hosts' counter moves by a few dozen ticks at
+    // a time (26 on an AMD EPYC VM), far more than a read costs there; no
+    // call shorter than a step can be resolved.
+    let mut step = u64::MAX;
+    for _ in 0..READ_ROUNDS {
+        let t0 = ticks();
+        let mut last = t0;
+        for _ in 0..READS {
+            let t = ticks();
+            let d = t.wrapping_sub(last);
+            if d > 0 && d < step {
+                step = d;
+            }
+            last = t;
+        }
+        let t = ticks().wrapping_sub(t0) as f64 / f64::from(READS + 1);
+        best = best.min(t);
+    }
+    let step = if step == u64::MAX { 0.0 } else { step as f64 };
+    let cost = best.max(step);
+    let cost = if cost.is_finite() && cost > 0.0 {
+        cost
+    } else {
+        1.0
+    };
+    READ_COST.store(cost.to_bits(), Ordering::Relaxed);
+    cost
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::site::path_of;
+
+    fn m() {}
+
+    fn node_of(site: &'static CallSite) -> Node {
+        let n = Node::new();
+        n.site
+            .store((site as *const CallSite).cast_mut(), Ordering::Relaxed);
+        set_state(&n, initial(site));
+        n
+    }
+
+    /// Runs `calls` calls of `delta` ticks through the state machine, as
+    /// the guard does; returns (timed, counted).
+    fn run(n: &Node, calls: u64, delta: u64) -> (u64, u64) {
+        let (mut timed, mut counted) = (0, 0);
+        for _ in 0..calls {
+            let s = state(n);
+            if s == 0 {
+                n.record(delta, false);
+                timed += 1;
+            } else if is_counted(s) {
+                super::super::node::bump(&n.c.untimed, COUNTED_STEP);
+                counted += 1;
+            } else {
+                settle(&Node::new(), n, 1);
+                n.record(delta, false);
+                timed += 1;
+            }
+        }
+        (timed, counted)
+    }
+
+    #[test]
+    fn states_do_not_overlap() {
+        assert!(!is_counted(0) && !is_counted(SAMPLE) && !is_counted(LEARNING));
+        assert!((2..=SAMPLE_EVERY).all(is_counted));
+        assert!(!is_counted(SAMPLE_EVERY + 1));
+    }
+
+    #[test]
+    fn a_short_leaf_becomes_counted_and_samples_one_in_n() {
+        static S: CallSite = CallSite::function(path_of(m), None, "a.rs", 1);
+        let n = node_of(&S);
+        assert_eq!(state(&n), LEARNING);
+        let (timed, counted) = run(&n, LEARN_CALLS, 1);
+        assert_eq!((timed, counted), (LEARN_CALLS, 0));
+        assert_eq!(S.decision(), UNDECIDED);
+        let calls = 1 + 64 * SAMPLE_EVERY;
+        let (timed, counted) = run(&n, calls, 1);
+        assert_eq!(S.decision(), COUNTED);
+        assert_eq!(timed + counted, calls);
+        assert_eq!(timed, 1 + 64, "the deciding call, then one in N");
+        let a = n.c.load();
+        assert_eq!(a.calls, LEARN_CALLS + calls, "every call counted");
+        assert_eq!(a.untimed, counted);
+        // A node created later starts counted, without learning.
+        let later = node_of(&S);
+        assert_eq!(state(&later), SAMPLE_EVERY);
+    }
+
+    #[test]
+    fn a_long_call_stays_timed() {
+        static S: CallSite = CallSite::function(path_of(m), None, "b.rs", 1);
+        let n = node_of(&S);
+        let long = (1e6 * read_cost()) as u64;
+        let (timed, counted) = run(&n, 10 * LEARN_CALLS, long);
+        assert_eq!((timed, counted), (10 * LEARN_CALLS, 0));
+        assert_eq!(S.decision(), TIMED);
+        assert_eq!(state(&n), 0);
+    }
+
+    #[test]
+    fn a_site_with_marked_callees_is_never_counted_and_a_counted_one_is_demoted() {
+        static P: CallSite = CallSite::function(path_of(m), None, "c.rs", 1);
+        let n = node_of(&P);
+        n.mru_site
+            .store((&P as *const CallSite).cast_mut(), Ordering::Relaxed);
+        run(&n, 2 * LEARN_CALLS, 1);
+        assert_eq!(P.decision(), TIMED, "a parent is timed");
+
+        static Q: CallSite = CallSite::function(path_of(m), None, "d.rs", 1);
+        let a = node_of(&Q);
+        run(&a, LEARN_CALLS + 10, 1);
+        assert_eq!(Q.decision(), COUNTED);
+        let b = node_of(&Q);
+        child_made(&b);
+        assert_eq!(Q.decision(), DEMOTED);
+        assert_eq!(state(&b), 0, "the parent is timed at once");
+        // The other node turns timed at its next sample, its count intact.
+        let before = a.c.load().calls;
+        let (t, c) = run(&a, 2 * SAMPLE_EVERY, 1);
+        assert!(c < SAMPLE_EVERY && t > SAMPLE_EVERY, "{t} {c}");
+        assert_eq!(state(&a), 0);
+        assert_eq!(a.c.load().calls, before + 2 * SAMPLE_EVERY);
+        let e = node_of(&Q);
+        assert_eq!(state(&e), 0, "new nodes of a demoted site are timed");
+    }
+
+    #[test]
+    fn reset_keeps_the_state() {
+        static S: CallSite = CallSite::function(path_of(m), None, "e.rs", 1);
+        let n = node_of(&S);
+        run(&n, LEARN_CALLS + 5, 1);
+        let s = state(&n);
+        n.c.reset();
+        assert_eq!(state(&n), s);
+        assert_eq!(n.c.load().calls, 0);
+    }
+}

@@ -215,10 +215,10 @@ fn every_format_carries_the_percentiles() {
     );
     let csv = r.to_csv();
     assert!(csv.starts_with(tickprof::CSV_HEADER));
-    assert!(tickprof::CSV_HEADER.ends_with(",p50_ns,p90_ns,p99_ns"));
+    assert!(tickprof::CSV_HEADER.contains(",p50_ns,p90_ns,p99_ns,"));
     let row = csv.lines().find(|l| l.contains("::tiny")).unwrap();
-    let want = format!(",{},{},{}", s.p50_ns, s.p90_ns, s.p99_ns);
-    assert!(row.ends_with(&want), "{row} vs {want}");
+    let want = format!(",{},{},{},", s.p50_ns, s.p90_ns, s.p99_ns);
+    assert!(row.contains(&want), "{row} vs {want}");
     let json = String::from_utf8(tickprof::export::json::render(&r).unwrap()).unwrap();
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();
     let js = v["sites"]

@@ -155,7 +155,10 @@ fn metrics_are_exact_escaped_and_well_formed() {
         .unwrap()
         .port();
     let mut cmd = child::child_command(CHILD, "1");
+    // Every call timed, so each histogram counts every call (adaptive
+    // timing would sample the calls of the short sites).
     cmd.env("TICKPROF_HTTP", format!("127.0.0.1:{port}"))
+        .env("TICKPROF_TIME", "all")
         .env("TICKPROF_STDERR", "0")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped());
@@ -227,8 +230,13 @@ fn metrics_are_exact_escaped_and_well_formed() {
         assert_eq!(buckets.last().unwrap().1, count, "{f}");
         assert_eq!(
             count,
+            value("tickprof_timed_calls_total", f),
+            "{f}: every timed call accepted"
+        );
+        assert_eq!(
+            count,
             value("tickprof_calls_total", f),
-            "{f}: every call accepted"
+            "{f}: with TICKPROF_TIME=all every call is timed"
         );
     }
     assert_eq!(

@@ -248,6 +248,10 @@ mod tests {
         let n = Node::new();
         n.site
             .store((site as *const CallSite).cast_mut(), Ordering::Relaxed);
+        // Timed calls count into a histogram: the static one a node
+        // without a site's histogram uses.
+        let hists = crate::record::hist::Table::new();
+        n.hist.store(hists.cells(None).cast_mut(), Ordering::Relaxed);
         set_state(&n, initial(site));
         n
     }

@@ -86,6 +86,7 @@ pub(super) fn metrics(req: &Request, report: impl FnOnce() -> Report) -> Respons
 #[derive(Default)]
 struct Row {
     calls: u64,
+    timed_calls: u64,
     total_ns: u64,
     self_ns: u64,
     /// Calls counted at or below each of [`LE_NS`] (cumulative).
@@ -97,6 +98,7 @@ struct Row {
 impl Row {
     fn add(&mut self, s: &SiteStats) {
         self.calls = self.calls.saturating_add(s.calls);
+        self.timed_calls = self.timed_calls.saturating_add(s.timed_calls);
         self.total_ns = self.total_ns.saturating_add(s.raw_total_ns);
         self.self_ns = self.self_ns.saturating_add(s.raw_self_ns);
         for &(upper, n) in &s.hist {
@@ -164,11 +166,16 @@ pub(crate) fn render(report: &Report, admitted: &mut BTreeSet<String>) -> String
         r.clock
     );
     type Value = fn(&Row) -> String;
-    let per_site: [(&str, &str, Value); 3] = [
+    let per_site: [(&str, &str, Value); 4] = [
         (
             "tickprof_calls_total",
             "Completed calls of a marked function or scope.",
             |x| x.calls.to_string(),
+        ),
+        (
+            "tickprof_timed_calls_total",
+            "Calls that read the clock: every call of a timed site, the one-in-64 sample of a counted site (TICKPROF_TIME); the duration histogram counts these.",
+            |x| x.timed_calls.to_string(),
         ),
         (
             "tickprof_time_seconds_total",

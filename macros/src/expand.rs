@@ -51,8 +51,16 @@ pub(crate) fn instrument(args: &Args, marked: Marked) -> TokenStream2 {
             let guard = Ident::new("__tickprof_guard", Span::mixed_site());
             let label = Lifetime::new("'__tickprof_body", Span::mixed_site());
             let fail = crate::fail::early_return(args, &private);
+            let twin = returned_type(&sig.output).is_some()
+                && crate::twin::duplicable(block.to_token_stream());
+            let mode = Ident::new("__tickprof_mode", Span::mixed_site());
+            let entry = if twin {
+                quote!(#private::Guard::enter_in_mode(&__TICKPROF_SITE, #mode))
+            } else {
+                quote!(#private::Guard::enter(&__TICKPROF_SITE))
+            };
             let enter = quote! {
-                let #guard = #private::Guard::enter(&__TICKPROF_SITE);
+                let #guard = #entry;
                 #fail
             };
             let run = match returned_type(&sig.output) {
@@ -64,7 +72,7 @@ pub(crate) fn instrument(args: &Args, marked: Marked) -> TokenStream2 {
                 // taken, has the function's type and does not diverge.
                 Some(ty) => {
                     let value = Ident::new("__tickprof_value", Span::mixed_site());
-                    quote! {
+                    let guarded = quote! {
                         #enter
                         let #value: #ty = if #private::ALWAYS {
                             #label: #block
@@ -73,6 +81,18 @@ pub(crate) fn instrument(args: &Args, marked: Marked) -> TokenStream2 {
                         };
                         #guard.exit();
                         #value
+                    };
+                    // Profiling off or paused: the body as written, with
+                    // no guard (see `twin`). Not for `impl Trait` returns
+                    // (`returned_type` is `None`): two copies of a closure
+                    // or `async` block are two types.
+                    if twin {
+                        quote! {
+                            let #mode = #private::mode();
+                            if #private::off(#mode) #block else { #guarded }
+                        }
+                    } else {
+                        guarded
                     }
                 }
                 None => quote! {
@@ -200,16 +220,22 @@ mod tests {
                 #[my::tp::__private::linkme::distributed_slice(my::tp::__private::SITES)]
                 #[linkme(crate = my::tp::__private::linkme)]
                 static __TICKPROF_MARK: &my::tp::__private::CallSite = &__TICKPROF_SITE;
-                let __tickprof_guard = my::tp::__private::Guard::enter(&__TICKPROF_SITE);
-                let __tickprof_value: T = if my::tp::__private::ALWAYS {
-                    '__tickprof_body: {
-                        x
-                    }
+                let __tickprof_mode = my::tp::__private::mode();
+                if my::tp::__private::off(__tickprof_mode) {
+                    x
                 } else {
-                    my::tp::__private::never_taken()
-                };
-                __tickprof_guard.exit();
-                __tickprof_value
+                    let __tickprof_guard =
+                        my::tp::__private::Guard::enter_in_mode(&__TICKPROF_SITE, __tickprof_mode);
+                    let __tickprof_value: T = if my::tp::__private::ALWAYS {
+                        '__tickprof_body: {
+                            x
+                        }
+                    } else {
+                        my::tp::__private::never_taken()
+                    };
+                    __tickprof_guard.exit();
+                    __tickprof_value
+                }
             }
         };
         assert_eq!(

@@ -304,6 +304,24 @@ pub mod __private {
     #[cfg(feature = "enabled")]
     pub use linkme;
 
+    /// Whether a marked call in `mode` does nothing: profiling off
+    /// (`TICKPROF=off`) or paused, and no hook, log or failpoint armed.
+    /// `#[profile]` reads the mode once at entry, tests it and then runs the
+    /// body as written, with no guard: one load and one predictable branch.
+    #[cfg(feature = "enabled")]
+    #[inline(always)]
+    pub fn off(mode: u8) -> bool {
+        mode == crate::switches::OFF
+    }
+
+    /// The mode a marked call reads once at entry, for [`off`] and
+    /// [`Guard::enter_in_mode`].
+    #[cfg(feature = "enabled")]
+    #[inline(always)]
+    pub fn mode() -> u8 {
+        crate::switches::mode()
+    }
+
     /// Always true. `#[profile]` takes the body's value as
     /// `if ALWAYS { body } else { never_taken() }`: the `else` does not
     /// diverge, so a body that never returns leaves no unreachable code

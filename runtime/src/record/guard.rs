@@ -33,7 +33,14 @@ impl Guard {
     /// call, fast path included, would then live on the stack.
     #[inline(always)]
     pub fn enter(site: &'static CallSite) -> Guard {
-        let mode = mode();
+        Guard::enter_in_mode(site, mode())
+    }
+
+    /// [`Guard::enter`] with the mode already read: `#[profile]` reads it
+    /// once for its off test and this entry.
+    #[doc(hidden)]
+    #[inline(always)]
+    pub fn enter_in_mode(site: &'static CallSite, mode: u8) -> Guard {
         let (node, depth) = if mode != RECORD {
             if mode == OFF {
                 return Guard::inert();

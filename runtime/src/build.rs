@@ -57,6 +57,8 @@ pub(crate) struct Facts {
     pub trace_origin: u64,
     /// The process id, for the report header.
     pub pid: u32,
+    /// Pauses begun and nanoseconds paused (`crate::pause::totals`).
+    pub pauses: (u64, u64),
 }
 
 /// Each site's shown name. Two sites that would show the same name (two
@@ -204,6 +206,8 @@ pub(crate) fn build(c: &Capture, facts: &Facts) -> Report {
                 .first()
                 .map(|n| own_alloc(&n.acc))
                 .unwrap_or_default(),
+            pauses: facts.pauses.0,
+            paused_ns: facts.pauses.1,
         },
         sites,
         threads,

@@ -67,6 +67,8 @@ pub mod integrations;
 pub mod log;
 mod naming;
 #[cfg(feature = "enabled")]
+mod pause;
+#[cfg(feature = "enabled")]
 mod record;
 mod report;
 #[cfg(feature = "enabled")]
@@ -167,6 +169,63 @@ pub fn sites() -> Vec<SiteStats> {
 pub fn reset() {
     #[cfg(feature = "enabled")]
     exit::reset();
+}
+
+/// Pauses recording: until [`resume`], marked calls are neither timed nor
+/// counted, and cost what they cost with `TICKPROF=off` (one load and one
+/// predictable branch where `#[profile]` could duplicate the body: see
+/// "Off and paused" in `docs/overhead.md`).
+///
+/// A call that began while recording is recorded in full, however long it
+/// runs into the pause (its guard still pops its frame); a call that began
+/// while paused is not recorded, even if it ends after [`resume`]. Hooks,
+/// the trace log and failpoints are not paused: they are not the profile's.
+/// The report says how often and how long recording was paused
+/// ([`RunInfo::pauses`], [`RunInfo::paused_ns`]). `TICKPROF_PAUSED=on`
+/// starts the program paused.
+///
+/// Returns whether this call paused: false when already paused, with
+/// profiling off (`TICKPROF=off`, or the `enabled` feature off) or after
+/// the final report. Any thread may pause and resume.
+///
+/// # Examples
+///
+/// ```
+/// tickprof_runtime::pause();
+/// // set-up that should not be in the profile
+/// tickprof_runtime::resume();
+/// ```
+pub fn pause() -> bool {
+    #[cfg(feature = "enabled")]
+    {
+        exit::set_paused(true)
+    }
+    #[cfg(not(feature = "enabled"))]
+    {
+        false
+    }
+}
+
+/// Resumes recording after [`pause`] (or `TICKPROF_PAUSED=on`): calls that
+/// begin from now on are recorded again.
+///
+/// Returns whether this call resumed: false when not paused, or with
+/// profiling off. After the final report recording stays off.
+///
+/// # Examples
+///
+/// ```
+/// assert!(!tickprof_runtime::resume()); // not paused
+/// ```
+pub fn resume() -> bool {
+    #[cfg(feature = "enabled")]
+    {
+        exit::set_paused(false)
+    }
+    #[cfg(not(feature = "enabled"))]
+    {
+        false
+    }
 }
 
 /// Writes the report now, where the exit report goes: its text to stderr

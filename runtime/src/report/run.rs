@@ -111,6 +111,15 @@ pub struct RunInfo {
     /// Allocations made outside any marked call, on threads that made a
     /// marked call (the `<outside marked calls>` row).
     pub outside: AllocStats,
+    /// Times recording was paused (`tickprof::pause`, or
+    /// `TICKPROF_PAUSED=on` at start-up), since start-up or the last reset.
+    /// Calls made while paused are not in the report.
+    pub pauses: u64,
+    /// Time recording was paused, in nanoseconds (a pause in progress
+    /// counted up to the report), since start-up or the last reset. A dump
+    /// of the difference since the previous one (`TICKPROF_DUMP=delta`)
+    /// still gives the run's total.
+    pub paused_ns: u64,
 }
 
 impl RunInfo {
@@ -144,6 +153,8 @@ impl RunInfo {
             pid: std::process::id(),
             alloc_installed: false,
             outside: AllocStats::default(),
+            pauses: 0,
+            paused_ns: 0,
         }
     }
 }

@@ -183,6 +183,8 @@ schema!(RunInfo {
     pid,
     alloc_installed = false,
     outside = AllocStats::default(),
+    pauses = 0,
+    paused_ns = 0,
 });
 
 schema!(AllocStats {

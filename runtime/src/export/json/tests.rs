@@ -154,6 +154,8 @@ impl Src {
             pid: self.u() as u32,
             alloc_installed: self.b(),
             outside: self.alloc(),
+            pauses: self.u(),
+            paused_ns: self.u(),
         };
         let sites = (0..self.small(4))
             .map(|_| SiteStats {
@@ -396,6 +398,8 @@ const NEWER: &[&str] = &[
     "self_alloc",
     "coverage",
     "faults",
+    "pauses",
+    "paused_ns",
 ];
 
 /// Removes `key` from every object of `v` at any depth; how many it removed.
@@ -439,6 +443,7 @@ fn an_older_file_without_the_newer_fields_reads_with_their_defaults() {
     let mut want = r.clone();
     want.run.alloc_installed = false;
     want.run.outside = none;
+    (want.run.pauses, want.run.paused_ns) = (0, 0);
     for s in &mut want.sites {
         (s.resolved, s.alloc, s.self_alloc) = (true, none, none);
     }

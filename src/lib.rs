@@ -84,41 +84,62 @@
 ///     if ::tickprof::__private::off(__tickprof_mode) {
 ///         /* the original body: profiling off or paused */
 ///     } else {
-///         let __tickprof_guard = ::tickprof::__private::Guard::enter_in_mode(&__TICKPROF_SITE, __tickprof_mode);
-///         // with `fail`: if let Some(e) = ::tickprof::__private::injected(&__TICKPROF_SITE) { return Err(From::from(e)); }
-///         let __tickprof_value: u32 = if ::tickprof::__private::ALWAYS {
-///             '__tickprof_body: { /* the original body */ }
-///         } else {
-///             ::tickprof::__private::never_taken() // never taken: only a value of the type
-///         };
-///         __tickprof_guard.exit(); // the call returned: no unwinding check
-///         __tickprof_value
+///         // out of line: enter the guard, run the closure, end the call
+///         ::tickprof::__private::timed(&__TICKPROF_SITE, __tickprof_mode, || -> u32 {
+///             // with `fail`: if let Some(e) = ::tickprof::__private::injected(&__TICKPROF_SITE) { return Err(From::from(e)); }
+///             /* the original body */
+///         })
 ///     }
 /// }
 /// ```
 ///
-/// The body is emitted twice, so that a call with profiling off or paused
-/// runs it as written after one load and one predictable branch. Only
-/// bodies whose two copies behave as one are duplicated: no item keyword in
-/// them (`fn`, `static`, `struct`, `enum`, `union`, `impl`, `trait`, `mod`,
-/// `extern`, `macro_rules`: a `static` or a nested mark would split in
-/// two), no macro other than the standard library's expression macros
-/// (`println!`, `assert!`, `vec!`, `format!`, `matches!`, … ; a user macro
-/// may expand to items), and at most 512 tokens (a long body gains little
-/// and would double its compile time). Other bodies, and functions
-/// returning `impl Trait` or `!`, keep one guarded body: with profiling off
-/// their guard is inert, a few more instructions. Type errors in the body
-/// are reported once: the two copies' diagnostics are identical and the
-/// compiler prints them once.
+/// The body is emitted twice. With profiling off or paused it runs as
+/// written after one load and one predictable branch; recording, it runs as
+/// a closure inside `timed`, an out-of-line function (one instance per
+/// marked function, the body inlined in it) that holds the guard. The
+/// marked function is thus its body plus a few instructions, and the
+/// compiler inlines it where it would inline the unmarked one. The
+/// closure's declared return type is the function's, so `return` and `?`
+/// in the body mean what they mean in the function; they end the call
+/// normally, with no unwinding check. Arguments the body borrows are
+/// borrowed by the closure and dropped where they were.
 ///
-/// The body's value is held in a local of the declared return type, so the
-/// body infers exactly as it does as the function's tail, and the call ends
-/// there, on the normal path. A `return`, a `?` or a panic leaves through
-/// the guard's drop instead. The `if`, whose condition is the constant
-/// `true`, keeps a body that never returns (`todo!()`, `loop {}`,
-/// `std::process::exit(..)`) from leaving the exit as unreachable code.
-/// When the return type cannot be named in a `let` (`impl Trait`, `!`),
-/// the body stays the function's tail and the guard's drop ends the call.
+/// Only bodies whose two copies behave as one are duplicated: no item
+/// keyword in them (`fn`, `static`, `struct`, `enum`, `union`, `impl`,
+/// `trait`, `mod`, `extern`, `macro_rules`: a `static` or a nested mark
+/// would split in two), no macro but the standard library's expression
+/// macros (`println!`, `assert!`, `vec!`, `format!`, `matches!`, …; a user
+/// macro may expand to items), at most 512 tokens (a long body gains
+/// little, and its compile time would double), a return type a `let` can
+/// name (not `impl Trait` or `!`) and no `#[track_caller]` (a closure would
+/// hide the caller's location). Any other body is emitted once, under a
+/// guard held in the function:
+///
+/// ```text
+///     let __tickprof_guard = ::tickprof::__private::Guard::enter(&__TICKPROF_SITE);
+///     // with `fail`: the same check
+///     let __tickprof_value: u32 = if ::tickprof::__private::ALWAYS {
+///         '__tickprof_body: { /* the original body */ }
+///     } else {
+///         ::tickprof::__private::never_taken() // never taken: only a value of the type
+///     };
+///     __tickprof_guard.exit(); // the call returned: no unwinding check
+///     __tickprof_value
+/// ```
+///
+/// and with profiling off its guard is inert, a few more instructions.
+/// Errors in a duplicated body are reported once: both copies' diagnostics
+/// are identical, and the compiler prints each once.
+///
+/// In the single body, the value is held in a local of the declared return
+/// type, so the body infers exactly as it does as the function's tail, and
+/// the call ends there, on the normal path. A `return`, a `?` or a panic
+/// leaves through the guard's drop instead. The `if`, whose condition is
+/// the constant `true`, keeps a body that never returns (`todo!()`,
+/// `loop {}`, `std::process::exit(..)`) from leaving the exit as
+/// unreachable code. When the return type cannot be named in a `let`
+/// (`impl Trait`, `!`), the body stays the function's tail and the guard's
+/// drop ends the call.
 ///
 /// The nested `fn` gives the report the function's full path (with the
 /// type for methods); the file and line are those of the `#[profile]`

@@ -373,6 +373,21 @@ pub mod __private {
         mode == crate::switches::OFF
     }
 
+    /// Runs a marked function's body (as a closure) under its guard: the
+    /// recording path of a function whose body `#[profile]` duplicated.
+    /// Out of line, so that the marked function is its plain body, the
+    /// mode test and this call: small enough for the compiler to inline
+    /// where the unmarked function would be. One instance per marked
+    /// function (each closure is its own type), with the body inlined in it.
+    #[cfg(feature = "enabled")]
+    #[inline(never)]
+    pub fn timed<R>(site: &'static CallSite, mode: u8, body: impl FnOnce() -> R) -> R {
+        let guard = Guard::enter_in_mode(site, mode);
+        let value = body();
+        guard.exit();
+        value
+    }
+
     /// The mode a marked call reads once at entry, for [`off`] and
     /// [`Guard::enter_in_mode`].
     #[cfg(feature = "enabled")]

@@ -36,11 +36,10 @@ impl Guard {
         Guard::enter_in_mode(site, mode())
     }
 
-    /// [`Guard::enter`] with the mode already read: `#[profile]` reads it
-    /// once for its off test and this entry.
-    #[doc(hidden)]
+    /// [`Guard::enter`] with the mode already read: a marked function
+    /// reads it once for its off test and this entry.
     #[inline(always)]
-    pub fn enter_in_mode(site: &'static CallSite, mode: u8) -> Guard {
+    pub(crate) fn enter_in_mode(site: &'static CallSite, mode: u8) -> Guard {
         let (node, depth) = if mode != RECORD {
             if mode == OFF {
                 return Guard::inert();

@@ -128,8 +128,10 @@
 /// ```
 ///
 /// and with profiling off its guard is inert, a few more instructions.
-/// Errors in a duplicated body are reported once: both copies' diagnostics
-/// are identical, and the compiler prints each once.
+/// Type errors and lints in a duplicated body are reported once (both
+/// copies' diagnostics are identical, and the compiler prints each once); a
+/// borrow-check error is reported for each copy, the closure's naming a
+/// moved argument `value` (`tests/ui/fail/twin_body_errors.rs`).
 ///
 /// In the single body, the value is held in a local of the declared return
 /// type, so the body infers exactly as it does as the function's tail, and

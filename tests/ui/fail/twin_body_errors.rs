@@ -1,5 +1,7 @@
-// `#[profile]` emits a short body twice (a plain copy for profiling off):
-// a type error or a borrow error in it is reported once, on the user's code.
+// `#[profile]` emits a short body twice (a plain copy for profiling off or
+// paused, and a closure timed out of line): a type error and a lint are
+// reported once, on the user's code; a borrow-check error once per copy
+// (the closure's names a moved argument `value`).
 #[tickprof::profile]
 fn add(x: u8) -> u8 {
     x + "one"

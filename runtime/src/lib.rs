@@ -389,7 +389,7 @@ pub mod __private {
     }
 
     /// The mode a marked call reads once at entry, for [`off`] and
-    /// [`Guard::enter_in_mode`].
+    /// [`timed`].
     #[cfg(feature = "enabled")]
     #[inline(always)]
     pub fn mode() -> u8 {

@@ -70,7 +70,7 @@ pub(crate) fn instrument(args: &Args, marked: Marked) -> TokenStream2 {
                     quote! {
                         let #mode = #private::mode();
                         if #private::off(#mode) #block else {
-                            #private::timed(&__TICKPROF_SITE, #mode, || -> #ty #timed)
+                            #private::timed(|| -> #ty #timed, &__TICKPROF_SITE, #mode)
                         }
                     }
                 }
@@ -250,9 +250,7 @@ mod tests {
                 if my::tp::__private::off(__tickprof_mode) {
                     x
                 } else {
-                    my::tp::__private::timed(&__TICKPROF_SITE, __tickprof_mode, || -> T {
-                        x
-                    })
+                    my::tp::__private::timed(|| -> T { x }, &__TICKPROF_SITE, __tickprof_mode)
                 }
             }
         };

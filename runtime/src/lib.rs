@@ -379,9 +379,11 @@ pub mod __private {
     /// mode test and this call: small enough for the compiler to inline
     /// where the unmarked function would be. One instance per marked
     /// function (each closure is its own type), with the body inlined in it.
+    /// The closure comes first, so that what it captures arrives in the
+    /// registers the marked function received its arguments in.
     #[cfg(feature = "enabled")]
     #[inline(never)]
-    pub fn timed<R>(site: &'static CallSite, mode: u8, body: impl FnOnce() -> R) -> R {
+    pub fn timed<R>(body: impl FnOnce() -> R, site: &'static CallSite, mode: u8) -> R {
         let guard = Guard::enter_in_mode(site, mode);
         let value = body();
         guard.exit();

@@ -130,10 +130,10 @@ fn toggle() -> std::sync::MutexGuard<'static, ()> {
 
 /// Pauses recording: clears [`RECORD`] and [`TRACE`], so marked calls
 /// take the off path, and keeps them for [`resume`]. Returns whether this
-/// call paused (false: already paused).
+/// call paused (false: already paused, or the final report was taken).
 pub(crate) fn pause() -> bool {
     let _toggle = toggle();
-    if PAUSED.load(Ordering::SeqCst) {
+    if PAUSED.load(Ordering::SeqCst) || STOPPED.load(Ordering::SeqCst) {
         return false;
     }
     let saved = MODE.fetch_and(!(RECORD | TRACE), Ordering::SeqCst) & (RECORD | TRACE);
@@ -144,10 +144,10 @@ pub(crate) fn pause() -> bool {
 
 /// Resumes recording: restores the bits [`pause`] cleared, unless the
 /// final report has been taken meanwhile. Returns whether this call resumed
-/// (false: not paused).
+/// recording (false: not paused, or the final report was taken).
 pub(crate) fn resume() -> bool {
     let _toggle = toggle();
-    if !PAUSED.swap(false, Ordering::SeqCst) {
+    if STOPPED.load(Ordering::SeqCst) || !PAUSED.swap(false, Ordering::SeqCst) {
         return false;
     }
     MODE.fetch_or(SAVED.load(Ordering::Relaxed), Ordering::SeqCst);
@@ -155,6 +155,7 @@ pub(crate) fn resume() -> bool {
     // clears them after the `fetch_or` above, or this load sees `STOPPED`.
     if STOPPED.load(Ordering::SeqCst) {
         MODE.fetch_and(!(RECORD | TRACE), Ordering::SeqCst);
+        return false;
     }
     true
 }

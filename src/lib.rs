@@ -80,8 +80,48 @@
 ///     fn __tickprof_here() {}
 ///     static __TICKPROF_SITE: ::tickprof::__private::CallSite = /* path, name, file, line */;
 ///     static __TICKPROF_MARK: &::tickprof::__private::CallSite = &__TICKPROF_SITE; // in the link-time list of marks
+///     let __tickprof_mode = ::tickprof::__private::mode(); // one relaxed load
+///     if ::tickprof::__private::off(__tickprof_mode) {
+///         /* the original body: profiling off or paused */
+///     } else {
+///         // out of line: enter the guard, run the closure, end the call
+///         ::tickprof::__private::timed(
+///             || -> u32 {
+///                 // with `fail`: if let Some(e) = ::tickprof::__private::injected(&__TICKPROF_SITE) { return Err(From::from(e)); }
+///                 /* the original body */
+///             },
+///             &__TICKPROF_SITE,
+///             __tickprof_mode,
+///         )
+///     }
+/// }
+/// ```
+///
+/// The body is emitted twice. With profiling off or paused it runs as
+/// written after one load and one predictable branch; recording, it runs as
+/// a closure inside `timed`, an out-of-line function (one instance per
+/// marked function, the body inlined in it) that holds the guard. The
+/// marked function is thus its body plus a few instructions, and the
+/// compiler inlines it where it would inline the unmarked one. The
+/// closure's declared return type is the function's, so `return` and `?`
+/// in the body mean what they mean in the function; they end the call
+/// normally, with no unwinding check. Arguments the body borrows are
+/// borrowed by the closure and dropped where they were.
+///
+/// Only bodies whose two copies behave as one are duplicated: no item
+/// keyword in them (`fn`, `static`, `struct`, `enum`, `union`, `impl`,
+/// `trait`, `mod`, `extern`, `macro_rules`: a `static` or a nested mark
+/// would split in two), no macro but the standard library's expression
+/// macros (`println!`, `assert!`, `vec!`, `format!`, `matches!`, …; a user
+/// macro may expand to items), at most 512 tokens (a long body gains
+/// little, and its compile time would double), a return type a `let` can
+/// name (not `impl Trait` or `!`) and no `#[track_caller]` (a closure would
+/// hide the caller's location). Any other body is emitted once, under a
+/// guard held in the function:
+///
+/// ```text
 ///     let __tickprof_guard = ::tickprof::__private::Guard::enter(&__TICKPROF_SITE);
-///     // with `fail`: if let Some(e) = ::tickprof::__private::injected(&__TICKPROF_SITE) { return Err(From::from(e)); }
+///     // with `fail`: the same check
 ///     let __tickprof_value: u32 = if ::tickprof::__private::ALWAYS {
 ///         '__tickprof_body: { /* the original body */ }
 ///     } else {
@@ -89,17 +129,23 @@
 ///     };
 ///     __tickprof_guard.exit(); // the call returned: no unwinding check
 ///     __tickprof_value
-/// }
 /// ```
 ///
-/// The body's value is held in a local of the declared return type, so the
-/// body infers exactly as it does as the function's tail, and the call ends
-/// there, on the normal path. A `return`, a `?` or a panic leaves through
-/// the guard's drop instead. The `if`, whose condition is the constant
-/// `true`, keeps a body that never returns (`todo!()`, `loop {}`,
-/// `std::process::exit(..)`) from leaving the exit as unreachable code.
-/// When the return type cannot be named in a `let` (`impl Trait`, `!`),
-/// the body stays the function's tail and the guard's drop ends the call.
+/// and with profiling off its guard is inert, a few more instructions.
+/// Type errors and lints in a duplicated body are reported once (both
+/// copies' diagnostics are identical, and the compiler prints each once); a
+/// borrow-check error is reported for each copy, the closure's naming a
+/// moved argument `value` (`tests/ui/fail/twin_body_errors.rs`).
+///
+/// In the single body, the value is held in a local of the declared return
+/// type, so the body infers exactly as it does as the function's tail, and
+/// the call ends there, on the normal path. A `return`, a `?` or a panic
+/// leaves through the guard's drop instead. The `if`, whose condition is
+/// the constant `true`, keeps a body that never returns (`todo!()`,
+/// `loop {}`, `std::process::exit(..)`) from leaving the exit as
+/// unreachable code. When the return type cannot be named in a `let`
+/// (`impl Trait`, `!`), the body stays the function's tail and the guard's
+/// drop ends the call.
 ///
 /// The nested `fn` gives the report the function's full path (with the
 /// type for methods); the file and line are those of the `#[profile]`
@@ -134,9 +180,10 @@
 ///
 /// # Overhead
 ///
-/// A marked call costs 53 instructions in a release build (the two clock
+/// A marked call costs 56 instructions in a release build (the two clock
 /// reads alone: 16), 1.05–1.09× the time of the two reads' overhead; with
-/// `TICKPROF=off`, 21 instructions; with the `enabled` feature off,
+/// `TICKPROF=off` or paused, 9 instructions against 5 unmarked (a
+/// duplicated body; 21 for one kept once); with the `enabled` feature off,
 /// nothing. The figures, their commands and host are in the crate
 /// documentation (section *Overhead*) and `docs/overhead.md`.
 ///
@@ -145,7 +192,9 @@
 /// Each mark adds about 3.6 ms of compiler CPU time and 665 bytes to a
 /// release build, most of it the guard's inlined hot path, and about 0.7 ms
 /// and 961 bytes to a debug build (`bash scripts/compile_cost.sh`, slope
-/// between 100 and 1,000 functions; Intel(R) Xeon(R) Processor @ 2.10GHz).
+/// between 100 and 1,000 functions; Intel(R) Xeon(R) Processor @ 2.10GHz),
+/// before bodies were emitted twice; the second copy adds about 30% in
+/// release and 20% in debug (see `docs/guide.md`, *Compile cost*).
 /// With the feature off a mark adds no code; the attribute only parses and
 /// checks the function.
 ///
@@ -181,8 +230,8 @@ pub use tickprof_runtime::integrations::*;
 pub use tickprof_runtime::{dump_every, dump_now, dump_on_signal, DumpMode, DumpSignal};
 
 pub use tickprof_runtime::{
-    fmt_ns, report, reset, set_hook, sites, snapshot, Alloc, AllocStats, CallSite, ClockSource,
-    Coverage, Edge, Enter, Exit, Faults, Guard, Hook, Injected, Mark, Report, RunInfo,
+    fmt_ns, pause, report, reset, resume, set_hook, sites, snapshot, Alloc, AllocStats, CallSite,
+    ClockSource, Coverage, Edge, Enter, Exit, Faults, Guard, Hook, Injected, Mark, Report, RunInfo,
     SetHookError, SiteKind, SiteStats, Snapshot, SortKey, TextOptions, ThreadSite, ThreadStats,
     Timing, TreeNode, CSV_HEADER,
 };

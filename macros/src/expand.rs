@@ -48,37 +48,33 @@ pub(crate) fn instrument(args: &Args, marked: Marked) -> TokenStream2 {
     );
     let (constructor, run) = match kind {
         Kind::Plain => {
-            let guard = Ident::new("__tickprof_guard", Span::mixed_site());
-            let label = Lifetime::new("'__tickprof_body", Span::mixed_site());
             let fail = crate::fail::early_return(args, &private);
-            let enter = quote! {
-                let #guard = #private::Guard::enter(&__TICKPROF_SITE);
-                #fail
-            };
             let run = match returned_type(&sig.output) {
-                // The body's value is taken, then the guard ends on the
-                // normal path, with no unwinding check; early returns and
-                // panics leave through its drop. The `if` keeps a body
-                // that never returns (`todo!()`, `loop {}`, `exit(..)`)
-                // from making the exit unreachable code: its `else`, never
-                // taken, has the function's type and does not diverge.
-                Some(ty) => {
-                    let value = Ident::new("__tickprof_value", Span::mixed_site());
+                Some(ty) if twin_bodies(&outer, &block) => {
+                    // Profiling off or paused: the body as written, inline,
+                    // after one load and one branch. Recording: the body
+                    // in a closure, timed out of line by the runtime, so
+                    // that the function stays small enough to inline (see
+                    // `twin`). The closure's declared return type keeps
+                    // `return` and `?` in the body as they are in the
+                    // function.
+                    let mode = Ident::new("__tickprof_mode", Span::mixed_site());
+                    // With `fail`, its check comes first; a labeled block
+                    // (never `unused_braces`) then holds the body.
+                    let timed = if fail.is_empty() {
+                        block.to_token_stream()
+                    } else {
+                        let label = Lifetime::new("'__tickprof_body", Span::mixed_site());
+                        quote!({ #fail #label: #block })
+                    };
                     quote! {
-                        #enter
-                        let #value: #ty = if #private::ALWAYS {
-                            #label: #block
-                        } else {
-                            #private::never_taken()
-                        };
-                        #guard.exit();
-                        #value
+                        let #mode = #private::mode();
+                        if #private::off(#mode) #block else {
+                            #private::timed(|| -> #ty #timed, &__TICKPROF_SITE, #mode)
+                        }
                     }
                 }
-                None => quote! {
-                    #enter
-                    #label: #block
-                },
+                other => guarded(&private, other.as_ref(), &fail, &block),
             };
             (quote!(function), run)
         }
@@ -112,6 +108,56 @@ pub(crate) fn instrument(args: &Args, marked: Marked) -> TokenStream2 {
             static __TICKPROF_MARK: &#private::CallSite = &__TICKPROF_SITE;
             #run
         }
+    }
+}
+
+/// Whether the body is emitted twice (see `twin`): it can be, and the
+/// function is not `#[track_caller]` (a closure would not pass the
+/// caller's location on to the body).
+fn twin_bodies(outer: &[Attribute], block: &Block) -> bool {
+    !outer.iter().any(|a| a.path().is_ident("track_caller"))
+        && crate::twin::duplicable(block.to_token_stream())
+}
+
+/// One body, timed by a guard in the function: `ty`, the declared return
+/// type where a `let` can name it.
+///
+/// The body's value is taken, then the guard ends on the normal path, with
+/// no unwinding check; early returns and panics leave through its drop.
+/// The `if` keeps a body that never returns (`todo!()`, `loop {}`,
+/// `exit(..)`) from making the exit unreachable code: its `else`, never
+/// taken, has the function's type and does not diverge. Without a nameable
+/// type the body stays the tail and the drop ends the call.
+fn guarded(
+    private: &TokenStream2,
+    ty: Option<&TokenStream2>,
+    fail: &TokenStream2,
+    block: &Block,
+) -> TokenStream2 {
+    let guard = Ident::new("__tickprof_guard", Span::mixed_site());
+    let label = Lifetime::new("'__tickprof_body", Span::mixed_site());
+    let enter = quote! {
+        let #guard = #private::Guard::enter(&__TICKPROF_SITE);
+        #fail
+    };
+    match ty {
+        Some(ty) => {
+            let value = Ident::new("__tickprof_value", Span::mixed_site());
+            quote! {
+                #enter
+                let #value: #ty = if #private::ALWAYS {
+                    #label: #block
+                } else {
+                    #private::never_taken()
+                };
+                #guard.exit();
+                #value
+            }
+        }
+        None => quote! {
+            #enter
+            #label: #block
+        },
     }
 }
 
@@ -200,16 +246,12 @@ mod tests {
                 #[my::tp::__private::linkme::distributed_slice(my::tp::__private::SITES)]
                 #[linkme(crate = my::tp::__private::linkme)]
                 static __TICKPROF_MARK: &my::tp::__private::CallSite = &__TICKPROF_SITE;
-                let __tickprof_guard = my::tp::__private::Guard::enter(&__TICKPROF_SITE);
-                let __tickprof_value: T = if my::tp::__private::ALWAYS {
-                    '__tickprof_body: {
-                        x
-                    }
+                let __tickprof_mode = my::tp::__private::mode();
+                if my::tp::__private::off(__tickprof_mode) {
+                    x
                 } else {
-                    my::tp::__private::never_taken()
-                };
-                __tickprof_guard.exit();
-                __tickprof_value
+                    my::tp::__private::timed(|| -> T { x }, &__TICKPROF_SITE, __tickprof_mode)
+                }
             }
         };
         assert_eq!(
@@ -231,7 +273,10 @@ mod tests {
             assert!(!out.contains("exit"), "{out}");
             assert!(out.contains("'__tickprof_body"), "{out}");
         }
-        let out = expanded(quote!(), quote! { fn f() {} });
+        // A body kept once (it defines a `static`) with a nameable type
+        // ends on the normal path.
+        let out = expanded(quote!(), quote! { fn f() { static S: u8 = 0; } });
+        assert!(!out.contains("timed"), "{out}");
         assert!(
             out.contains(&quote!(let __tickprof_value: () =).to_string()),
             "{out}"
@@ -240,6 +285,27 @@ mod tests {
             out.contains(&quote!(__tickprof_guard.exit();).to_string()),
             "{out}"
         );
+    }
+
+    /// A body that can be emitted twice is, unless the function is
+    /// `#[track_caller]`: a closure would hide the caller's location.
+    #[test]
+    fn twin_bodies_and_their_exceptions() {
+        let twin = expanded(quote!(), quote! { fn f(x: u8) -> u8 { x + 1 } });
+        assert!(
+            twin.contains("__private :: off (__tickprof_mode) { x + 1 }"),
+            "{twin}"
+        );
+        assert!(twin.contains("|| -> u8 { x + 1 }"), "{twin}");
+        assert!(!twin.contains("Guard"), "{twin}");
+        for item in [
+            quote! { #[track_caller] fn f(x: u8) -> u8 { x + 1 } },
+            quote! { fn f(x: u8) -> u8 { my_macro!(x) } },
+        ] {
+            let out = expanded(quote!(), item);
+            assert!(!out.contains("off"), "{out}");
+            assert!(out.contains("Guard :: enter"), "{out}");
+        }
     }
 
     #[test]

@@ -17,6 +17,7 @@ mod container;
 mod expand;
 mod fail;
 mod item;
+mod twin;
 
 use proc_macro::TokenStream;
 use proc_macro2::{TokenStream as TokenStream2, TokenTree};

@@ -60,6 +60,8 @@ pub(crate) struct Facts {
     pub trace_origin: u64,
     /// The process id, for the report header.
     pub pid: u32,
+    /// Pauses begun and nanoseconds paused (`crate::pause::totals`).
+    pub pauses: (u64, u64),
 }
 
 /// Each site's shown name. Two sites that would show the same name (two
@@ -226,6 +228,8 @@ pub(crate) fn build(c: &Capture, facts: &Facts) -> Report {
             pushed: 0,
             push_failed: 0,
             push_dropped: 0,
+            pauses: facts.pauses.0,
+            paused_ns: facts.pauses.1,
         },
         sites,
         threads,

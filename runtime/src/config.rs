@@ -51,6 +51,13 @@ settings! {
             default: true,
             help: "`off` (also `0`, `false`, `no`): record nothing, print nothing; `on` (also `1`, `true`, `yes`)",
         },
+        /// Start with recording paused until `tickprof::resume()`.
+        paused: bool {
+            var: "TICKPROF_PAUSED",
+            parse: Switch,
+            default: false,
+            help: "`on`: start with recording paused: marked calls cost what they cost with `TICKPROF=off` and are not counted until the program calls `tickprof::resume()` (see [pause and resume](guide.md#pause-and-resume)); `off`: record from start-up",
+        },
         /// Extra output files, format chosen by extension (an unknown
         /// extension is dropped with a warning).
         outputs: Vec<std::path::PathBuf> {

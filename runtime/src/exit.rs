@@ -60,6 +60,9 @@ fn init_runtime() -> Runtime {
     let clock = Clock::start();
     switches::apply(&config, clock.nominal_hz());
     crate::site::set_time_mode(config.time.code());
+    if config.enabled && config.paused {
+        crate::pause::started_paused();
+    }
     #[cfg(feature = "failpoints")]
     if let Some(table) = &config.fail {
         for w in crate::fail::state::arm_global(table, config.fail_seed) {
@@ -112,6 +115,20 @@ fn facts(rt: &Runtime, wall_ns: u64) -> Facts {
         tracing: switches::tracing(),
         trace_origin: rt.clock.start_ticks,
         pid: std::process::id(),
+        pauses: crate::pause::totals(),
+    }
+}
+
+/// Pauses (`on`) or resumes recording; false with profiling off or when
+/// already in that state.
+pub(crate) fn set_paused(on: bool) -> bool {
+    if !runtime().config.enabled {
+        return false;
+    }
+    if on {
+        crate::pause::pause()
+    } else {
+        crate::pause::resume()
     }
 }
 
@@ -170,6 +187,7 @@ pub(crate) fn reset() {
     record::reset_all();
     #[cfg(feature = "failpoints")]
     crate::fail::state::reset_counts();
+    crate::pause::restart();
     rt.restart_epoch();
 }
 

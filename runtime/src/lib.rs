@@ -71,6 +71,8 @@ mod naming;
 #[cfg(feature = "enabled")]
 mod push;
 #[cfg(feature = "enabled")]
+mod pause;
+#[cfg(feature = "enabled")]
 mod record;
 mod report;
 #[cfg(feature = "enabled")]
@@ -172,6 +174,63 @@ pub fn sites() -> Vec<SiteStats> {
 pub fn reset() {
     #[cfg(feature = "enabled")]
     exit::reset();
+}
+
+/// Pauses recording: until [`resume`], marked calls are neither timed nor
+/// counted, and cost what they cost with `TICKPROF=off` (one load and one
+/// predictable branch where `#[profile]` could duplicate the body: see
+/// "Off and paused" in `docs/overhead.md`).
+///
+/// A call that began while recording is recorded in full, however long it
+/// runs into the pause (its guard still pops its frame); a call that began
+/// while paused is not recorded, even if it ends after [`resume`]. Hooks,
+/// the trace log and failpoints are not paused: they are not the profile's.
+/// The report says how often and how long recording was paused
+/// ([`RunInfo::pauses`], [`RunInfo::paused_ns`]). `TICKPROF_PAUSED=on`
+/// starts the program paused.
+///
+/// Returns whether this call paused: false when already paused, with
+/// profiling off (`TICKPROF=off`, or the `enabled` feature off) or after
+/// the final report. Any thread may pause and resume.
+///
+/// # Examples
+///
+/// ```
+/// tickprof_runtime::pause();
+/// // set-up that should not be in the profile
+/// tickprof_runtime::resume();
+/// ```
+pub fn pause() -> bool {
+    #[cfg(feature = "enabled")]
+    {
+        exit::set_paused(true)
+    }
+    #[cfg(not(feature = "enabled"))]
+    {
+        false
+    }
+}
+
+/// Resumes recording after [`pause`] (or `TICKPROF_PAUSED=on`): calls that
+/// begin from now on are recorded again.
+///
+/// Returns whether this call resumed: false when not paused, or with
+/// profiling off. After the final report recording stays off.
+///
+/// # Examples
+///
+/// ```
+/// assert!(!tickprof_runtime::resume()); // not paused
+/// ```
+pub fn resume() -> bool {
+    #[cfg(feature = "enabled")]
+    {
+        exit::set_paused(false)
+    }
+    #[cfg(not(feature = "enabled"))]
+    {
+        false
+    }
 }
 
 /// Writes the report now, where the exit report goes: its text to stderr
@@ -308,6 +367,41 @@ pub mod __private {
     pub use crate::site::{path_of, CallSite};
     #[cfg(feature = "enabled")]
     pub use linkme;
+
+    /// Whether a marked call in `mode` does nothing: profiling off
+    /// (`TICKPROF=off`) or paused, and no hook, log or failpoint armed.
+    /// `#[profile]` reads the mode once at entry, tests it and then runs the
+    /// body as written, with no guard: one load and one predictable branch.
+    #[cfg(feature = "enabled")]
+    #[inline(always)]
+    pub fn off(mode: u8) -> bool {
+        mode == crate::switches::OFF
+    }
+
+    /// Runs a marked function's body (as a closure) under its guard: the
+    /// recording path of a function whose body `#[profile]` duplicated.
+    /// Out of line, so that the marked function is its plain body, the
+    /// mode test and this call: small enough for the compiler to inline
+    /// where the unmarked function would be. One instance per marked
+    /// function (each closure is its own type), with the body inlined in it.
+    /// The closure comes first, so that what it captures arrives in the
+    /// registers the marked function received its arguments in.
+    #[cfg(feature = "enabled")]
+    #[inline(never)]
+    pub fn timed<R>(body: impl FnOnce() -> R, site: &'static CallSite, mode: u8) -> R {
+        let guard = Guard::enter_in_mode(site, mode);
+        let value = body();
+        guard.exit();
+        value
+    }
+
+    /// The mode a marked call reads once at entry, for [`off`] and
+    /// [`timed`].
+    #[cfg(feature = "enabled")]
+    #[inline(always)]
+    pub fn mode() -> u8 {
+        crate::switches::mode()
+    }
 
     /// Always true. `#[profile]` takes the body's value as
     /// `if ALWAYS { body } else { never_taken() }`: the `else` does not

@@ -3,7 +3,7 @@
 //!
 //! Each is a relaxed atomic read at most once per call (most only on a cold
 //! path); they are written before `main` by the constructor and, for
-//! `MODE`, when the exit report starts.
+//! `MODE`, when the exit report starts and by a pause or resume.
 
 use crate::config::Config;
 use core::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering};
@@ -48,7 +48,13 @@ pub(crate) static RECORDED_ANY: AtomicBool = AtomicBool::new(false);
 /// ticks. Tracing is switched on separately ([`set_tracing`]), after the
 /// start-up calibration, whose calls are not the program's.
 pub(crate) fn apply(config: &Config, nominal_hz: Option<f64>) {
-    set_bit(RECORD, config.enabled);
+    {
+        let _toggle = toggle();
+        let paused = config.enabled && config.paused;
+        PAUSED.store(paused, Ordering::SeqCst);
+        SAVED.store(if paused { RECORD } else { 0 }, Ordering::Relaxed);
+        set_bit(RECORD, config.enabled && !paused);
+    }
     let ns = u64::try_from(config.max_delta.as_nanos()).unwrap_or(u64::MAX);
     MAX_DELTA_NS.store(ns, Ordering::Relaxed);
     if let Some(hz) = nominal_hz {
@@ -89,9 +95,69 @@ pub(crate) fn set_bit(bit: u8, on: bool) {
     }
 }
 
-/// Turns the trace buffers on or off (while recording).
+/// Turns the trace buffers on or off (while recording; while paused, from
+/// the resume on).
 pub(crate) fn set_tracing(on: bool) {
-    set_bit(TRACE, on);
+    let _toggle = toggle();
+    if PAUSED.load(Ordering::SeqCst) {
+        let saved = SAVED.load(Ordering::Relaxed);
+        SAVED.store(
+            if on { saved | TRACE } else { saved & !TRACE },
+            Ordering::Relaxed,
+        );
+    } else {
+        set_bit(TRACE, on);
+    }
+}
+
+/// Whether recording is paused ([`pause`]).
+static PAUSED: AtomicBool = AtomicBool::new(false);
+/// The [`MODE`] bits a pause cleared ([`RECORD`], [`TRACE`]), for the
+/// resume.
+static SAVED: AtomicU8 = AtomicU8::new(0);
+/// Set when the final report has its data: no resume records again.
+static STOPPED: AtomicBool = AtomicBool::new(false);
+/// Serialises pauses, resumes and the changes of the bits they save (never
+/// taken on the hot path or by [`stop_recording`], so never on the exit
+/// path).
+static TOGGLE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn toggle() -> std::sync::MutexGuard<'static, ()> {
+    TOGGLE
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Pauses recording: clears [`RECORD`] and [`TRACE`], so marked calls
+/// take the off path, and keeps them for [`resume`]. Returns whether this
+/// call paused (false: already paused, or the final report was taken).
+pub(crate) fn pause() -> bool {
+    let _toggle = toggle();
+    if PAUSED.load(Ordering::SeqCst) || STOPPED.load(Ordering::SeqCst) {
+        return false;
+    }
+    let saved = MODE.fetch_and(!(RECORD | TRACE), Ordering::SeqCst) & (RECORD | TRACE);
+    SAVED.store(saved, Ordering::Relaxed);
+    PAUSED.store(true, Ordering::SeqCst);
+    true
+}
+
+/// Resumes recording: restores the bits [`pause`] cleared, unless the
+/// final report has been taken meanwhile. Returns whether this call resumed
+/// recording (false: not paused, or the final report was taken).
+pub(crate) fn resume() -> bool {
+    let _toggle = toggle();
+    if STOPPED.load(Ordering::SeqCst) || !PAUSED.swap(false, Ordering::SeqCst) {
+        return false;
+    }
+    MODE.fetch_or(SAVED.load(Ordering::Relaxed), Ordering::SeqCst);
+    // `stop_recording` sets `STOPPED` before it clears the bits: either it
+    // clears them after the `fetch_or` above, or this load sees `STOPPED`.
+    if STOPPED.load(Ordering::SeqCst) {
+        MODE.fetch_and(!(RECORD | TRACE), Ordering::SeqCst);
+        return false;
+    }
+    true
 }
 
 /// The mode, read at every marked call's entry.
@@ -115,7 +181,8 @@ pub(crate) fn tracing() -> bool {
 /// Stops recording (the exit report has its data). Other bits (hooks,
 /// failpoints) stay: they are not the profile's.
 pub(crate) fn stop_recording() {
-    MODE.fetch_and(!(RECORD | TRACE), Ordering::Relaxed);
+    STOPPED.store(true, Ordering::SeqCst);
+    MODE.fetch_and(!(RECORD | TRACE), Ordering::SeqCst);
 }
 
 /// Whether any marked call other than tickprof's own was ever made.

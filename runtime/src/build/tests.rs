@@ -22,6 +22,7 @@ fn facts(cal: Option<Calibration>, compensate: bool) -> Facts {
         tracing: false,
         trace_origin: 0,
         pid: 1,
+        pauses: (0, 0),
     }
 }
 

@@ -245,7 +245,7 @@ fn warnings_follow_the_table_order() {
 fn the_docs_table_has_one_row_per_variable_with_its_default() {
     let table = settings_markdown();
     let vars = variables();
-    assert_eq!(vars.len(), 31);
+    assert_eq!(vars.len(), 32);
     let mut seen = std::collections::HashSet::new();
     assert!(vars.iter().all(|v| seen.insert(*v)), "a variable twice");
     let lines: Vec<&str> = table.lines().collect();

@@ -71,6 +71,15 @@ fn header(r: &Report, s: &mut String) {
         fmt_ns(run.wall_ns as f64)
     );
     tools::faults_header(r, s);
+    if run.pauses > 0 {
+        let _ = writeln!(
+            s,
+            "tickprof: recording paused {} time{}, {} in all (calls made while paused are not counted)",
+            run.pauses,
+            plural(usize::try_from(run.pauses).unwrap_or(usize::MAX)),
+            fmt_ns(run.paused_ns as f64)
+        );
+    }
     if run.clock == ClockSource::Off {
         return;
     }

@@ -133,6 +133,15 @@ pub struct RunInfo {
     pub push_failed: u64,
     /// Profiles dropped, unsent, from `TICKPROF_PUSH`'s full queue.
     pub push_dropped: u64,
+    /// Times recording was paused (`tickprof::pause`, or
+    /// `TICKPROF_PAUSED=on` at start-up), since start-up or the last reset.
+    /// Calls made while paused are not in the report.
+    pub pauses: u64,
+    /// Time recording was paused, in nanoseconds (a pause in progress
+    /// counted up to the report), since start-up or the last reset. A dump
+    /// of the difference since the previous one (`TICKPROF_DUMP=delta`)
+    /// still gives the run's total.
+    pub paused_ns: u64,
 }
 
 impl RunInfo {
@@ -173,6 +182,8 @@ impl RunInfo {
             pushed: 0,
             push_failed: 0,
             push_dropped: 0,
+            pauses: 0,
+            paused_ns: 0,
         }
     }
 }

@@ -190,6 +190,8 @@ schema!(RunInfo {
     pushed = 0,
     push_failed = 0,
     push_dropped = 0,
+    pauses = 0,
+    paused_ns = 0,
 });
 
 schema!(AllocStats {

@@ -161,6 +161,8 @@ impl Src {
             pushed: self.u(),
             push_failed: self.u(),
             push_dropped: self.u(),
+            pauses: self.u(),
+            paused_ns: self.u(),
         };
         let sites = (0..self.small(4))
             .map(|_| {
@@ -442,6 +444,8 @@ const NEWER: &[&str] = &[
     "counted_sites",
     "counted_calls",
     "debug_build",
+    "pauses",
+    "paused_ns",
 ];
 
 /// Removes `key` from every object of `v` at any depth; how many it removed.
@@ -489,6 +493,7 @@ fn an_older_file_without_the_newer_fields_reads_with_their_defaults() {
     (want.run.pushed, want.run.push_failed, want.run.push_dropped) = (0, 0, 0);
     (want.run.counted_sites, want.run.counted_calls) = (0, 0);
     want.run.debug_build = false;
+    (want.run.pauses, want.run.paused_ns) = (0, 0);
     for s in &mut want.sites {
         (s.resolved, s.alloc, s.self_alloc) = (true, none, none);
         (s.timing, s.timed_calls) = (Timing::Timed, s.calls);

@@ -1,0 +1,90 @@
+// Bodies `#[profile]` emits twice (plain and guarded) and bodies it keeps
+// once (items, user macros, long bodies) compile and behave the same.
+#![deny(warnings)]
+
+use std::sync::atomic::{AtomicU32, Ordering};
+
+#[tickprof::profile]
+fn early(x: Option<u8>) -> Result<u8, String> {
+    let v = x.ok_or_else(|| "none".to_owned())?;
+    if v > 9 {
+        return Ok(9);
+    }
+    'outer: loop {
+        break 'outer Ok(v);
+    }
+}
+
+#[tickprof::profile]
+fn moves(v: Vec<String>, mut n: usize) -> Vec<String> {
+    n += 1;
+    v.into_iter().take(n).collect()
+}
+
+#[tickprof::profile]
+fn borrows<'a>(s: &'a str, t: &str) -> &'a str {
+    if t.is_empty() {
+        s
+    } else {
+        &s[..1]
+    }
+}
+
+#[tickprof::profile]
+fn with_static() -> u32 {
+    static CALLS: AtomicU32 = AtomicU32::new(0);
+    CALLS.fetch_add(1, Ordering::Relaxed) + 1
+}
+
+macro_rules! counter {
+    () => {{
+        static C: AtomicU32 = AtomicU32::new(0);
+        C.fetch_add(1, Ordering::Relaxed) + 1
+    }};
+}
+
+#[tickprof::profile]
+fn with_user_macro() -> u32 {
+    counter!()
+}
+
+#[tickprof::profile]
+fn unit_with_std_macros(v: &mut Vec<u8>) {
+    assert!(v.len() < 10, "{}", v.len());
+    v.extend(vec![1, 2]);
+    debug_assert_eq!(v.len() % 2, 0);
+}
+
+struct Counter(u32);
+
+impl Counter {
+    #[tickprof::profile]
+    fn bump(&mut self) -> &mut u32 {
+        self.0 += 1;
+        &mut self.0
+    }
+}
+
+fn main() {
+    assert_eq!(early(Some(3)), Ok(3));
+    assert_eq!(early(Some(12)), Ok(9));
+    assert!(early(None).is_err());
+    assert_eq!(moves(vec!["a".into(), "b".into()], 0), ["a"]);
+    assert_eq!(borrows("xy", "z"), "x");
+    // One static however the body is emitted: it counts every call.
+    for _ in 0..2 {
+        tickprof::pause();
+        with_static();
+        with_user_macro();
+        tickprof::resume();
+        with_static();
+        with_user_macro();
+    }
+    assert_eq!(with_static(), 5);
+    assert_eq!(with_user_macro(), 5);
+    let mut v = Vec::new();
+    unit_with_std_macros(&mut v);
+    let mut c = Counter(0);
+    *c.bump() += 1;
+    assert_eq!(c.0, 2);
+}

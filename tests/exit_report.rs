@@ -131,7 +131,12 @@ fn total_ns(row: &str) -> f64 {
         "s" => 1e9,
         _ => panic!("unit {unit:?} in {row:?}"),
     };
-    value.parse::<f64>().expect("a number") * scale
+    // A counted site's total is an estimate, marked `~`.
+    value
+        .trim_start_matches('~')
+        .parse::<f64>()
+        .expect("a number")
+        * scale
 }
 
 fn tmp_dir(name: &str) -> std::path::PathBuf {

@@ -69,9 +69,9 @@ pub mod integrations;
 pub mod log;
 mod naming;
 #[cfg(feature = "enabled")]
-mod push;
-#[cfg(feature = "enabled")]
 mod pause;
+#[cfg(feature = "enabled")]
+mod push;
 #[cfg(feature = "enabled")]
 mod record;
 mod report;

@@ -289,7 +289,7 @@ fn each_default_the_docs_show_reads_back_as_the_default() {
         assert_eq!(c, Config::default(), "{}={text:?}", row.var);
         shown += 1;
     }
-    assert_eq!(shown, 19);
+    assert_eq!(shown, 20);
 }
 
 /// `TICKPROF_OUT` is split on commas byte for byte: a path that is not

@@ -251,7 +251,8 @@ mod tests {
         // Timed calls count into a histogram: the static one a node
         // without a site's histogram uses.
         let hists = crate::record::hist::Table::new();
-        n.hist.store(hists.cells(None).cast_mut(), Ordering::Relaxed);
+        n.hist
+            .store(hists.cells(None).cast_mut(), Ordering::Relaxed);
         set_state(&n, initial(site));
         n
     }

@@ -218,7 +218,7 @@ settings! {
             parse: Opt(Address),
             default: None,
             note: "not served",
-            help: "`PORT` (on `127.0.0.1`) or `IP:PORT`: serve pprof profiles at `/debug/pprof/profile`, `allocs`, `block`, `mutex` and `goroutine` (see [profiles over HTTP](services.md#profiles-over-http-tickprof_http)); an address beyond loopback gives a warning line, one that cannot be bound a warning and nothing served",
+            help: "`PORT` (on `127.0.0.1`) or `IP:PORT`: serve pprof profiles at `/debug/pprof/profile`, `allocs`, `block`, `mutex` and `goroutine` (see [profiles over HTTP](services.md#profiles-over-http-tickprof_http)) and Prometheus metrics at `/metrics` (see [metrics](metrics.md)); an address beyond loopback gives a warning line, one that cannot be bound a warning and nothing served",
         },
         /// Push profiles to this Pyroscope-compatible receiver.
         push: Option<PushTarget> {

@@ -180,11 +180,11 @@
 ///
 /// # Overhead
 ///
-/// A marked call costs 56 instructions in a release build (the two clock
-/// reads alone: 16), 1.05–1.09× the time of the two reads' overhead; with
-/// `TICKPROF=off` or paused, 9 instructions against 5 unmarked (a
-/// duplicated body; 21 for one kept once); with the `enabled` feature off,
-/// nothing. The figures, their commands and host are in the crate
+/// A timed call costs 70 instructions in a release build (the two clock
+/// reads alone: 16) and, in time, about the two reads' overhead; a counted
+/// call 57 and no clock read; with `TICKPROF=off` or paused, 9 instructions
+/// against 5 unmarked (a duplicated body; 21 for one kept once); with the
+/// `enabled` feature off, nothing. The figures, their commands and host are in the crate
 /// documentation (section *Overhead*) and `docs/overhead.md`.
 ///
 /// # Compile cost

@@ -80,8 +80,8 @@ impl Cells {
     }
 }
 
-/// Where a node with no site (a thread's root, never timed) points: never
-/// reported.
+/// Where a node with no site (a thread's root, never timed) points, and a
+/// node made in a signal handler (see [`Table::cells`]): never reported.
 static NOWHERE: Cells = Cells::new();
 
 /// One site's histogram in a thread's list.
@@ -128,6 +128,17 @@ impl Table {
         let key = site as *const CallSite as usize;
         // SAFETY: owner thread only, never re-entered (see `impl Sync`).
         let by_site = unsafe { &mut *self.by_site.get() };
+        if let Some(&cells) = by_site.get(&key) {
+            return cells;
+        }
+        // A new histogram allocates. In a signal handler (the thread blocks
+        // a signal) that interrupted `malloc`, allocating would deadlock on
+        // malloc's lock: the node records into the sink instead (its calls
+        // are still counted; its times miss the histogram), and the site's
+        // next node made outside a handler gets the histogram.
+        if super::sigmask::any_blocked() {
+            return &NOWHERE;
+        }
         *by_site.entry(key).or_insert_with(|| {
             let entry = Box::into_raw(Box::new(Entry {
                 site,

@@ -11,30 +11,8 @@
 //! `counters`, `tree`, `report`); nothing imports `exit`; there is no
 //! cycle.
 //!
-//! | module | owns | imports (`crate::…`) |
-//! |---|---|---|
-//! | `naming` | one canonical form for function paths; names made safe for a text column, a terminal, a spreadsheet | — |
-//! | `site` | `CallSite` (one static per mark), `SiteKind` | `naming` |
-//! | `report` | the `Report` types, `SortKey`, `Layout`, `fmt_ns` | `site` |
-//! | `counters` | the counter set of a tree node, once; the reject rule | — |
-//! | `tree` | plain trees: merge, minus, recursion nesting | `counters`, `site` |
-//! | `fork_lock` | a lock held across `fork` (the pattern of every `fork` handler, once) | — |
-//! | `defaults` | the settings' default values other modules need; plain constants | — |
-//! | `config` | environment → typed `Config`, from one settings table (the trace log's options too); its docs table | `defaults`, `report`, `export` (the known extensions) |
-//! | `hook` | the `Hook` trait, `Enter`/`Exit`, `SetHookError` | `site` |
-//! | `coverage` | the link-time list of every mark; the coverage part of a report | `report`, `site` |
-//! | `log` | the trace log (`TICKPROF_LOG`): matching, rendering, the live hook, replay of a `.trace.json` | `hook`, `report`, `site`, `record` (thread exit), `export` (JSON strings), `config` (its options) |
-//! | `switches` | the atomics the hot path reads; `apply(&Config)` | `defaults`, `config` (the type), `clock` |
-//! | `clock` | `ticks()`, the TSC frequency and where it came from | `report` |
-//! | `fail` | failpoints: `check` (the entry check every mark makes, once) over `eval` (the tables a call reads, the random stream; a leaf) · `state` (arming: names resolved, `TICKPROF_FAIL`, the faults part of a report) · `parse` | `defaults`, `switches`, `site`; `state`: `coverage`, `report` |
-//! | `record` | the hot path, bottom to top: `node`, `trace` buffers, `arena`, `registry`, `frame` (the guard's frame encoding), `pending`, `stack` (+ `children`, `life`), `alloc`, `hook` (the hooks' cold path), `cold` (the one cold entry and exit), `guard`, `poll`, `future` | `clock`, `counters`, `site`, `switches`, `tree`, `defaults`, `hook` (the trait), `fail` (the entry check) |
-//! | `calibrate` | overhead calibration and its cached result | `clock`, `record`, `site` |
-//! | `alloc` | `Alloc`, the global-allocator wrapper | `switches`, `record` (the counting) |
-//! | `build` | trees → `Report`: figures, compensation, flattening, edges, threads, the trace | `calibrate`, `counters`, `record` (the capture), `report`, `site`, `tree` |
-//! | `export` | every writer: `text`, `csv`, `json`, `html`, `folded`, `svg`, `trace`, and `columns` (the one column table and list of notes) | `report`, `naming` |
-//! | `snapshot` | `Snapshot` and differences | `exit`, `record`, `report` |
-//! | `integrations` | opt-in: criterion's `Profiler`, the `tracing` `Layer` | `export`, `report`, `snapshot`, `record` (span frames), `site` |
-//! | `exit` | start-up, stderr writes, reports, the exit report, ctor/dtor | anything |
+//! The table of modules, what each owns and imports, is in the
+//! repository's `docs/internals.md` (section *Modules*).
 //!
 //! (`snapshot` and the public functions in this file are the API over
 //! `exit`.)

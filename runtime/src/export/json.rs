@@ -170,6 +170,7 @@ pub fn parse(text: &str) -> Result<Report, ParseError> {
     Ok(report)
 }
 
+mod clock;
 mod schema;
 mod tree;
 pub(crate) mod value;

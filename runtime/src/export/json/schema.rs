@@ -11,8 +11,8 @@ use super::value::{Number, Value};
 use super::writer::Writer;
 use super::ParseError;
 use crate::report::{
-    AllocStats, ClockSource, Coverage, Edge, Faults, Mark, Report, RunInfo, SiteKind, SiteStats,
-    ThreadSite, ThreadStats, Timing, TreeNode,
+    AllocStats, Coverage, Edge, Faults, Mark, Report, RunInfo, SiteKind, SiteStats, ThreadSite,
+    ThreadStats, Timing, TreeNode,
 };
 
 /// Where a value is in the document, for error messages: `sites[3].alloc`.
@@ -436,24 +436,3 @@ macro_rules! named {
 }
 
 named!(SiteKind: "a known site kind", Timing: "timed or counted");
-
-/// A clock source's name in the JSON.
-fn clock_name(c: ClockSource) -> &'static str {
-    match c {
-        ClockSource::Tsc => "tsc",
-        ClockSource::Monotonic => "monotonic",
-        ClockSource::Off => "off",
-    }
-}
-
-impl Json for ClockSource {
-    fn write(&self, w: &mut Writer<'_>) {
-        w.str(clock_name(*self));
-    }
-    fn read(v: &Value, at: &At<'_>) -> Result<Self, ParseError> {
-        let all = [ClockSource::Tsc, ClockSource::Monotonic, ClockSource::Off];
-        all.into_iter()
-            .find(|c| matches!(v, Value::String(s) if s == clock_name(*c)))
-            .ok_or_else(|| at.not("tsc, monotonic or off"))
-    }
-}

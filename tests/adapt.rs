@@ -11,8 +11,11 @@
 mod child;
 #[path = "support/quiet.rs"]
 mod quiet;
+#[path = "support/time_modes.rs"]
+mod time_modes;
 
 use std::collections::BTreeMap;
+use time_modes::{paths, short};
 
 const CHILD: &str = "TICKPROF_ADAPT_CHILD";
 const THREADS: u64 = 3;
@@ -86,28 +89,7 @@ fn child_workload() {
 
 /// One child's JSON report.
 fn run(mode: &str) -> serde_json::Value {
-    static RUN: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-    let n = RUN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir =
-        std::env::temp_dir().join(format!("tickprof-adapt-{}-{mode}-{n}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("r.json");
-    let (out, stderr) = child::run_quiet(
-        CHILD,
-        "1",
-        &[
-            ("TICKPROF_TIME", mode),
-            ("TICKPROF_OUT", path.to_str().unwrap()),
-        ],
-    );
-    assert!(out.status.success(), "{mode}: {stderr}");
-    let text = std::fs::read_to_string(&path).unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
-    serde_json::from_str(&text).unwrap()
-}
-
-fn short(name: &str) -> String {
-    name.rsplit("::").next().unwrap_or(name).to_owned()
+    time_modes::run(CHILD, "adapt", mode)
 }
 
 /// Site name → (calls, timing, timed calls).
@@ -127,25 +109,6 @@ fn sites(r: &serde_json::Value) -> BTreeMap<String, (u64, String, u64)> {
             )
         })
         .collect()
-}
-
-/// Call path (names from the root down) → calls.
-fn paths(r: &serde_json::Value) -> BTreeMap<Vec<String>, u64> {
-    let tree = r["tree"].as_array().unwrap();
-    let mut names: Vec<Vec<String>> = Vec::with_capacity(tree.len());
-    let mut out = BTreeMap::new();
-    for n in tree {
-        let mut path = match n["parent"].as_u64() {
-            Some(p) => names[p as usize].clone(),
-            None => Vec::new(),
-        };
-        if n["parent"].is_u64() {
-            path.push(short(n["name"].as_str().unwrap()));
-            out.insert(path.clone(), n["calls"].as_u64().unwrap());
-        }
-        names.push(path);
-    }
-    out
 }
 
 fn counts(s: &BTreeMap<String, (u64, String, u64)>) -> BTreeMap<String, u64> {

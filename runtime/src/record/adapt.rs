@@ -115,12 +115,8 @@ pub(super) fn settle(parent: &Node, node: *const Node, depth: usize) -> (*const 
         _ => 0,
     };
     set_state(n, next);
-    if next == 0 && parent.mru_child.load(Ordering::Relaxed).cast_const() == node {
-        if let Some(site) = n.site() {
-            parent
-                .mru_site
-                .store((site as *const CallSite).cast_mut(), Ordering::Relaxed);
-        }
+    if next == 0 {
+        parent.unflag_child(node);
     }
     (node, depth)
 }

@@ -26,6 +26,46 @@ pub(crate) struct Node {
     pub(crate) index: AtomicU32,
     pub(crate) parent: AtomicU32,
     pub(crate) flags: AtomicU32,
+    /// Two more entries of the child cache, for a node whose calls
+    /// alternate between children (in the padding of the last cache line:
+    /// the node stays three lines). Filled by a cache miss, which moves
+    /// the one-entry cache's previous child to `ways[0]` and `ways[0]`'s
+    /// to `ways[1]`; a hit changes nothing.
+    pub(super) ways: [Way; 2],
+}
+
+/// One entry of a node's extra child cache: a child's site and node, the
+/// node tagged [`WAY_FLAG`] when its timing state was not 0 when cached
+/// (as the one-entry cache tags the site with `MRU_FLAG`).
+pub(crate) struct Way {
+    pub(super) site: AtomicPtr<CallSite>,
+    pub(super) child: AtomicPtr<Node>,
+}
+
+/// Set in a [`Way`]'s child when the child's timing state was not 0
+/// (nodes are aligned to 64 bytes).
+pub(super) const WAY_FLAG: usize = 1;
+
+const _: () = assert!(
+    core::mem::size_of::<Node>() == 192,
+    "the extra child cache lives in the node's padding"
+);
+
+impl Way {
+    const fn new() -> Way {
+        Way {
+            site: AtomicPtr::new(core::ptr::null_mut()),
+            child: AtomicPtr::new(core::ptr::null_mut()),
+        }
+    }
+}
+
+/// The site pointer of `child` (a node of the caller's arena).
+fn unsafe_site(child: *const Node) -> Option<*mut CallSite> {
+    // SAFETY: callers pass nodes of the owner thread's arena, which
+    // outlive the call.
+    let p = unsafe { &*child }.site.load(Ordering::Relaxed);
+    (!p.is_null()).then_some(p)
 }
 
 impl Node {
@@ -39,6 +79,59 @@ impl Node {
             index: AtomicU32::new(0),
             parent: AtomicU32::new(u32::MAX),
             flags: AtomicU32::new(0),
+            ways: [Way::new(), Way::new()],
+        }
+    }
+
+    /// The child of `site` in the extra child cache, tagged [`WAY_FLAG`]
+    /// as cached; null when neither entry holds `site`.
+    #[inline(always)]
+    pub(super) fn way_child(&self, site: *mut CallSite) -> *mut Node {
+        for way in &self.ways {
+            if way.site.load(Ordering::Relaxed) == site {
+                return way.child.load(Ordering::Relaxed);
+            }
+        }
+        core::ptr::null_mut()
+    }
+
+    /// A cache miss is about to make (`site`, `child`) the one-entry
+    /// cache's: its previous entry moves to `ways[0]`, `ways[0]`'s to
+    /// `ways[1]` (owner thread only).
+    pub(super) fn cache_child(&self, site: *mut CallSite, child: *mut Node) {
+        let old_site = self.mru_site.load(Ordering::Relaxed);
+        if !old_site.is_null() {
+            let flag = old_site as usize & super::stack::MRU_FLAG;
+            let old_child = self.mru_child.load(Ordering::Relaxed);
+            let [w0, w1] = &self.ways;
+            w1.site
+                .store(w0.site.load(Ordering::Relaxed), Ordering::Relaxed);
+            w1.child
+                .store(w0.child.load(Ordering::Relaxed), Ordering::Relaxed);
+            w0.site
+                .store(old_site.wrapping_byte_sub(flag), Ordering::Relaxed);
+            w0.child.store(
+                old_child.wrapping_byte_add(if flag != 0 { WAY_FLAG } else { 0 }),
+                Ordering::Relaxed,
+            );
+        }
+        self.mru_site.store(site, Ordering::Relaxed);
+        self.mru_child.store(child, Ordering::Relaxed);
+    }
+
+    /// `child`, now timed for good, is cached without its flag from now
+    /// on, in whichever entry holds it (owner thread only).
+    pub(super) fn unflag_child(&self, child: *const Node) {
+        if self.mru_child.load(Ordering::Relaxed).cast_const() == child {
+            if let Some(site) = unsafe_site(child) {
+                self.mru_site.store(site, Ordering::Relaxed);
+            }
+        }
+        let flagged = child.cast_mut().wrapping_byte_add(WAY_FLAG);
+        for way in &self.ways {
+            if way.child.load(Ordering::Relaxed) == flagged {
+                way.child.store(child.cast_mut(), Ordering::Relaxed);
+            }
         }
     }
 

@@ -19,7 +19,7 @@ mod life;
 
 use super::arena::Arena;
 use super::frame::{self, Frame, NONE};
-use super::node::{bump, Node};
+use super::node::{bump, Node, WAY_FLAG};
 use super::registry;
 use crate::site::CallSite;
 use crate::switches::recording;
@@ -43,6 +43,9 @@ pub(super) struct ThreadState {
     arena: Cell<*const Arena>,
     depth: Cell<usize>,
     stack: Cell<*mut *const Node>,
+    /// The stack's capacity as pushes see it: 0 while tickprof's own
+    /// work runs ([`ThreadState::while_busy`]), so that no push takes the
+    /// fast path.
     cap: Cell<usize>,
     maps: Cell<*mut Maps>,
     /// Recent child lookups (see [`Recent`]); null until set up.
@@ -57,6 +60,11 @@ pub(super) struct ThreadState {
     /// name (it may have run in a signal handler while std was starting
     /// the thread): the name is found on a later cold path.
     name_pending: Cell<bool>,
+    /// Node lookups made while the name is pending: std is asked again at
+    /// the 1st, 2nd, 4th, 8th, … (each asks the kernel for the thread's
+    /// signal mask first: a thread that blocks a signal for good would
+    /// otherwise pay a system call on every lookup).
+    name_tries: Cell<u32>,
 }
 
 thread_local! {
@@ -72,6 +80,7 @@ thread_local! {
             dead: Cell::new(false),
             internal_only: Cell::new(false),
             name_pending: Cell::new(false),
+            name_tries: Cell::new(0),
         }
     };
 }
@@ -181,6 +190,18 @@ impl ThreadState {
                 self.depth.set(next);
                 return flagged(parent_ref, node, next);
             }
+            // A node alternating between children: the extra entries.
+            let way = parent_ref.way_child(site_ptr);
+            if !way.is_null() {
+                let node = way.cast_const().wrapping_byte_sub(way as usize & WAY_FLAG);
+                // SAFETY: `next < cap`, as above.
+                unsafe { *stack.add(next) = node };
+                self.depth.set(next);
+                if way as usize & WAY_FLAG != 0 {
+                    return flagged(parent_ref, node, next);
+                }
+                return hit(node, next);
+            }
             // The whole push in one cold call at the end: no value of the
             // hot path lives across it, so the marked function needs no
             // callee-saved registers for it.
@@ -251,9 +272,17 @@ impl ThreadState {
     /// Runs `f` with this thread's marked calls turned away (not recorded):
     /// for tickprof's own work that may allocate through a marked global
     /// allocator, so that it never records itself or recurses.
+    ///
+    /// The capacity pushes see is 0 meanwhile, so that no push takes the
+    /// fast path (a child cache hit would record the call): every one
+    /// reaches `push_cold`, which turns it away. Nothing grows or tears
+    /// down the stack meanwhile (pushes are turned away), so the capacity
+    /// put back is the stack's.
     pub(super) fn while_busy<R>(&self, f: impl FnOnce() -> R) -> R {
         let was = self.busy.replace(true);
+        let cap = self.cap.replace(0);
         let r = f();
+        self.cap.set(cap);
         self.busy.set(was);
         r
     }

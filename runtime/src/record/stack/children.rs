@@ -126,11 +126,10 @@ impl ThreadState {
         } else {
             super::MRU_FLAG
         };
-        parent.mru_site.store(
+        parent.cache_child(
             (site as *const CallSite).cast_mut().wrapping_byte_add(flag),
-            Ordering::Relaxed,
+            node.cast_mut(),
         );
-        parent.mru_child.store(node.cast_mut(), Ordering::Relaxed);
         // SAFETY: as in `push`.
         unsafe { *stack.add(next) = node };
         self.depth.set(next);
@@ -175,9 +174,13 @@ impl ThreadState {
         let maps = unsafe { &mut *self.maps.get() };
         // SAFETY: as in `note_reentrant`.
         let arena = unsafe { &*self.arena.get() };
-        if self.name_pending.get() && !sigmask::any_blocked() {
-            self.name_pending.set(false);
-            arena.set_late_name(sigmask::std_thread_name());
+        if self.name_pending.get() {
+            let tries = self.name_tries.get().wrapping_add(1);
+            self.name_tries.set(tries);
+            if tries.is_power_of_two() && !sigmask::any_blocked() {
+                self.name_pending.set(false);
+                arena.set_late_name(sigmask::std_thread_name());
+            }
         }
         if self.internal_only.get() && !site.is_internal() {
             return None;

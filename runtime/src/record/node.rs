@@ -29,8 +29,8 @@ pub(crate) struct Node {
     /// Two more entries of the child cache, for a node whose calls
     /// alternate between children (in the padding of the last cache line:
     /// the node stays three lines). Filled by a cache miss, which moves
-    /// the one-entry cache's previous child to `ways[0]` and `ways[0]`'s
-    /// to `ways[1]`; a hit changes nothing.
+    /// the one-entry cache's previous child here (see
+    /// [`Node::cache_child`]); a hit changes nothing.
     pub(super) ways: [Way; 2],
 }
 
@@ -96,21 +96,24 @@ impl Node {
     }
 
     /// A cache miss is about to make (`site`, `child`) the one-entry
-    /// cache's: its previous entry moves to `ways[0]`, `ways[0]`'s to
-    /// `ways[1]` (owner thread only).
-    pub(super) fn cache_child(&self, site: *mut CallSite, child: *mut Node) {
+    /// cache's: its previous entry moves to an empty extra entry, or, both
+    /// full, to `ways[coin]` (owner thread only). Random replacement: a
+    /// parent cycling through four children in turn would miss every time
+    /// with least-recently-used replacement; with a coin, about half of
+    /// its calls hit.
+    pub(super) fn cache_child(&self, site: *mut CallSite, child: *mut Node, coin: bool) {
         let old_site = self.mru_site.load(Ordering::Relaxed);
         if !old_site.is_null() {
             let flag = old_site as usize & super::stack::MRU_FLAG;
             let old_child = self.mru_child.load(Ordering::Relaxed);
-            let [w0, w1] = &self.ways;
-            w1.site
-                .store(w0.site.load(Ordering::Relaxed), Ordering::Relaxed);
-            w1.child
-                .store(w0.child.load(Ordering::Relaxed), Ordering::Relaxed);
-            w0.site
+            let way = self
+                .ways
+                .iter()
+                .find(|w| w.site.load(Ordering::Relaxed).is_null())
+                .unwrap_or(&self.ways[usize::from(coin)]);
+            way.site
                 .store(old_site.wrapping_byte_sub(flag), Ordering::Relaxed);
-            w0.child.store(
+            way.child.store(
                 old_child.wrapping_byte_add(if flag != 0 { WAY_FLAG } else { 0 }),
                 Ordering::Relaxed,
             );

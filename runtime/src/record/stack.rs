@@ -65,6 +65,8 @@ pub(super) struct ThreadState {
     /// signal mask first: a thread that blocks a signal for good would
     /// otherwise pay a system call on every lookup).
     name_tries: Cell<u32>,
+    /// A xorshift generator's state, for the child cache's replacement.
+    coin: Cell<u32>,
 }
 
 thread_local! {
@@ -81,6 +83,7 @@ thread_local! {
             internal_only: Cell::new(false),
             name_pending: Cell::new(false),
             name_tries: Cell::new(0),
+            coin: Cell::new(0x9E37_79B9),
         }
     };
 }
@@ -202,6 +205,25 @@ impl ThreadState {
                 }
                 return hit(node, next);
             }
+            // A node with more children than that: the thread's table of
+            // recent lookups, read only (a hit changes nothing).
+            // SAFETY: set up before `cap` is non-zero (`next < cap` held),
+            // freed by the teardown after `cap` is 0; this thread's own.
+            let recent = unsafe { &*self.recent.get() };
+            if let Some(node) =
+                children::recent_child(recent.slot(parent_ref, site), parent_ref, site)
+            {
+                // SAFETY: `next < cap`, as above.
+                unsafe { *stack.add(next) = node };
+                self.depth.set(next);
+                // SAFETY: a table entry is a node of this thread's arena.
+                if unsafe { &*node }.c.untimed.load(Ordering::Relaxed) & crate::counters::STATE_MASK
+                    != 0
+                {
+                    return flagged(parent_ref, node, next);
+                }
+                return hit(node, next);
+            }
             // The whole push in one cold call at the end: no value of the
             // hot path lives across it, so the marked function needs no
             // callee-saved registers for it.
@@ -261,6 +283,16 @@ impl ThreadState {
             return self.no_frame(site);
         }
         self.push(site)
+    }
+
+    /// A pseudo-random bit (xorshift), for the child cache's replacement.
+    pub(super) fn coin(&self) -> bool {
+        let mut x = self.coin.get();
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        self.coin.set(x);
+        x & 1 != 0
     }
 
     /// Whether the thread's exit tore this state down (and is not still

@@ -44,15 +44,15 @@ pub(super) struct Recent([core::sync::atomic::AtomicPtr<Node>; RECENT_SLOTS]);
 
 /// The slot of (parent, site) in [`Recent`].
 #[inline(always)]
-fn recent_index(parent: *const Node, site: *const CallSite) -> usize {
+pub(super) fn recent_index(parent: *const Node, site: *const CallSite) -> usize {
     let key = (parent as usize as u64) ^ (site as usize as u64).rotate_left(29);
     (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56) as usize
 }
 
 /// `site`'s child of `parent` held in `slot`; `None` when the slot holds
 /// another (parent, site)'s child, or nothing.
-#[inline]
-fn recent_child(
+#[inline(always)]
+pub(super) fn recent_child(
     slot: &core::sync::atomic::AtomicPtr<Node>,
     parent: &Node,
     site: &'static CallSite,
@@ -86,6 +86,18 @@ impl Recent {
         Recent(core::array::from_fn(|_| {
             core::sync::atomic::AtomicPtr::new(core::ptr::null_mut())
         }))
+    }
+}
+
+impl Recent {
+    /// The slot of (`parent`, `site`).
+    #[inline(always)]
+    pub(super) fn slot(
+        &self,
+        parent: &Node,
+        site: &'static CallSite,
+    ) -> &core::sync::atomic::AtomicPtr<Node> {
+        &self.0[recent_index(parent, site)]
     }
 }
 
@@ -129,6 +141,7 @@ impl ThreadState {
         parent.cache_child(
             (site as *const CallSite).cast_mut().wrapping_byte_add(flag),
             node.cast_mut(),
+            self.coin(),
         );
         // SAFETY: as in `push`.
         unsafe { *stack.add(next) = node };

@@ -12,10 +12,10 @@
 //!   (29 ns in a dependent chain, 42-61 ns for overlapping calls), so the
 //!   calibration takes the one figure they share.
 //! - **counted call**: what a counted call (no clock read: a site that is
-//!   counted, see `record::adapt`) costs its caller: half of what it costs
-//!   back to back around an empty body (the midpoint between that upper
-//!   bound and a fully overlapped call's 0); compensation subtracts it
-//!   for every counted call beneath a node.
+//!   counted, see `record::adapt`) costs its caller back to back around an
+//!   empty body, the most it costs; compensation subtracts, for every
+//!   counted call beneath a node, the part of it the node's own work does
+//!   not hide (`build::figures::exposed`).
 //! - **typical call**: the call cost around a ~10 ns body, calls independent:
 //!   what code made of many small calls pays per call; only the header's
 //!   instrumentation share uses it.
@@ -67,8 +67,8 @@ const CLUSTER: f64 = 0.04;
 pub(crate) struct Calibration {
     pub inner_ticks: f64,
     pub call_ticks: f64,
-    /// What a counted call (no clock read) costs its caller, around an
-    /// empty body, like `call_ticks`.
+    /// What a counted call (no clock read) costs its caller back to back,
+    /// around an empty body, like `call_ticks`: the most it costs.
     pub counted_call_ticks: f64,
     /// The call cost around a ~10 ns body (see `TYPICAL_ROUNDS`).
     pub typical_call_ticks: f64,
@@ -239,16 +239,11 @@ fn calibrate() -> Option<Calibration> {
     let inner_ticks = median(fast.iter().map(|s| s.inner).collect());
     let call_ticks = median(fast.iter().map(|s| s.call).collect()).max(inner_ticks);
     let typical_call_ticks = median(fast.iter().map(|s| s.typical).collect()).max(call_ticks);
-    // A counted call reads no clock, so nothing serialises it: its
-    // bookkeeping overlaps its caller's work, fully in a dependent chain
-    // of ~20 ns calls, partly between overlapping ~2 ns calls. Back to
-    // back around an empty body it costs the most; fully overlapped,
-    // nothing. The midpoint of the two bounds errs by at most half the
-    // measured cost per counted call (A's parent -5.3% with the whole
-    // cost subtracted and B's -77%; raw, +0.4% and +115%: see
-    // docs/accuracy.md). Never above a timed call's cost.
-    let counted_call_ticks =
-        (median(fast.iter().map(|s| s.counted).collect()) / 2.0).min(call_ticks);
+    // A counted call reads no clock, so nothing serialises it: back to
+    // back around an empty body it costs the most, and its caller's work
+    // hides part or all of it (see `build::figures::exposed`). Never above
+    // a timed call's cost.
+    let counted_call_ticks = median(fast.iter().map(|s| s.counted).collect()).min(call_ticks);
     Some(Calibration {
         inner_ticks,
         call_ticks,

@@ -358,17 +358,61 @@ fn a_counted_leaf_leaves_its_time_in_its_parent() {
     assert_eq!(r.run.counted_calls, 630);
     assert_invariants(&r);
     // Compensated: 2 inner costs of the parent, 10 timed calls at 30
-    // ticks and 630 counted at 4.
+    // ticks and 630 counted calls at the part of 4 ticks that the
+    // parent's 15.08 ticks per counted call do not hide: 4 × (1 − 11.08 /
+    // 32).
     let r = report(
-        t,
+        t.clone(),
         cal(100.0, 30.0).map(|mut c| {
             c.counted_call_ticks = 4.0;
             c
         }),
     );
     let p = r.site(SITES[0].name().as_str()).unwrap();
-    assert_eq!(p.total_ns, 10_000 - 2 * 100 - 10 * 30 - 630 * 4);
+    let rest: f64 = 10_000.0 - 2.0 * 100.0 - 10.0 * 30.0;
+    let per_call = rest / 630.0;
+    let cost = 4.0 * (1.0 - (per_call - 4.0) / 32.0);
+    let want = rest - 630.0 * cost;
+    assert!(
+        (p.total_ns as f64 - want).abs() < 1.0,
+        "{} vs {want}",
+        p.total_ns
+    );
     assert_invariants(&r);
+    // A parent with a lot to do per counted call hides their cost
+    // entirely; one with nothing pays all of it.
+    for (counted, want) in [(1.0, rest), (100.0, 0.0)] {
+        let r = report(
+            t.clone(),
+            cal(100.0, 30.0).map(|mut c| {
+                c.counted_call_ticks = counted;
+                c
+            }),
+        );
+        let p = r.site(SITES[0].name().as_str()).unwrap();
+        assert_eq!(p.total_ns, want as u64, "counted call {counted} ticks");
+        assert_invariants(&r);
+    }
+}
+
+proptest::proptest! {
+    /// A counted call's exposed cost is between 0 and its full cost, the
+    /// full cost when the caller does nothing else, 0 past the ramp, and
+    /// never grows with the caller's time per call.
+    #[test]
+    fn a_counted_calls_exposed_cost_is_bounded_and_monotone(
+        full in 0.0f64..1e4,
+        a in 0.0f64..1e6,
+        b in 0.0f64..1e6,
+    ) {
+        use crate::build::figures::{exposed, EXPOSURE_RAMP};
+        let (lo, hi) = (a.min(b), a.max(b));
+        let (e_lo, e_hi) = (exposed(lo, full), exposed(hi, full));
+        proptest::prop_assert!((0.0..=full).contains(&e_lo));
+        proptest::prop_assert!(e_hi <= e_lo);
+        proptest::prop_assert_eq!(exposed(full.min(lo), full), full);
+        proptest::prop_assert_eq!(exposed(full * (1.0 + EXPOSURE_RAMP) + hi, full), 0.0);
+    }
 }
 
 /// Every invariant the report promises.

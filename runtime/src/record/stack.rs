@@ -3,13 +3,15 @@
 //!
 //! Each new call finds its parent on top of the stack; the parent's
 //! one-entry cache (last child site → child node) makes the child lookup a
-//! compare in the common case, and a hash map owned by the thread finds or
+//! compare in the common case, its two extra entries and the thread's
+//! table of recent lookups serve a parent alternating between children,
+//! all on the fast path, and a hash map owned by the thread finds or
 //! creates the node otherwise. The state is const-initialised and set up on
 //! the thread's first marked call, which also registers its teardown at
 //! thread exit, so the hot path's thread-local has no destructor and no
 //! state check.
 //!
-//! Child lookups past the one-entry cache are in [`children`]; set-up,
+//! Child lookups past those caches are in [`children`]; set-up,
 //! growth and teardown in [`life`]. The cold paths that trace, run hooks or
 //! record detached calls are above this module ([`super::cold`]): a pop
 //! here says whether it handled the frame, and the caller does the rest.
@@ -155,12 +157,14 @@ impl ThreadState {
     }
 
     /// The push, with what follows it: `hit(node, depth)` when the
-    /// parent's one-entry cache held `site` (the fast path: the node was
-    /// pushed, and its timing state is 0: timed); `flagged(parent, node,
-    /// depth)` when it held `site` with [`MRU_FLAG`] (pushed too; the
-    /// node's timing state was not 0 when the cache was filled: counted,
-    /// sampling or learning); `miss()` otherwise (nothing pushed yet: the
-    /// caller goes on with [`ThreadState::push_slow`]). A guard's entry
+    /// parent's child cache (its one-entry cache, then its extra entries,
+    /// then the thread's table of recent lookups) held `site` (the fast
+    /// path: the node was pushed, and its timing state is 0: timed);
+    /// `flagged(parent, node, depth)` when it held `site` flagged
+    /// ([`MRU_FLAG`], [`WAY_FLAG`], or a table entry whose node's state is
+    /// not 0: pushed too; counted, sampling or learning); `miss()`
+    /// otherwise (nothing pushed yet: the caller goes on with
+    /// [`ThreadState::push_slow`]). A guard's entry
     /// handles the outcomes apart, so that a timed call pays nothing for
     /// counted ones.
     #[inline(always)]

@@ -129,3 +129,84 @@ fn a_new_child_asked_for_while_busy_gets_no_frame_and_is_counted() {
         assert_eq!(arena.reentrant.load(Ordering::Relaxed), 1);
     });
 }
+
+#[test]
+fn a_cached_child_asked_for_while_busy_gets_no_frame_either() {
+    on_fresh_thread(|s| {
+        let (n, _) = s.push(&A);
+        assert!(s.pop_top(n, 0, 1, true));
+        // `A` is now the root's cached child: a hit would record it.
+        let f = s.while_busy(|| s.push(&A));
+        assert_eq!(f, frame::NONE);
+        assert_eq!(s.top_depth(), 0);
+        assert_eq!(node(n).c.calls.load(Ordering::Relaxed), 1);
+        // After the busy section the cache serves again.
+        let (again, d) = s.push(&A);
+        assert_eq!((again, d), (n, 1));
+        assert!(s.pop_top(again, 0, 1, true));
+        assert_eq!(node(n).c.calls.load(Ordering::Relaxed), 2);
+    });
+}
+
+fn k() {}
+static KIDS: [CallSite; 6] = [
+    CallSite::internal(crate::site::path_of(k), "k.rs", 1),
+    CallSite::internal(crate::site::path_of(k), "k.rs", 2),
+    CallSite::internal(crate::site::path_of(k), "k.rs", 3),
+    CallSite::internal(crate::site::path_of(k), "k.rs", 4),
+    CallSite::internal(crate::site::path_of(k), "k.rs", 5),
+    CallSite::internal(crate::site::path_of(k), "k.rs", 6),
+];
+
+/// A parent cycling through 1 to 6 children (more than its three cache
+/// entries hold): every child gets one node, found again on every call,
+/// with every call counted on it; the cache's entries name distinct
+/// sites, each with its own child.
+#[test]
+fn a_parent_cycling_through_many_children_finds_each_one_node() {
+    on_fresh_thread(|s| {
+        let (p, _) = s.push(&A);
+        let mut nodes: Vec<*const Node> = vec![core::ptr::null(); KIDS.len()];
+        let rounds = 50u64;
+        for kids in 1..=KIDS.len() {
+            for _ in 0..rounds {
+                for (i, site) in KIDS[..kids].iter().enumerate() {
+                    let (c, d) = s.push(site);
+                    assert_eq!(d, 2);
+                    if nodes[i].is_null() {
+                        nodes[i] = c;
+                    }
+                    assert_eq!(c, nodes[i], "child {i} of {kids}");
+                    assert!(s.pop_top(c, 0, 1, true));
+                }
+            }
+        }
+        for (i, &c) in nodes.iter().enumerate() {
+            let calls = rounds * (KIDS.len() - i) as u64;
+            assert_eq!(node(c).c.calls.load(Ordering::Relaxed), calls, "child {i}");
+            assert!(node(c).site().is_some_and(|x| core::ptr::eq(x, &KIDS[i])));
+        }
+        // Root, the parent, six children.
+        assert_eq!(s.arena().map(Arena::len), Some(8));
+        let parent = node(p);
+        let mut entries = vec![(
+            parent.mru_site.load(Ordering::Relaxed) as usize & !MRU_FLAG,
+            parent.mru_child.load(Ordering::Relaxed) as usize,
+        )];
+        for w in &parent.ways {
+            entries.push((
+                w.site.load(Ordering::Relaxed) as usize,
+                w.child.load(Ordering::Relaxed) as usize & !WAY_FLAG,
+            ));
+        }
+        for (i, &(site, child)) in entries.iter().enumerate() {
+            let j = KIDS
+                .iter()
+                .position(|k| k as *const CallSite as usize == site)
+                .expect("a cached site is one of the children");
+            assert_eq!(child, nodes[j] as usize, "entry {i}");
+            assert!(entries[i + 1..].iter().all(|e| e.0 != site));
+        }
+        assert!(s.pop_top(p, 0, 1, true));
+    });
+}

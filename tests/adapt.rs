@@ -1,11 +1,11 @@
 //! Adaptive timing (`TICKPROF_TIME`): counted sites keep every count
 //! exact. The same deterministic workload runs in child processes with
 //! `TICKPROF_TIME=all` (every call timed), `adaptive` (the default) and
-//! `counted` (every site that makes no marked call counted after its
-//! learning calls); every site's calls and every call path's calls must be
-//! identical, on several threads; a leaf becomes counted, a site with
-//! marked callees never does, and a counted site that starts making marked
-//! calls is timed from then on with its counts intact.
+//! `counted` (every site counted after its learning calls); every site's
+//! calls and every call path's calls must be identical, on several
+//! threads; a leaf becomes counted, a parent of marked callees too, with
+//! its callees' calls beneath it, and a counted site that starts making
+//! marked calls keeps them on their true path with its counts intact.
 
 #[path = "support/child.rs"]
 mod child;
@@ -138,31 +138,36 @@ fn counts_and_paths_are_identical_whatever_is_timed() {
     assert_eq!(paths(&adaptive), p_all, "paths: adaptive vs all");
     assert_eq!(paths(&counted), p_all, "paths: counted vs all");
 
-    // Forced counting: the leaf is counted, a sample of its calls timed;
-    // `slow` makes too few calls to finish learning (256 per node);
-    // `middle` and `work` call marked functions: timed. `sometimes` was
-    // counted, then made a marked call: timed for good.
+    // Forced counting: every site that finished learning is counted, a
+    // sample of its calls timed: the leaf, `middle` (with its calls of
+    // `leaf`: a counted call's subtree is counted whole), `sometimes`
+    // (its one late call of `leaf` made from a counted call: counted too,
+    // on its true path). `slow` and `work` make too few calls to finish
+    // learning (256 per node): timed.
     let (calls, timing, timed) = &s_counted["leaf"];
     assert_eq!(timing, "counted");
-    assert_eq!(s_counted["slow"].1, "timed");
     // Per thread and path: 256 learning calls, then one in 64.
     assert!(*timed < calls / 10, "leaf: {timed} of {calls} timed");
-    for parent in ["middle", "work"] {
-        assert_eq!(s_counted[parent].1, "timed", "{parent}");
-        assert_eq!(s_counted[parent].2, s_counted[parent].0, "{parent}");
+    for site in ["slow", "work"] {
+        assert_eq!(s_counted[site].1, "timed", "{site}");
+        assert_eq!(s_counted[site].2, s_counted[site].0, "{site}");
     }
-    let (calls, timing, timed) = &s_counted["sometimes"];
-    // Demoted: its node has a marked child now, so it is figured as a
-    // timed node (its calls counted before the demotion read no clock).
-    assert_eq!(timing, "timed", "demoted");
-    assert!(timed < calls, "{timed} of {calls}");
+    for site in ["middle", "sometimes"] {
+        let (calls, timing, timed) = &s_counted[site];
+        assert_eq!(timing, "counted", "{site}");
+        assert!(timed < calls, "{site}: {timed} of {calls}");
+    }
     assert_eq!(
         p_all[&vec!["work".into(), "sometimes".into(), "leaf".into()]],
         THREADS,
-        "the demoting call lands on its true path"
+        "the late call lands on its true path"
     );
     let run = &counted["run"];
-    assert_eq!(run["counted_sites"].as_u64(), Some(1), "the leaf: {run}");
+    assert_eq!(
+        run["counted_sites"].as_u64(),
+        Some(3),
+        "leaf, middle, sometimes: {run}"
+    );
     let counted_calls: u64 = s_counted
         .values()
         .filter(|v| v.1 == "counted")

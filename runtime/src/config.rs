@@ -138,7 +138,7 @@ settings! {
                 ("counted", TimeMode::Counted),
             ]),
             default: TimeMode::Adaptive,
-            help: "`adaptive`: a site whose calls prove too short for the clock to resolve becomes *counted*: every call still counted exactly, one in 64 timed, its time left in its callers' self time (see [timed and counted sites](accuracy.md#timed-and-counted-sites)); `all`: every call timed; `counted`: every site that makes no marked call becomes counted after its learning calls, however long its calls (to measure the counted path)",
+            help: "`adaptive`: a site whose calls prove too short for the clock to resolve becomes *counted*: every call still counted exactly, one in 64 timed, its time left in its callers' self time (see [timed and counted sites](accuracy.md#timed-and-counted-sites)); `all`: every call timed; `counted`: every site becomes counted after its learning calls, however long its calls (to measure the counted path)",
         },
         /// Show figures with the calibrated instrumentation cost subtracted
         /// (true) or raw (false).
@@ -288,9 +288,8 @@ pub enum TimeMode {
     Adaptive,
     /// Every call is timed.
     All,
-    /// Every site that makes no marked call becomes counted after its
-    /// learning calls, however long its calls: to measure what a counted
-    /// call costs, and in tests.
+    /// Every site becomes counted after its learning calls, however long
+    /// its calls: to measure what a counted call costs, and in tests.
     Counted,
 }
 

@@ -72,10 +72,9 @@ pub struct CallSite {
     /// out of every report.
     #[cfg_attr(not(feature = "enabled"), allow(dead_code))]
     internal: bool,
-    /// The site's timing decision ([`UNDECIDED`], [`TIMED`], [`COUNTED`]
-    /// or [`DEMOTED`]): written on cold paths only, at most twice in the
-    /// run (decided, then perhaps demoted), read when a node of the site
-    /// is created or leaves its learning or sampling state.
+    /// The site's timing decision ([`UNDECIDED`], [`TIMED`] or
+    /// [`COUNTED`]): written once, on a cold path, read when a node of the
+    /// site is created or leaves its learning state.
     #[cfg_attr(not(feature = "enabled"), allow(dead_code))]
     decision: AtomicU8,
 }
@@ -120,17 +119,12 @@ pub const LEARN_CALLS: u64 = 256;
 
 /// [`CallSite`] decision: no node of the site has finished learning yet.
 pub(crate) const UNDECIDED: u8 = 0;
-/// [`CallSite`] decision: its calls are timed (long enough to resolve, or
-/// it has marked callees, or it is async).
+/// [`CallSite`] decision: its calls are timed (long enough to resolve).
 #[cfg(feature = "enabled")]
 pub(crate) const TIMED: u8 = 1;
 /// [`CallSite`] decision: its calls are counted, a sample timed.
 #[cfg(feature = "enabled")]
 pub(crate) const COUNTED: u8 = 2;
-/// [`CallSite`] decision: it was counted, then a marked call was made from
-/// one of its calls: timed for good (the one transition after a decision).
-#[cfg(feature = "enabled")]
-pub(crate) const DEMOTED: u8 = 3;
 
 /// `TICKPROF_TIME`: [`TIME_ALL`], [`TIME_ADAPTIVE`] (the default) or
 /// [`TIME_COUNTED`].
@@ -143,9 +137,9 @@ pub(crate) const TIME_ALL: u8 = 0;
 /// `TICKPROF_TIME=adaptive`: sites too short to resolve become counted.
 #[cfg(feature = "enabled")]
 pub(crate) const TIME_ADAPTIVE: u8 = 1;
-/// `TICKPROF_TIME=counted`: every site that makes no marked call becomes
-/// counted after its learning calls, however long its calls (to measure
-/// the counted path, and in tests).
+/// `TICKPROF_TIME=counted`: every site becomes counted after its learning
+/// calls, however long its calls (to measure the counted path, and in
+/// tests).
 #[cfg(feature = "enabled")]
 pub(crate) const TIME_COUNTED: u8 = 2;
 
@@ -302,8 +296,8 @@ impl CallSite {
         s
     }
 
-    /// The site's timing decision ([`UNDECIDED`], [`TIMED`], [`COUNTED`]
-    /// or [`DEMOTED`]).
+    /// The site's timing decision ([`UNDECIDED`], [`TIMED`] or
+    /// [`COUNTED`]).
     #[cfg(feature = "enabled")]
     pub(crate) fn decision(&self) -> u8 {
         self.decision.load(Ordering::Relaxed)
@@ -321,15 +315,6 @@ impl CallSite {
             Ok(_) => want,
             Err(now) => now,
         }
-    }
-
-    /// A marked call was made from a call of this site: if it was counted,
-    /// it is timed for good from now on.
-    #[cfg(feature = "enabled")]
-    pub(crate) fn demote(&self) {
-        let _ =
-            self.decision
-                .compare_exchange(COUNTED, DEMOTED, Ordering::Relaxed, Ordering::Relaxed);
     }
 
     /// Whether this is tickprof's own site (calibration), left out of every

@@ -82,17 +82,21 @@ pub(crate) fn untimed_below(tree: &Tree, children: &[Vec<u32>]) -> Vec<u64> {
 }
 
 /// Whether a node is counted: some of its calls were counted (not timed)
-/// and it has no regular child. Its figures are estimates from its timed
-/// sample, and its calls' time is in its parent's self time. (A node
-/// whose site was demoted after it made marked calls keeps its children
-/// and is figured as a timed node: its total is carried up to its
-/// children's when the sample falls short, and counted as carried.)
+/// and every child of it is counted (a counted call's subtree is counted
+/// whole: see `record::adapt`). Its figures are estimates from its timed
+/// sample, and its calls' time is in its nearest timed ancestor's self
+/// time. (A node with counted calls and a child that is not counted — the
+/// child was timed before its parent started counting — is figured as a
+/// timed node: its total is carried up to its children's when the sample
+/// falls short, and counted as carried.)
 pub(crate) fn counted_nodes(tree: &Tree, children: &[Vec<u32>]) -> Vec<bool> {
-    tree.nodes
-        .iter()
-        .zip(children)
-        .map(|(n, c)| n.acc.untimed > 0 && c.is_empty() && n.is_regular())
-        .collect()
+    let mut counted = vec![false; tree.nodes.len()];
+    for i in (0..tree.nodes.len()).rev() {
+        let n = &tree.nodes[i];
+        counted[i] =
+            n.acc.untimed > 0 && n.is_regular() && children[i].iter().all(|&c| counted[c as usize]);
+    }
+    counted
 }
 
 /// Each node's own compensated figure: its ticks less its own inner cost
@@ -279,9 +283,12 @@ pub(crate) fn tree_figures(
 }
 
 /// Caps counted nodes' estimates by their parent's self time (where their
-/// calls' time is), shared in tree order among the counted children of
-/// one parent: a counted site's total is then never above its callers'.
-/// Under the thread's root (no marked caller) an estimate is kept whole.
+/// calls' time is) or, under a counted parent, by the parent's capped
+/// estimate (its calls hold theirs), shared in tree order among the
+/// counted children of one parent: a counted site's total is then never
+/// above its callers'. Under the thread's root (no marked caller) an
+/// estimate is kept whole. A parent comes before its children in the
+/// tree, so its own estimate is capped first.
 fn cap_estimates(tree: &Tree, counted: &[bool], est: &mut [Trio], f: [&Figures; 3]) {
     let mut room: HashMap<usize, [u64; 3]> = HashMap::new();
     for (i, n) in tree.nodes.iter().enumerate() {
@@ -289,9 +296,14 @@ fn cap_estimates(tree: &Tree, counted: &[bool], est: &mut [Trio], f: [&Figures; 
         if !counted[i] || p == 0 || p >= tree.nodes.len() {
             continue;
         }
-        let r = room
-            .entry(p)
-            .or_insert_with(|| [f[0].self_[p], f[1].self_[p], f[2].self_[p]]);
+        let parent_est = est[p];
+        let r = room.entry(p).or_insert_with(|| {
+            if counted[p] {
+                [parent_est.ticks, parent_est.raw, parent_est.comp]
+            } else {
+                [f[0].self_[p], f[1].self_[p], f[2].self_[p]]
+            }
+        });
         let e = &mut est[i];
         for (x, left) in [&mut e.ticks, &mut e.raw, &mut e.comp]
             .into_iter()

@@ -395,6 +395,57 @@ fn a_counted_leaf_leaves_its_time_in_its_parent() {
     }
 }
 
+/// A counted subtree: a counted parent whose children count too. Both
+/// nodes' own figures are 0 (their time is the timed grandparent's self);
+/// the child's estimate is capped by the parent's capped estimate.
+#[test]
+fn a_counted_subtree_stays_in_its_timed_caller_and_nests_its_estimates() {
+    let with = |mut n: TNode, acc: Acc| {
+        n.acc = acc;
+        n
+    };
+    let counted = |calls: u64, sample: u64, each: u64| Acc {
+        calls,
+        untimed: calls - sample,
+        ticks: sample * each,
+        min: each,
+        max: each,
+        ..Acc::EMPTY
+    };
+    for (child_each, child_total) in [(5u64, 1280 * 5), (8, 6400)] {
+        let t = Tree::from_nodes(vec![
+            TNode::ROOT,
+            with(
+                node(0, 0, 0, 0),
+                Acc {
+                    calls: 2,
+                    ticks: 10_000,
+                    min: 4_000,
+                    max: 6_000,
+                    ..Acc::EMPTY
+                },
+            ),
+            // 640 calls, 10 sampled at 10 ticks: estimate 6,400.
+            with(node(1, 1, 0, 0), counted(640, 10, 10)),
+            // 1,280 calls beneath it, 20 sampled.
+            with(node(2, 2, 0, 0), counted(1280, 20, child_each)),
+        ]);
+        let r = report(t, None);
+        let site = |i: usize| r.site(SITES[i].name().as_str()).unwrap();
+        let (p, a, b) = (site(0), site(1), site(2));
+        assert_eq!((p.total_ns, p.self_ns), (10_000, 10_000));
+        assert_eq!((a.timing, b.timing), (Timing::Counted, Timing::Counted));
+        assert_eq!((a.total_ns, a.self_ns), (6_400, 0));
+        assert_eq!(
+            (b.total_ns, b.self_ns),
+            (child_total, 0),
+            "capped by its counted parent's estimate"
+        );
+        assert_eq!(r.run.counted_calls, 630 + 1260);
+        assert_invariants(&r);
+    }
+}
+
 proptest::proptest! {
     /// A counted call's exposed cost is between 0 and its full cost, the
     /// full cost when the caller does nothing else, 0 past the ramp, and

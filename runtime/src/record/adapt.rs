@@ -14,20 +14,23 @@
 //!
 //! The decision is per site ([`CallSite::decide`]): the first node of a
 //! site to finish learning decides by the resolution rule
-//! ([`crate::site::resolvable`]) applied to its own calls, with the
-//! clock's read cost ([`read_cost`]) as the instrumentation's inner cost:
-//! the site is counted when its calls are too short to resolve and the
-//! node has made no marked call. Nodes created later take the site's
-//! decision at creation; a node still learning adopts it at its next call.
-//! A counted site from whose call a marked call is made (a new child
-//! node) is timed for good from then on ([`crate::site::DEMOTED`]): its
-//! nodes turn timed at their next sample. Nothing else changes a
-//! decision, and no decision changes a count.
+//! ([`crate::site::resolvable`]) applied to its own calls (marked calls
+//! made from them included), with the clock's read cost ([`read_cost`])
+//! as the instrumentation's inner cost: the site is counted when its calls
+//! are too short to resolve. Nodes created later take the site's decision
+//! at creation; a node still learning adopts it at its next call. A call
+//! made from a counted call is shorter still: a node whose parent counts
+//! counts from its creation (or, learning, from its next call), whatever
+//! its site's decision, so that a counted call's subtree is counted whole
+//! and its time stays with the nearest timed caller. Counted calls keep
+//! their frame, so marked calls made from them land on their true path.
+//! Nothing changes a node's state back: no flapping, and no decision
+//! changes a count.
 
 use super::node::Node;
 use crate::clock::ticks;
 use crate::counters::{STATE_BITS, STATE_MASK};
-use crate::site::{self, CallSite, COUNTED, DEMOTED, TIMED, UNDECIDED};
+use crate::site::{self, CallSite, COUNTED, UNDECIDED};
 use core::sync::atomic::{AtomicU64, Ordering};
 
 pub(crate) use crate::site::{LEARN_CALLS, SAMPLE_EVERY};
@@ -67,9 +70,28 @@ pub(super) fn initial(site: &'static CallSite) -> u64 {
     }
 }
 
-/// Puts a new node of `site` in its first state (owner thread only).
-pub(super) fn start(node: &Node, site: &'static CallSite) {
-    set_state(node, initial(site));
+/// Whether a node in state `s` counts its calls (counting, or its sample
+/// next).
+fn counts(s: u64) -> bool {
+    s != 0 && s != LEARNING
+}
+
+/// Whether a node of `site` may count its calls at all (not an async
+/// site, and not every call timed).
+fn may_count(site: &CallSite) -> bool {
+    !site.kind().is_async() && (site::time_mode() != site::TIME_ALL || site.is_internal())
+}
+
+/// Puts a new node of `site`, a child of `parent`, in its first state
+/// (owner thread only): counted when its parent counts (see the module
+/// docs), else as [`initial`] says.
+pub(super) fn start(node: &Node, site: &'static CallSite, parent: &Node) {
+    let s = if counts(state(parent)) && may_count(site) {
+        SAMPLE_EVERY
+    } else {
+        initial(site)
+    };
+    set_state(node, s);
 }
 
 /// Sets the state of `node` to `s` (owner thread only).
@@ -84,12 +106,6 @@ fn set_state(node: &Node, s: u64) {
 #[inline(always)]
 pub(super) fn state(node: &Node) -> u64 {
     node.c.untimed.load(Ordering::Relaxed) & STATE_MASK
-}
-
-/// Whether a marked call was ever made from a call of `node` (its child
-/// cache was filled once).
-fn has_children(node: &Node) -> bool {
-    !node.mru_site.load(Ordering::Relaxed).is_null()
 }
 
 /// A timed call of a node in the [`SAMPLE`] or [`LEARNING`] state (or any
@@ -107,10 +123,8 @@ pub(super) fn settle(parent: &Node, node: *const Node, depth: usize) -> (*const 
     let n = unsafe { &*node };
     let next = match state(n) {
         0 => 0,
-        SAMPLE => match n.site().map(CallSite::decision) {
-            Some(COUNTED) => SAMPLE_EVERY,
-            _ => 0,
-        },
+        SAMPLE => SAMPLE_EVERY,
+        LEARNING if counts(state(parent)) && n.site().is_some_and(may_count) => SAMPLE_EVERY,
         LEARNING => learn(n),
         _ => 0,
     };
@@ -130,23 +144,14 @@ fn learn(n: &Node) -> u64 {
             if a.timed() < LEARN_CALLS {
                 return LEARNING;
             }
-            site.decide(!has_children(n) && too_short(&a))
+            site.decide(too_short(&a))
         }
         d => d,
     };
-    adopt(n, site, decision)
-}
-
-/// The state of `n` under its site's `decision`: a counted site's node
-/// that has made marked calls demotes the site instead.
-fn adopt(n: &Node, site: &CallSite, decision: u8) -> u64 {
-    match decision {
-        COUNTED if has_children(n) => {
-            site.demote();
-            0
-        }
-        COUNTED => SAMPLE_EVERY,
-        _ => 0,
+    if decision == COUNTED {
+        SAMPLE_EVERY
+    } else {
+        0
     }
 }
 
@@ -165,22 +170,6 @@ fn too_short(a: &crate::counters::Acc) -> bool {
     // otherwise decide the site.
     let mean = a.ticks.saturating_sub(a.max) as f64 / (accepted - 1) as f64;
     !site::resolvable(a.min_or_zero() as f64, mean, read_cost())
-}
-
-/// A marked call is being made from a call of `parent` (a new child
-/// node): a counted parent's site is timed for good, and `parent` itself
-/// at once. Cold (node creation only).
-pub(super) fn child_made(parent: &Node) {
-    let Some(site) = parent.site() else { return };
-    if matches!(site.decision(), COUNTED) {
-        site.demote();
-    }
-    if site.decision() == DEMOTED || site.decision() == TIMED {
-        let s = state(parent);
-        if s != 0 && s != LEARNING {
-            set_state(parent, 0);
-        }
-    }
 }
 
 /// Clock reads timed back to back, per round of [`read_cost`].
@@ -236,7 +225,7 @@ pub(crate) fn read_cost() -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::site::path_of;
+    use crate::site::{path_of, TIMED};
 
     fn m() {}
 
@@ -314,30 +303,35 @@ mod tests {
     }
 
     #[test]
-    fn a_site_with_marked_callees_is_never_counted_and_a_counted_one_is_demoted() {
+    fn a_short_parent_is_counted_and_its_children_count_from_the_start() {
         static P: CallSite = CallSite::function(path_of(m), None, "c.rs", 1);
         let n = node_of(&P);
         n.mru_site
             .store((&P as *const CallSite).cast_mut(), Ordering::Relaxed);
-        run(&n, 2 * LEARN_CALLS, 1);
-        assert_eq!(P.decision(), TIMED, "a parent is timed");
-
+        run(&n, LEARN_CALLS + 1, 1);
+        assert_eq!(P.decision(), COUNTED, "short, whatever its children");
+        // A child of a counting node counts from its creation, whatever
+        // its own site says (here: undecided; long elsewhere).
         static Q: CallSite = CallSite::function(path_of(m), None, "d.rs", 1);
-        let a = node_of(&Q);
-        run(&a, LEARN_CALLS + 10, 1);
-        assert_eq!(Q.decision(), COUNTED);
-        let b = node_of(&Q);
-        child_made(&b);
-        assert_eq!(Q.decision(), DEMOTED);
-        assert_eq!(state(&b), 0, "the parent is timed at once");
-        // The other node turns timed at its next sample, its count intact.
-        let before = a.c.load().calls;
-        let (t, c) = run(&a, 2 * SAMPLE_EVERY, 1);
-        assert!(c < SAMPLE_EVERY && t > SAMPLE_EVERY, "{t} {c}");
-        assert_eq!(state(&a), 0);
-        assert_eq!(a.c.load().calls, before + 2 * SAMPLE_EVERY);
-        let e = node_of(&Q);
-        assert_eq!(state(&e), 0, "new nodes of a demoted site are timed");
+        let child = Node::new();
+        start(&child, &Q, &n);
+        assert_eq!(state(&child), SAMPLE_EVERY);
+        assert_eq!(Q.decision(), UNDECIDED);
+        // One still learning counts from its next call.
+        let learning = node_of(&Q);
+        assert_eq!(state(&learning), LEARNING);
+        settle(&n, &learning, 2);
+        assert_eq!(state(&learning), SAMPLE_EVERY);
+        // Under a timed parent, as its site says.
+        let other = Node::new();
+        start(&other, &Q, &Node::new());
+        assert_eq!(state(&other), LEARNING);
+        // Counting never stops: the sample reloads the countdown.
+        let before = n.c.load().calls;
+        let (t, c) = run(&n, 4 * SAMPLE_EVERY, 1);
+        assert_eq!(t + c, 4 * SAMPLE_EVERY);
+        assert!(t <= 5 && counts(state(&n)), "{t} {c}");
+        assert_eq!(n.c.load().calls, before + 4 * SAMPLE_EVERY);
     }
 
     #[test]

@@ -42,6 +42,12 @@ pub(crate) struct Way {
     pub(super) child: AtomicPtr<Node>,
 }
 
+/// Added to the site address in a node's one-entry child cache when the
+/// cached child's timing state was not 0 (see [`super::adapt`]): its
+/// entry checks the state; a child with state 0 (timed, for good) is
+/// cached plainly, and its entry checks nothing. Sites are aligned to 8.
+pub(super) const MRU_FLAG: usize = 1;
+
 /// Set in a [`Way`]'s child when the child's timing state was not 0
 /// (nodes are aligned to 64 bytes).
 pub(super) const WAY_FLAG: usize = 1;
@@ -104,7 +110,7 @@ impl Node {
     pub(super) fn cache_child(&self, site: *mut CallSite, child: *mut Node, coin: bool) {
         let old_site = self.mru_site.load(Ordering::Relaxed);
         if !old_site.is_null() {
-            let flag = old_site as usize & super::stack::MRU_FLAG;
+            let flag = old_site as usize & MRU_FLAG;
             let old_child = self.mru_child.load(Ordering::Relaxed);
             let way = self
                 .ways

@@ -29,11 +29,7 @@ use children::{Maps, Recent};
 use core::sync::atomic::Ordering;
 use std::cell::Cell;
 
-/// Added to the site address in a node's one-entry child cache when the
-/// cached child's timing state was not 0 (see [`super::adapt`]): its
-/// entry checks the state; a child with state 0 (timed, for good) is
-/// cached plainly, and its entry checks nothing. Sites are aligned to 8.
-pub(super) const MRU_FLAG: usize = 1;
+pub(super) use super::node::MRU_FLAG;
 
 /// The name of tickprof's calibration thread, on which only internal sites
 /// are recorded.
@@ -289,16 +285,6 @@ impl ThreadState {
         self.push(site)
     }
 
-    /// A pseudo-random bit (xorshift), for the child cache's replacement.
-    pub(super) fn coin(&self) -> bool {
-        let mut x = self.coin.get();
-        x ^= x << 13;
-        x ^= x >> 17;
-        x ^= x << 5;
-        self.coin.set(x);
-        x & 1 != 0
-    }
-
     /// Whether the thread's exit tore this state down (and is not still
     /// tearing it down).
     pub(super) fn is_dead(&self) -> bool {
@@ -396,18 +382,6 @@ impl ThreadState {
     /// The depth of the frame on top of the stack (0: none).
     pub(super) fn top_depth(&self) -> usize {
         self.depth.get()
-    }
-
-    /// Appends one event to this thread's trace buffer (tickprof's own
-    /// calibration calls are not traced).
-    #[cold]
-    #[inline(never)]
-    pub(super) fn trace(&self, node: &Node, start: u64, end: u64) {
-        if let (Some(arena), Some(site)) = (self.arena(), node.site()) {
-            if !site.is_internal() {
-                arena.trace.record(site, start, end);
-            }
-        }
     }
 
     /// Pops the frame at `depth`, resynchronising if it is not on top.

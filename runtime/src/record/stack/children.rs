@@ -102,6 +102,16 @@ impl Recent {
 }
 
 impl ThreadState {
+    /// A pseudo-random bit (xorshift), for the child cache's replacement.
+    pub(super) fn coin(&self) -> bool {
+        let mut x = self.coin.get();
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        self.coin.set(x);
+        x & 1 != 0
+    }
+
     /// A push whose parent's one-entry cache holds another site.
     #[cold]
     #[inline(never)]
@@ -211,8 +221,7 @@ impl ThreadState {
             note_recorded(site);
             let node = arena.push(Some(site), parent_index, 0)?;
             // SAFETY: `push` returns a node of this thread's arena.
-            crate::record::adapt::start(unsafe { &*node }, site);
-            crate::record::adapt::child_made(parent);
+            crate::record::adapt::start(unsafe { &*node }, site, parent);
             maps.children
                 .insert((parent_index, site_ptr as usize), node);
             return Some(node);

@@ -160,3 +160,17 @@ impl ThreadState {
         self.busy.set(false);
     }
 }
+
+impl ThreadState {
+    /// Appends one event to this thread's trace buffer (tickprof's own
+    /// calibration calls are not traced).
+    #[cold]
+    #[inline(never)]
+    pub(in crate::record) fn trace(&self, node: &Node, start: u64, end: u64) {
+        if let (Some(arena), Some(site)) = (self.arena(), node.site()) {
+            if !site.is_internal() {
+                arena.trace.record(site, start, end);
+            }
+        }
+    }
+}

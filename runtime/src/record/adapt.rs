@@ -144,7 +144,7 @@ fn learn(n: &Node) -> u64 {
             if a.timed() < LEARN_CALLS {
                 return LEARNING;
             }
-            site.decide(too_short(&a))
+            site.decide(too_short(&a, children_timed_calls(n)))
         }
         d => d,
     };
@@ -157,7 +157,13 @@ fn learn(n: &Node) -> u64 {
 
 /// Whether the calls summed in `a` are too short to resolve (the
 /// resolution rule with the clock's read cost as the inner cost).
-fn too_short(a: &crate::counters::Acc) -> bool {
+///
+/// `below`: the timed marked calls made from those calls, whose
+/// instrumentation (two clock reads each, [`read_cost`] apiece) is inside
+/// them: taken out first, so that a tiny function calling a tiny function
+/// is judged by what it costs unmarked (its shortest call less the timed
+/// calls each call makes at the least, its mean less their average).
+fn too_short(a: &crate::counters::Acc, below: u64) -> bool {
     if site::time_mode() == site::TIME_COUNTED {
         return true;
     }
@@ -165,11 +171,34 @@ fn too_short(a: &crate::counters::Acc) -> bool {
     if accepted < 2 {
         return false;
     }
+    let cost = read_cost();
+    let per_call = (below as f64 / a.calls.max(1) as f64) * 2.0 * cost;
+    let least = (below / a.calls.max(1)) as f64 * 2.0 * cost;
     // The mean without the longest call: one preemption among the
     // learning calls (milliseconds, against calls of nanoseconds) would
     // otherwise decide the site.
     let mean = a.ticks.saturating_sub(a.max) as f64 / (accepted - 1) as f64;
-    !site::resolvable(a.min_or_zero() as f64, mean, read_cost())
+    let min = a.min_or_zero() as f64;
+    !site::resolvable((min - least).max(0.0), (mean - per_call).max(0.0), cost)
+}
+
+/// Timed calls of the children of `n` held in its child cache (its
+/// one-entry cache and extra entries: the up to three children a short
+/// function has; calls of children beyond them are not taken out, which
+/// errs toward timing).
+fn children_timed_calls(n: &Node) -> u64 {
+    let mut kids = [core::ptr::null::<Node>(); 3];
+    kids[0] = n.mru_child.load(Ordering::Relaxed).cast_const();
+    for (k, way) in kids[1..].iter_mut().zip(&n.ways) {
+        let c = way.child.load(Ordering::Relaxed) as usize & !super::node::WAY_FLAG;
+        *k = c as *const Node;
+    }
+    kids.iter()
+        .filter(|c| !c.is_null())
+        // SAFETY: cache entries are nodes of this thread's arena (the
+        // caller's: `learn` runs on the owner thread), alive as long as it.
+        .map(|&c| unsafe { &*c }.c.load().timed())
+        .sum()
 }
 
 /// Clock reads timed back to back, per round of [`read_cost`].
@@ -332,6 +361,32 @@ mod tests {
         assert_eq!(t + c, 4 * SAMPLE_EVERY);
         assert!(t <= 5 && counts(state(&n)), "{t} {c}");
         assert_eq!(n.c.load().calls, before + 4 * SAMPLE_EVERY);
+    }
+
+    #[test]
+    fn a_parents_timed_children_are_taken_out_of_its_learning_calls() {
+        let r = read_cost();
+        // Each call: one timed child call (two clock reads) and a few
+        // ticks of its own.
+        let each = (2.0 * r) as u64 + 2;
+        let mut a = crate::counters::Acc::EMPTY;
+        for _ in 0..LEARN_CALLS {
+            a.calls += 1;
+            a.ticks += each;
+        }
+        a.min = each;
+        a.max = each;
+        assert!(!too_short(&a, 0), "judged raw: resolvable");
+        assert!(
+            too_short(&a, LEARN_CALLS),
+            "less its child's reads: too short"
+        );
+        // A parent that is long without them stays timed.
+        let long = (100.0 * r) as u64;
+        a.ticks = long * LEARN_CALLS;
+        a.min = long;
+        a.max = long;
+        assert!(!too_short(&a, LEARN_CALLS));
     }
 
     #[test]

@@ -380,7 +380,7 @@ pub(crate) fn notes(report: &Report) -> Vec<String> {
     }
     if r.counted_sites > 0 {
         v.push(format!(
-            "{} site{} counted (TICKPROF_TIME): {} call{} counted without reading the clock, one in {} timed; their times are estimates (~) from those, their self is 0, and their calls' time is in their callers' self",
+            "{} site{} counted (TICKPROF_TIME): {} call{} counted without reading the clock, one in {} timed; their times are estimates (~) from those, their self is 0, and their calls' time is in their nearest timed callers' self",
             r.counted_sites,
             plural(r.counted_sites),
             r.counted_calls,

@@ -387,7 +387,7 @@ fn encode(report: Option<&Report>, m: &Meta<'_>) -> Vec<u8> {
     let mut comments: Vec<u64> = m.comments.iter().map(|c| strings.id(c)).collect();
     if let Some(r) = report.filter(|r| r.run.counted_sites > 0) {
         let note = format!(
-            "tickprof: {} site(s) counted (label timing=counted): calls exact, their time in their callers' self",
+            "tickprof: {} site(s) counted (label timing=counted): calls exact, their time in their nearest timed callers' self",
             r.run.counted_sites
         );
         comments.push(strings.id(&note));

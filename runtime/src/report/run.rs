@@ -87,7 +87,7 @@ pub struct RunInfo {
     pub overhead_counted_ns: f64,
     /// Sites with counted calls ([`Timing::Counted`](super::Timing::Counted)):
     /// their calls are exact, their times estimates from a timed sample,
-    /// and their calls' time is in their callers' self time.
+    /// and their calls' time is in their nearest timed callers' self time.
     pub counted_sites: u64,
     /// Calls of those sites that did not read the clock.
     pub counted_calls: u64,

@@ -303,15 +303,17 @@ fn two_sites_with_one_name_are_told_apart_by_their_location() {
     assert_eq!(r.site("same (y.rs:9)").unwrap().calls, 2);
 }
 
+/// `n` with the counters `acc`.
+fn with(mut n: TNode, acc: Acc) -> TNode {
+    n.acc = acc;
+    n
+}
+
 /// A counted leaf: its calls' time stays in its parent's self; its row
 /// is the sample's estimate (capped by the parent's self), self 0; the
 /// parent's compensation subtracts a counted call's cost per counted call.
 #[test]
 fn a_counted_leaf_leaves_its_time_in_its_parent() {
-    let with = |mut n: TNode, acc: Acc| {
-        n.acc = acc;
-        n
-    };
     let t = Tree::from_nodes(vec![
         TNode::ROOT,
         with(
@@ -400,10 +402,6 @@ fn a_counted_leaf_leaves_its_time_in_its_parent() {
 /// the child's estimate is capped by the parent's capped estimate.
 #[test]
 fn a_counted_subtree_stays_in_its_timed_caller_and_nests_its_estimates() {
-    let with = |mut n: TNode, acc: Acc| {
-        n.acc = acc;
-        n
-    };
     let counted = |calls: u64, sample: u64, each: u64| Acc {
         calls,
         untimed: calls - sample,

@@ -66,14 +66,6 @@ impl Way {
     }
 }
 
-/// The site pointer of `child` (a node of the caller's arena).
-fn unsafe_site(child: *const Node) -> Option<*mut CallSite> {
-    // SAFETY: callers pass nodes of the owner thread's arena, which
-    // outlive the call.
-    let p = unsafe { &*child }.site.load(Ordering::Relaxed);
-    (!p.is_null()).then_some(p)
-}
-
 impl Node {
     pub(super) const fn new() -> Node {
         Node {
@@ -132,8 +124,11 @@ impl Node {
     /// on, in whichever entry holds it (owner thread only).
     pub(super) fn unflag_child(&self, child: *const Node) {
         if self.mru_child.load(Ordering::Relaxed).cast_const() == child {
-            if let Some(site) = unsafe_site(child) {
-                self.mru_site.store(site, Ordering::Relaxed);
+            // SAFETY: callers pass nodes of the owner thread's arena, which
+            // outlive the call.
+            if let Some(site) = unsafe { &*child }.site() {
+                self.mru_site
+                    .store((site as *const CallSite).cast_mut(), Ordering::Relaxed);
             }
         }
         let flagged = child.cast_mut().wrapping_byte_add(WAY_FLAG);

@@ -193,33 +193,11 @@ impl ThreadState {
                 self.depth.set(next);
                 return flagged(parent_ref, node, next);
             }
-            // A node alternating between children: the extra entries.
-            let way = parent_ref.way_child(site_ptr);
-            if !way.is_null() {
-                let node = way.cast_const().wrapping_byte_sub(way as usize & WAY_FLAG);
+            if let Some((node, counts)) = self.other_child(parent_ref, site) {
                 // SAFETY: `next < cap`, as above.
                 unsafe { *stack.add(next) = node };
                 self.depth.set(next);
-                if way as usize & WAY_FLAG != 0 {
-                    return flagged(parent_ref, node, next);
-                }
-                return hit(node, next);
-            }
-            // A node with more children than that: the thread's table of
-            // recent lookups, read only (a hit changes nothing).
-            // SAFETY: set up before `cap` is non-zero (`next < cap` held),
-            // freed by the teardown after `cap` is 0; this thread's own.
-            let recent = unsafe { &*self.recent.get() };
-            if let Some(node) =
-                children::recent_child(recent.slot(parent_ref, site), parent_ref, site)
-            {
-                // SAFETY: `next < cap`, as above.
-                unsafe { *stack.add(next) = node };
-                self.depth.set(next);
-                // SAFETY: a table entry is a node of this thread's arena.
-                if unsafe { &*node }.c.untimed.load(Ordering::Relaxed) & crate::counters::STATE_MASK
-                    != 0
-                {
+                if counts {
                     return flagged(parent_ref, node, next);
                 }
                 return hit(node, next);
@@ -234,6 +212,29 @@ impl ThreadState {
         unsafe { *stack.add(next) = node };
         self.depth.set(next);
         hit(node, next)
+    }
+
+    /// The child of `parent` for `site` past its one-entry cache, and
+    /// whether it was cached flagged (its timing state was not 0): from
+    /// the parent's extra entries (a node alternating between children),
+    /// else from the thread's table of recent lookups (more children than
+    /// that), read only: a hit changes nothing. `None`: a miss. Only for
+    /// a set-up state (`cap` not 0).
+    #[inline(always)]
+    fn other_child(&self, parent: &Node, site: &'static CallSite) -> Option<(*const Node, bool)> {
+        let way = parent.way_child((site as *const CallSite).cast_mut());
+        if !way.is_null() {
+            let flag = way as usize & WAY_FLAG;
+            return Some((way.cast_const().wrapping_byte_sub(flag), flag != 0));
+        }
+        // SAFETY: set up before `cap` is non-zero, freed by the teardown
+        // after `cap` is 0; this thread's own.
+        let recent = unsafe { &*self.recent.get() };
+        let node = children::recent_child(recent.slot(parent, site), parent, site)?;
+        // SAFETY: a table entry is a node of this thread's arena.
+        let state =
+            unsafe { &*node }.c.untimed.load(Ordering::Relaxed) & crate::counters::STATE_MASK;
+        Some((node, state != 0))
     }
 
     /// A push the fast path could not make: no room (set-up, growth, a

@@ -44,7 +44,7 @@ pub(super) struct Recent([core::sync::atomic::AtomicPtr<Node>; RECENT_SLOTS]);
 
 /// The slot of (parent, site) in [`Recent`].
 #[inline(always)]
-pub(super) fn recent_index(parent: *const Node, site: *const CallSite) -> usize {
+fn recent_index(parent: *const Node, site: *const CallSite) -> usize {
     let key = (parent as usize as u64) ^ (site as usize as u64).rotate_left(29);
     (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56) as usize
 }
@@ -173,8 +173,7 @@ impl ThreadState {
         }
         // SAFETY: set up before `cap` is non-zero (only then is a push
         // here), freed by the teardown after `cap` is 0; this thread's own.
-        let recent = unsafe { &*self.recent.get() };
-        Some(&recent.0[recent_index(parent, site)])
+        Some(unsafe { &*self.recent.get() }.slot(parent, site))
     }
 
     /// Finds or creates the child of `parent` for `site`.

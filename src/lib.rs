@@ -80,18 +80,16 @@
 ///     fn __tickprof_here() {}
 ///     static __TICKPROF_SITE: ::tickprof::__private::CallSite = /* path, name, file, line */;
 ///     static __TICKPROF_MARK: &::tickprof::__private::CallSite = &__TICKPROF_SITE; // in the link-time list of marks
-///     let __tickprof_mode = ::tickprof::__private::mode(); // one relaxed load
-///     if ::tickprof::__private::off(__tickprof_mode) {
+///     if ::tickprof::__private::off() { // one compare with memory, one branch
 ///         /* the original body: profiling off or paused */
 ///     } else {
 ///         // out of line: enter the guard, run the closure, end the call
 ///         ::tickprof::__private::timed(
-///             || -> u32 {
+///             move || -> u32 {
 ///                 // with `fail`: if let Some(e) = ::tickprof::__private::injected(&__TICKPROF_SITE) { return Err(From::from(e)); }
 ///                 /* the original body */
 ///             },
 ///             &__TICKPROF_SITE,
-///             __tickprof_mode,
 ///         )
 ///     }
 /// }
@@ -105,8 +103,11 @@
 /// compiler inlines it where it would inline the unmarked one. The
 /// closure's declared return type is the function's, so `return` and `?`
 /// in the body mean what they mean in the function; they end the call
-/// normally, with no unwinding check. Arguments the body borrows are
-/// borrowed by the closure and dropped where they were.
+/// normally, with no unwinding check. The closure is a `move` closure: the
+/// arguments the body uses move into it (references and `Copy` values are
+/// copied) and are dropped when the body ends, inside the timed call, as
+/// an unmarked function drops its arguments when it returns. A closure
+/// borrowing them would keep every argument in memory on the off path too.
 ///
 /// Only bodies whose two copies behave as one are duplicated: no item
 /// keyword in them (`fn`, `static`, `struct`, `enum`, `union`, `impl`,

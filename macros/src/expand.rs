@@ -52,13 +52,12 @@ pub(crate) fn instrument(args: &Args, marked: Marked) -> TokenStream2 {
             let run = match returned_type(&sig.output) {
                 Some(ty) if twin_bodies(&outer, &block) => {
                     // Profiling off or paused: the body as written, inline,
-                    // after one load and one branch. Recording: the body
+                    // after one compare with memory and one branch. Recording: the body
                     // in a closure, timed out of line by the runtime, so
                     // that the function stays small enough to inline (see
                     // `twin`). The closure's declared return type keeps
                     // `return` and `?` in the body as they are in the
                     // function.
-                    let mode = Ident::new("__tickprof_mode", Span::mixed_site());
                     // With `fail`, its check comes first; a labeled block
                     // (never `unused_braces`) then holds the body.
                     let timed = if fail.is_empty() {
@@ -68,9 +67,8 @@ pub(crate) fn instrument(args: &Args, marked: Marked) -> TokenStream2 {
                         quote!({ #fail #label: #block })
                     };
                     quote! {
-                        let #mode = #private::mode();
-                        if #private::off(#mode) #block else {
-                            #private::timed(|| -> #ty #timed, &__TICKPROF_SITE, #mode)
+                        if #private::off() #block else {
+                            #private::timed(move || -> #ty #timed, &__TICKPROF_SITE)
                         }
                     }
                 }
@@ -246,11 +244,10 @@ mod tests {
                 #[my::tp::__private::linkme::distributed_slice(my::tp::__private::SITES)]
                 #[linkme(crate = my::tp::__private::linkme)]
                 static __TICKPROF_MARK: &my::tp::__private::CallSite = &__TICKPROF_SITE;
-                let __tickprof_mode = my::tp::__private::mode();
-                if my::tp::__private::off(__tickprof_mode) {
+                if my::tp::__private::off() {
                     x
                 } else {
-                    my::tp::__private::timed(|| -> T { x }, &__TICKPROF_SITE, __tickprof_mode)
+                    my::tp::__private::timed(move || -> T { x }, &__TICKPROF_SITE)
                 }
             }
         };
@@ -292,11 +289,8 @@ mod tests {
     #[test]
     fn twin_bodies_and_their_exceptions() {
         let twin = expanded(quote!(), quote! { fn f(x: u8) -> u8 { x + 1 } });
-        assert!(
-            twin.contains("__private :: off (__tickprof_mode) { x + 1 }"),
-            "{twin}"
-        );
-        assert!(twin.contains("|| -> u8 { x + 1 }"), "{twin}");
+        assert!(twin.contains("__private :: off () { x + 1 }"), "{twin}");
+        assert!(twin.contains("move || -> u8 { x + 1 }"), "{twin}");
         assert!(!twin.contains("Guard"), "{twin}");
         for item in [
             quote! { #[track_caller] fn f(x: u8) -> u8 { x + 1 } },

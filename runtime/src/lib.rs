@@ -346,14 +346,15 @@ pub mod __private {
     #[cfg(feature = "enabled")]
     pub use linkme;
 
-    /// Whether a marked call in `mode` does nothing: profiling off
-    /// (`TICKPROF=off`) or paused, and no hook, log or failpoint armed.
-    /// `#[profile]` reads the mode once at entry, tests it and then runs the
-    /// body as written, with no guard: one load and one predictable branch.
+    /// Whether a marked call does nothing: profiling off (`TICKPROF=off`)
+    /// or paused, and no hook, log or failpoint armed. `#[profile]` tests
+    /// it at entry and then runs the body as written, with no guard: one
+    /// compare with memory and one predictable branch (the mode is not
+    /// kept in a register for [`timed`], which reads it again).
     #[cfg(feature = "enabled")]
     #[inline(always)]
-    pub fn off(mode: u8) -> bool {
-        mode == crate::switches::OFF
+    pub fn off() -> bool {
+        crate::switches::mode() == crate::switches::OFF
     }
 
     /// Runs a marked function's body (as a closure) under its guard: the
@@ -362,23 +363,16 @@ pub mod __private {
     /// mode test and this call: small enough for the compiler to inline
     /// where the unmarked function would be. One instance per marked
     /// function (each closure is its own type), with the body inlined in it.
-    /// The closure comes first, so that what it captures arrives in the
-    /// registers the marked function received its arguments in.
+    /// The closure is a `move` closure, built only on this path: a closure
+    /// borrowing the arguments would keep them in memory on the off path
+    /// too (their address escapes into this call).
     #[cfg(feature = "enabled")]
     #[inline(never)]
-    pub fn timed<R>(body: impl FnOnce() -> R, site: &'static CallSite, mode: u8) -> R {
-        let guard = Guard::enter_in_mode(site, mode);
+    pub fn timed<R>(body: impl FnOnce() -> R, site: &'static CallSite) -> R {
+        let guard = Guard::enter(site);
         let value = body();
         guard.exit();
         value
-    }
-
-    /// The mode a marked call reads once at entry, for [`off`] and
-    /// [`timed`].
-    #[cfg(feature = "enabled")]
-    #[inline(always)]
-    pub fn mode() -> u8 {
-        crate::switches::mode()
     }
 
     /// Always true. `#[profile]` takes the body's value as

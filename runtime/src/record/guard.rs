@@ -42,13 +42,7 @@ impl Guard {
     /// any other goes through `adapt::settle` and is timed.
     #[inline(always)]
     pub fn enter(site: &'static CallSite) -> Guard {
-        Guard::enter_in_mode(site, mode())
-    }
-
-    /// [`Guard::enter`] with the mode already read: a marked function
-    /// reads it once for its off test and this entry.
-    #[inline(always)]
-    pub(crate) fn enter_in_mode(site: &'static CallSite, mode: u8) -> Guard {
+        let mode = mode();
         if mode != RECORD {
             if mode == OFF {
                 return Guard::inert();

@@ -2,7 +2,8 @@
 //!
 //! `bash scripts/callgrind_overhead.sh` runs this under
 //! `valgrind --tool=callgrind` and prints instructions per call of the
-//! unmarked function, the floor (two `rdtsc`) and `#[profile]`.
+//! unmarked function, the floor (two `rdtsc`) and `#[profile]` (with its
+//! body duplicated, and with one guarded body).
 //! `PROBE_HOOK=1` installs an empty hook first (the cost of a hooked call);
 //! `TICKPROF_LOG=/dev/null` measures the trace log. `PROBE_TIME=1` prints
 //! the wall-clock time per marked call (`scripts/log_cost.sh`).
@@ -32,6 +33,16 @@ fn probe_marked(x: u64) -> u64 {
     black_box(x) + 1
 }
 
+/// `probe_marked` with one guarded body: `#[track_caller]` keeps
+/// `#[profile]` from duplicating it (as a user macro, an `impl Trait`
+/// return or a long body would).
+#[inline(never)]
+#[tickprof::profile]
+#[track_caller]
+fn probe_guarded(x: u64) -> u64 {
+    black_box(x) + 1
+}
+
 /// A hook that does nothing: what the hooks' cold path costs by itself.
 struct Empty;
 
@@ -44,19 +55,23 @@ fn main() {
         let _ = tickprof::set_hook(&EMPTY);
     }
     let mut s = 0u64;
-    for i in 0..CALLS {
-        s = s.wrapping_add(probe_unmarked(black_box(i)));
-    }
-    for i in 0..CALLS {
-        s = s.wrapping_add(probe_floor(black_box(i)));
-    }
+    run("unmarked", probe_unmarked, &mut s);
+    run("floor", probe_floor, &mut s);
+    run("marked", probe_marked, &mut s);
+    run("guarded", probe_guarded, &mut s);
+    println!("{s}");
+}
+
+/// Calls `probe` `CALLS` times, adding what it returns to `s`; with
+/// `PROBE_TIME` set, prints the wall-clock time per call of the marked
+/// probes.
+fn run(name: &str, probe: fn(u64) -> u64, s: &mut u64) {
     let t = std::time::Instant::now();
     for i in 0..CALLS {
-        s = s.wrapping_add(probe_marked(black_box(i)));
+        *s = s.wrapping_add(probe(black_box(i)));
     }
-    if std::env::var_os("PROBE_TIME").is_some() {
+    if std::env::var_os("PROBE_TIME").is_some() && name != "unmarked" && name != "floor" {
         let ns = t.elapsed().as_nanos() as f64 / CALLS as f64;
-        eprintln!("marked: {ns:.1} ns per call (wall clock)");
+        eprintln!("{name}: {ns:.1} ns per call (wall clock)");
     }
-    println!("{s}");
 }

@@ -4,7 +4,8 @@
 # shared machine. (The overhead calibration runs when the report is built,
 # on a thread of its own, so it is not inside probe_marked.)
 # Usage: bash scripts/callgrind_overhead.sh   (TICKPROF=off for the off mode)
-# Prints unmarked, floor, marked (timed: TICKPROF_TIME=all) and counted.
+# Prints unmarked, floor, marked (timed: TICKPROF_TIME=all) and counted;
+# guarded and counted-guarded: the same with one guarded body (#[track_caller]).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --example overhead_probe
@@ -22,7 +23,8 @@ probe() {
     | grep -E "::probe_($1) " \
     | awk -v as="$2" '{gsub(",","",$1); name=$0; sub(/.*::probe_/,"",name); sub(/ .*/,"",name); if (as != "") name=as; printf "%-10s %6.1f instructions per call\n", name, $1/1000000}'
 }
-TICKPROF_TIME=all probe 'unmarked|floor|marked' ''
+TICKPROF_TIME=all probe 'unmarked|floor|marked|guarded' ''
 if [ "${TICKPROF:-on}" != off ]; then
   TICKPROF_TIME=counted probe 'marked' counted
+  TICKPROF_TIME=counted probe 'guarded' counted-guarded
 fi

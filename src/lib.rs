@@ -121,7 +121,7 @@
 /// guard held in the function:
 ///
 /// ```text
-///     let __tickprof_guard = ::tickprof::__private::Guard::enter(&__TICKPROF_SITE);
+///     let __tickprof_guard = ::tickprof::__private::BodyGuard::enter(&__TICKPROF_SITE);
 ///     // with `fail`: the same check
 ///     let __tickprof_value: u32 = if ::tickprof::__private::ALWAYS {
 ///         '__tickprof_body: { /* the original body */ }
@@ -132,7 +132,10 @@
 ///     __tickprof_value
 /// ```
 ///
-/// and with profiling off its guard is inert, a few more instructions.
+/// The guard's push and pop run out of line (the clock is read in the
+/// function), so the function stays small; with profiling off or paused
+/// its guard is inert: the mode test at entry, two tests of the guard at
+/// the exit.
 /// Type errors and lints in a duplicated body are reported once (both
 /// copies' diagnostics are identical, and the compiler prints each once); a
 /// borrow-check error is reported for each copy, the closure's naming a

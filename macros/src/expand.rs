@@ -135,7 +135,7 @@ fn guarded(
     let guard = Ident::new("__tickprof_guard", Span::mixed_site());
     let label = Lifetime::new("'__tickprof_body", Span::mixed_site());
     let enter = quote! {
-        let #guard = #private::Guard::enter(&__TICKPROF_SITE);
+        let #guard = #private::BodyGuard::enter(&__TICKPROF_SITE);
         #fail
     };
     match ty {
@@ -298,7 +298,7 @@ mod tests {
         ] {
             let out = expanded(quote!(), item);
             assert!(!out.contains("off"), "{out}");
-            assert!(out.contains("Guard :: enter"), "{out}");
+            assert!(out.contains("BodyGuard :: enter"), "{out}");
         }
     }
 

@@ -341,7 +341,7 @@ pub mod __private {
     #[cfg(feature = "enabled")]
     pub use crate::coverage::SITES;
     #[cfg(feature = "enabled")]
-    pub use crate::record::guard::Guard;
+    pub use crate::record::guard::{BodyGuard, Guard};
     pub use crate::site::{path_of, CallSite};
     #[cfg(feature = "enabled")]
     pub use linkme;

@@ -55,13 +55,7 @@ impl Guard {
             site,
             Guard::timed,
             |parent, node, depth| {
-                // SAFETY: a hit hands out the node it pushed, a node of this
-                // thread's arena, which outlives the state.
-                let cell = &unsafe { &*node }.c.untimed;
-                let w = cell.load(Ordering::Relaxed);
-                // The state is the low byte (`STATE_BITS` is 8).
-                if adapt::is_counted_byte(w as u8) {
-                    cell.store(w.wrapping_add(adapt::COUNTED_STEP), Ordering::Relaxed);
+                if counts(node) {
                     return Guard::counted(node, depth);
                 }
                 Guard::from_slow(adapt::settle(parent, node, depth))
@@ -147,14 +141,30 @@ impl Guard {
     /// [`Node::record`]).
     #[inline(always)]
     fn end(&self, check: bool) {
+        self.end_with(
+            check,
+            |f, check| pop_counted(current(), f, check),
+            |f, start, end, check| pop(current(), f, start, end, check),
+        );
+    }
+
+    /// [`Guard::end`] with its two pops given: `counted(frame, check)`
+    /// and `timed(frame, start, end, check)`.
+    #[inline(always)]
+    fn end_with(
+        &self,
+        check: bool,
+        counted: impl FnOnce(Frame, bool),
+        timed: impl FnOnce(Frame, u64, u64, bool),
+    ) {
         if self.start == 0 {
             if self.depth != 0 {
-                pop_counted(current(), (self.node, self.depth), check);
+                counted((self.node, self.depth), check);
             }
             return;
         }
         let end = ticks();
-        pop(current(), (self.node, self.depth), self.start, end, check);
+        timed((self.node, self.depth), self.start, end, check);
     }
 }
 
@@ -163,6 +173,101 @@ impl Drop for Guard {
     fn drop(&mut self) {
         self.end(true);
     }
+}
+
+/// Whether the node a flagged cache entry handed out counts its calls;
+/// if so, the call is counted and the countdown stepped (one add).
+#[inline(always)]
+fn counts(node: *const Node) -> bool {
+    // SAFETY: a cache hit hands out the node it pushed, a node of this
+    // thread's arena, which outlives the state.
+    let cell = &unsafe { &*node }.c.untimed;
+    let w = cell.load(Ordering::Relaxed);
+    // The state is the low byte (`STATE_BITS` is 8).
+    if adapt::is_counted_byte(w as u8) {
+        cell.store(w.wrapping_add(adapt::COUNTED_STEP), Ordering::Relaxed);
+        return true;
+    }
+    false
+}
+
+/// The guard of a marked function whose body `#[profile]` emits once (it
+/// could not be duplicated: see *Expansion* in the `profile` docs). The
+/// push and the pop run out of line, the clock is read in the function:
+/// the function stays small enough to inline where the unmarked one is,
+/// and with profiling off or paused a call costs the mode test and, at
+/// the exit, two tests of the guard's registers.
+#[must_use = "the guard times until it is dropped"]
+pub struct BodyGuard(core::mem::ManuallyDrop<Guard>);
+
+impl BodyGuard {
+    /// Starts one activation of `site` (see [`BodyGuard`]).
+    #[inline(always)]
+    pub fn enter(site: &'static CallSite) -> BodyGuard {
+        if mode() == OFF {
+            return BodyGuard(core::mem::ManuallyDrop::new(Guard::inert()));
+        }
+        BodyGuard(core::mem::ManuallyDrop::new(Guard::from_slow(
+            push_outlined(site),
+        )))
+    }
+
+    /// Ends the activation of a call that returned (see [`Guard::exit`]):
+    /// two tests and, recording, the clock and a call (in every build).
+    #[inline(always)]
+    pub fn exit(self) {
+        core::mem::ManuallyDrop::new(self).end(false);
+    }
+
+    /// [`Guard::end`] with the pops out of line.
+    #[inline(always)]
+    fn end(&self, check: bool) {
+        self.0.end_with(check, pop_counted_outlined, pop_outlined);
+    }
+}
+
+impl Drop for BodyGuard {
+    #[inline(always)]
+    fn drop(&mut self) {
+        self.end(true);
+    }
+}
+
+/// [`Guard::enter`]'s push, out of line: the frame, its node tagged
+/// [`COUNTED_TAG`] for a counted call, depth 0 when nothing was pushed.
+#[inline(never)]
+fn push_outlined(site: &'static CallSite) -> Frame {
+    let mode = mode();
+    if mode != RECORD {
+        if mode == OFF {
+            return (core::ptr::null(), 0);
+        }
+        return cold::enter(site, mode, false);
+    }
+    let s = current();
+    s.push_with(
+        site,
+        |node, depth| (node, depth),
+        |parent, node, depth| {
+            if counts(node) {
+                return (node.cast::<u8>().wrapping_add(COUNTED_TAG).cast(), depth);
+            }
+            adapt::settle(parent, node, depth)
+        },
+        || enter_slow(s, site),
+    )
+}
+
+/// A timed call's pop for a [`BodyGuard`], out of line.
+#[inline(never)]
+fn pop_outlined(f: Frame, start: u64, end: u64, check: bool) {
+    pop(current(), f, start, end, check);
+}
+
+/// A counted call's pop for a [`BodyGuard`], out of line.
+#[inline(never)]
+fn pop_counted_outlined(f: Frame, check: bool) {
+    pop_counted(current(), f, check);
 }
 
 /// Pops a guard's frame and records the call: on top of the stack, the

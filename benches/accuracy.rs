@@ -23,11 +23,12 @@ fn main() {
     );
     let r = tickprof::report();
     println!(
-        "calibration: inner {:.1} ns ({:.0} ticks), call {:.1} ns ({:.0} ticks); TSC {:.3} GHz",
+        "calibration: inner {:.1} ns ({:.0} ticks), call {:.1} ns ({:.0} ticks), counted call {:.2} ns; TSC {:.3} GHz",
         r.run.overhead_inner_ns,
         r.run.overhead_inner_ticks,
         r.run.overhead_call_ns,
         r.run.overhead_call_ticks,
+        r.run.overhead_counted_ns,
         r.run.frequency_hz / 1e9
     );
     for (case, title, leaf) in [

@@ -68,7 +68,7 @@ pub(crate) fn instrument(args: &Args, marked: Marked) -> TokenStream2 {
                     };
                     quote! {
                         if #private::off() #block else {
-                            #private::timed(move || -> #ty #timed, &__TICKPROF_SITE)
+                            #private::framed(#private::timed(move || -> #ty #timed, &__TICKPROF_SITE))
                         }
                     }
                 }
@@ -247,7 +247,7 @@ mod tests {
                 if my::tp::__private::off() {
                     x
                 } else {
-                    my::tp::__private::timed(move || -> T { x }, &__TICKPROF_SITE)
+                    my::tp::__private::framed(my::tp::__private::timed(move || -> T { x }, &__TICKPROF_SITE))
                 }
             }
         };

@@ -375,6 +375,28 @@ pub mod __private {
         value
     }
 
+    /// Returns `value` after an empty barrier, so that the call that
+    /// computed it is not the marked function's last instruction: a
+    /// marked function would otherwise reach [`timed`] by a tail call and
+    /// leave no frame of its own, and backtraces, sampling profilers and
+    /// allocation profilers of the marked build would show `timed` where
+    /// the function was. No instruction of its own; on the recording path
+    /// only.
+    #[cfg(feature = "enabled")]
+    #[inline(always)]
+    pub fn framed<T>(value: T) -> T {
+        #[cfg(any(target_arch = "x86_64", target_arch = "x86", target_arch = "aarch64"))]
+        // SAFETY: an empty instruction string that touches no memory, no
+        // stack and no flags: nothing happens, but the compiler must keep
+        // it after the call.
+        unsafe {
+            core::arch::asm!("", options(nomem, nostack, preserves_flags));
+        }
+        #[cfg(not(any(target_arch = "x86_64", target_arch = "x86", target_arch = "aarch64")))]
+        core::hint::black_box(());
+        value
+    }
+
     /// Always true. `#[profile]` takes the body's value as
     /// `if ALWAYS { body } else { never_taken() }`: the `else` does not
     /// diverge, so a body that never returns leaves no unreachable code

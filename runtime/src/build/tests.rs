@@ -309,6 +309,21 @@ fn with(mut n: TNode, acc: Acc) -> TNode {
     n
 }
 
+/// The timed parent of the counted-call tests: site 0 under the root, 2
+/// calls of 4,000 and 6,000 ticks.
+fn timed_parent() -> TNode {
+    with(
+        node(0, 0, 0, 0),
+        Acc {
+            calls: 2,
+            ticks: 10_000,
+            min: 4_000,
+            max: 6_000,
+            ..Acc::EMPTY
+        },
+    )
+}
+
 /// A counted leaf: its calls' time stays in its parent's self; its row
 /// is the sample's estimate (capped by the parent's self), self 0; the
 /// parent's compensation subtracts a counted call's cost per counted call.
@@ -316,16 +331,7 @@ fn with(mut n: TNode, acc: Acc) -> TNode {
 fn a_counted_leaf_leaves_its_time_in_its_parent() {
     let t = Tree::from_nodes(vec![
         TNode::ROOT,
-        with(
-            node(0, 0, 0, 0),
-            Acc {
-                calls: 2,
-                ticks: 10_000,
-                min: 4_000,
-                max: 6_000,
-                ..Acc::EMPTY
-            },
-        ),
+        timed_parent(),
         // 640 calls, 10 timed (the sample): 6 ticks each.
         with(
             node(1, 1, 0, 0),
@@ -413,16 +419,7 @@ fn a_counted_subtree_stays_in_its_timed_caller_and_nests_its_estimates() {
     for (child_each, child_total) in [(5u64, 1280 * 5), (8, 6400)] {
         let t = Tree::from_nodes(vec![
             TNode::ROOT,
-            with(
-                node(0, 0, 0, 0),
-                Acc {
-                    calls: 2,
-                    ticks: 10_000,
-                    min: 4_000,
-                    max: 6_000,
-                    ..Acc::EMPTY
-                },
-            ),
+            timed_parent(),
             // 640 calls, 10 sampled at 10 ticks: estimate 6,400.
             with(node(1, 1, 0, 0), counted(640, 10, 10)),
             // 1,280 calls beneath it, 20 sampled.

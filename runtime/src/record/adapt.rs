@@ -46,13 +46,15 @@ pub(super) const COUNTED_STEP: u64 = (1 << STATE_BITS) - 1;
 
 const _: () = assert!(SAMPLE_EVERY >= 2 && SAMPLE_EVERY < LEARNING);
 
-/// Whether state `s` makes the next call counted (`2..=SAMPLE_EVERY`).
-#[inline(always)]
-pub(super) fn is_counted(s: u64) -> bool {
+/// Whether state `s` makes the next call counted (`2..=SAMPLE_EVERY`);
+/// the recorder tests the cell's low byte ([`is_counted_byte`]).
+#[cfg(test)]
+fn is_counted(s: u64) -> bool {
     s.wrapping_sub(2) < SAMPLE_EVERY - 1
 }
 
-/// [`is_counted`] of a state read as the cell's low byte (the fast path).
+/// Whether a state read as the cell's low byte makes the next call
+/// counted (`2..=SAMPLE_EVERY`).
 #[inline(always)]
 pub(super) fn is_counted_byte(s: u8) -> bool {
     s.wrapping_sub(2) < (SAMPLE_EVERY - 1) as u8

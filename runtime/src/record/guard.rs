@@ -8,7 +8,6 @@ use super::frame::{self, Frame};
 use super::node::Node;
 use super::stack::{current, ThreadState, STATE};
 use crate::clock::ticks;
-use crate::counters::STATE_MASK;
 use crate::site::CallSite;
 use crate::switches::{mode, recording, OFF, RECORD};
 use core::marker::PhantomData;
@@ -55,7 +54,7 @@ impl Guard {
             site,
             Guard::timed,
             |parent, node, depth| {
-                if counts(node) {
+                if counted_now(node) {
                     return Guard::counted(node, depth);
                 }
                 Guard::from_slow(adapt::settle(parent, node, depth))
@@ -175,11 +174,12 @@ impl Drop for Guard {
     }
 }
 
-/// Whether the node a flagged cache entry handed out counts its calls;
-/// if so, the call is counted and the countdown stepped (one add).
+/// Whether a node just pushed (by a flagged cache hit or a slow push)
+/// counts its calls; if so, the call is counted and the countdown stepped
+/// (one add).
 #[inline(always)]
-fn counts(node: *const Node) -> bool {
-    // SAFETY: a cache hit hands out the node it pushed, a node of this
+fn counted_now(node: *const Node) -> bool {
+    // SAFETY: callers pass the node a push just stacked, a node of this
     // thread's arena, which outlives the state.
     let cell = &unsafe { &*node }.c.untimed;
     let w = cell.load(Ordering::Relaxed);
@@ -248,12 +248,7 @@ fn push_outlined(site: &'static CallSite) -> Frame {
     s.push_with(
         site,
         |node, depth| (node, depth),
-        |parent, node, depth| {
-            if counts(node) {
-                return (node.cast::<u8>().wrapping_add(COUNTED_TAG).cast(), depth);
-            }
-            adapt::settle(parent, node, depth)
-        },
+        counted_or_settled,
         || enter_slow(s, site),
     )
 }
@@ -313,17 +308,21 @@ fn enter_slow(s: &ThreadState, site: &'static CallSite) -> Frame {
     }
     // SAFETY: any other frame a push returns holds a stacked node of this
     // thread's arena.
-    let cell = &unsafe { &*node }.c.untimed;
-    let w = cell.load(Ordering::Relaxed);
-    let state = w & STATE_MASK;
-    if state == 0 {
-        (node, depth)
-    } else if adapt::is_counted(state) {
-        cell.store(w.wrapping_add(adapt::COUNTED_STEP), Ordering::Relaxed);
-        (node.cast::<u8>().wrapping_add(COUNTED_TAG).cast(), depth)
-    } else {
-        adapt::settle(s.parent_of(depth), node, depth)
+    if adapt::state(unsafe { &*node }) == 0 {
+        return (node, depth);
     }
+    counted_or_settled(s.parent_of(depth), node, depth)
+}
+
+/// The frame of a pushed node whose timing state is not 0: tagged
+/// [`COUNTED_TAG`] for a counted call (see [`counted_now`]), else
+/// as [`adapt::settle`] moves the state on (a timed call).
+#[inline(always)]
+fn counted_or_settled(parent: &Node, node: *const Node, depth: usize) -> Frame {
+    if counted_now(node) {
+        return (node.cast::<u8>().wrapping_add(COUNTED_TAG).cast(), depth);
+    }
+    adapt::settle(parent, node, depth)
 }
 
 /// The clock's reading at a timed call's entry, never 0 (0 marks a

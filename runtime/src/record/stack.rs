@@ -232,9 +232,7 @@ impl ThreadState {
         let recent = unsafe { &*self.recent.get() };
         let node = children::recent_child(recent.slot(parent, site), parent, site)?;
         // SAFETY: a table entry is a node of this thread's arena.
-        let state =
-            unsafe { &*node }.c.untimed.load(Ordering::Relaxed) & crate::counters::STATE_MASK;
-        Some((node, state != 0))
+        Some((node, super::adapt::state(unsafe { &*node }) != 0))
     }
 
     /// A push the fast path could not make: no room (set-up, growth, a

@@ -4,7 +4,8 @@
 //! (every site that made no marked call while learning is counted): a site
 //! that starts making marked calls after it was counted (once, many times
 //! in one call, recursively), a counted call that panics, one that returns
-//! early with `?`, on several threads.
+//! early with `?`, on several threads; the allocations of a counted call
+//! are its own.
 
 #[path = "support/child.rs"]
 mod child;
@@ -15,6 +16,9 @@ mod time_modes;
 
 use std::collections::BTreeMap;
 use time_modes::{paths, short};
+
+#[global_allocator]
+static ALLOC: tickprof::Alloc = tickprof::Alloc::system();
 
 const CHILD: &str = "TICKPROF_COUNTED_CHILD";
 const THREADS: u64 = 2;
@@ -66,6 +70,15 @@ fn parse(i: u64) -> Result<u64, std::num::TryFromIntError> {
     Ok(u64::from(std::hint::black_box(small)))
 }
 
+/// One allocation and one free of 24 bytes a call (counted without a
+/// frame of its own: its allocations are still its own).
+#[tickprof::profile]
+#[inline(never)]
+fn boxed(i: u64) -> u64 {
+    let b = std::hint::black_box(Box::new([i; 3]));
+    b[1]
+}
+
 /// Marked, called after each event: must land under `work`.
 #[tickprof::profile]
 #[inline(never)]
@@ -82,6 +95,7 @@ fn work(t: u64) -> u64 {
         let r = std::panic::catch_unwind(|| boom(i));
         s = s.wrapping_add(r.unwrap_or(7));
         s = s.wrapping_add(parse(i + t).unwrap_or(1));
+        s = s.wrapping_add(boxed(i));
         if i % 100 == 0 {
             s = s.wrapping_add(after(i));
         }
@@ -175,6 +189,19 @@ fn counted_calls_keep_every_count_and_path() {
     // is counted whole), each on its true path.
     for site in ["parse", "boom", "late_parent", "recurse"] {
         assert_eq!(s_counted[site].1, "counted", "{site}");
+    }
+    assert_eq!(s_counted["boxed"].1, "counted");
+    for r in [&all, &counted] {
+        let boxed = r["sites"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| short(s["name"].as_str().unwrap()) == "boxed")
+            .unwrap();
+        let a = &boxed["self_alloc"];
+        assert_eq!(a["allocs"].as_u64(), Some(n), "{a}");
+        assert_eq!(a["bytes"].as_u64(), Some(24 * n), "{a}");
+        assert_eq!(a["frees"].as_u64(), Some(n), "{a}");
     }
     let run = &counted["run"];
     assert_eq!(run["lost"].as_u64().unwrap_or(0), 0, "{run}");

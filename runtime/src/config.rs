@@ -10,8 +10,8 @@
 //! unset.
 
 use crate::defaults::{
-    DEFAULT_FAIL_SEED, DEFAULT_MAX_DELTA, DEFAULT_MAX_NODES, DEFAULT_THREADS_KEPT,
-    DEFAULT_TRACE_EVENTS,
+    DEFAULT_FAIL_SEED, DEFAULT_MAX_DELTA, DEFAULT_MAX_NODES, DEFAULT_SAMPLE_HZ,
+    DEFAULT_THREADS_KEPT, DEFAULT_TRACE_EVENTS,
 };
 pub use crate::report::{Layout, SortKey};
 pub use log::LogOptions;
@@ -139,6 +139,13 @@ settings! {
             ]),
             default: TimeMode::Adaptive,
             help: "`adaptive`: a site whose calls prove too short for the clock to resolve becomes *counted*: every call still counted exactly, one in 64 timed, its time left in its callers' self time (see [timed and counted sites](accuracy.md#timed-and-counted-sites)); `all`: every call timed; `counted`: every site becomes counted after its learning calls, however long its calls (to measure the counted path)",
+        },
+        /// The sampler's rate per second (0: no sampler).
+        sample_hz: u64 {
+            var: "TICKPROF_SAMPLE",
+            parse: Whole(0),
+            default: DEFAULT_SAMPLE_HZ,
+            help: "samples per second of each recording thread's shadow stack, taken by a thread of tickprof's own: where the time of counted sites is found, and what the instrumentation costs (see [accuracy](accuracy.md#sampled-time)); `0`: no sampler (counted sites then show counts only)",
         },
         /// Show figures with the calibrated instrumentation cost subtracted
         /// (true) or raw (false).

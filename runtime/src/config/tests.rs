@@ -245,7 +245,7 @@ fn warnings_follow_the_table_order() {
 fn the_docs_table_has_one_row_per_variable_with_its_default() {
     let table = settings_markdown();
     let vars = variables();
-    assert_eq!(vars.len(), 32);
+    assert_eq!(vars.len(), 33);
     let mut seen = std::collections::HashSet::new();
     assert!(vars.iter().all(|v| seen.insert(*v)), "a variable twice");
     let lines: Vec<&str> = table.lines().collect();
@@ -289,7 +289,7 @@ fn each_default_the_docs_show_reads_back_as_the_default() {
         assert_eq!(c, Config::default(), "{}={text:?}", row.var);
         shown += 1;
     }
-    assert_eq!(shown, 20);
+    assert_eq!(shown, 21);
 }
 
 /// `TICKPROF_OUT` is split on commas byte for byte: a path that is not

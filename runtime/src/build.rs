@@ -41,7 +41,7 @@ mod figures;
 mod nodes;
 mod percentiles;
 mod trace;
-pub(crate) use figures::{flatten, own_alloc, tree_figures, Flat, TreeFigures, Trio};
+pub(crate) use figures::{flatten, own_alloc, tree_figures, Estimate, Flat, TreeFigures, Trio};
 use nodes::tree_nodes;
 
 /// What a report needs besides the captured trees.
@@ -62,6 +62,9 @@ pub(crate) struct Facts {
     pub resolution_ticks: f64,
     /// The sampler's rate, per second (0: off).
     pub sample_hz: u64,
+    /// Threads the sampler could not list (more at once than its table
+    /// holds): not sampled.
+    pub unsampled_threads: u64,
     pub tracing: bool,
     /// The tick count trace times are measured from.
     pub trace_origin: u64,
@@ -108,7 +111,9 @@ impl Ns {
 pub(crate) fn build(c: &Capture, facts: &Facts) -> Report {
     let ns = Ns(if facts.hz > 0.0 { 1e9 / facts.hz } else { 1.0 });
     let merged = &c.merged;
-    let fig = tree_figures(merged, ns.0);
+    let inst = Instrumentation::of(merged);
+    let est = inst.estimate(facts);
+    let fig = tree_figures(merged, ns.0, est);
     // Measured figures need samples; with none (the sampler off, or a run
     // shorter than one period) the report is raw and says so.
     let shown_comp = facts.compensate && fig.sampled.any > 0;
@@ -137,7 +142,6 @@ pub(crate) fn build(c: &Capture, facts: &Facts) -> Report {
         });
         v
     };
-    let inst = Instrumentation::of(merged);
     let resolution = facts.resolution_ticks;
     // A site whose calls are all still running is shown if it allocated:
     // its allocations are counted already.
@@ -160,7 +164,7 @@ pub(crate) fn build(c: &Capture, facts: &Facts) -> Report {
             .cmp(&a.total_ns)
             .then_with(|| a.name.cmp(&b.name))
     });
-    let threads = thread_stats(c, ns, shown_comp, &names);
+    let threads = thread_stats(c, ns, est, shown_comp, &names);
     let tree = tree_nodes(merged, &fig, &names, shown_comp);
     let trace = facts
         .tracing
@@ -189,7 +193,7 @@ pub(crate) fn build(c: &Capture, facts: &Facts) -> Report {
             counted_sites: sites.iter().filter(|s| s.timing == Timing::Counted).count() as u64,
             counted_calls: sites.iter().map(|s| s.calls - s.timed_calls).sum(),
             debug_build: cfg!(debug_assertions),
-            calibration: inst.basis(facts.sample_hz),
+            calibration: inst.basis(facts.sample_hz, facts.unsampled_threads),
             overhead_share: inst.share,
             sampled_ns: ns.of(inst.sampled_ticks),
             instrumentation_ns: ns.of(inst.inside_ticks),
@@ -224,6 +228,12 @@ pub(crate) fn build(c: &Capture, facts: &Facts) -> Report {
         faults: None,
     }
 }
+
+/// Samples a counted node's figure must rest on for the sampler's figure
+/// to be shown (below, its timed sample's: see [`Estimate`]). The
+/// standard error of a figure resting on `n` samples is about `1/√n` of
+/// it: a quarter at 16.
+pub(crate) const MIN_SAMPLES: f64 = 16.0;
 
 /// What the sampler measured of the instrumentation, over every thread.
 struct Instrumentation {
@@ -267,8 +277,22 @@ impl Instrumentation {
         }
     }
 
+    /// How counted nodes are figured: the sampler's figure where it rests
+    /// on [`MIN_SAMPLES`] samples or more.
+    fn estimate(&self, facts: &Facts) -> Estimate {
+        let period = if facts.sample_hz == 0 {
+            0.0
+        } else {
+            facts.hz / facts.sample_hz as f64
+        };
+        Estimate {
+            min_sampled: (MIN_SAMPLES * period) as u64,
+            per_call: self.per_call_ticks,
+        }
+    }
+
     /// What the figures rest on, for the header.
-    fn basis(&self, hz: u64) -> String {
+    fn basis(&self, hz: u64, unsampled: u64) -> String {
         if self.sampled_ticks == 0 {
             return if hz == 0 {
                 "not measured: the sampler is off (TICKPROF_SAMPLE=0)".to_owned()
@@ -276,7 +300,12 @@ impl Instrumentation {
                 "not measured: no sample yet".to_owned()
             };
         }
-        format!("measured by sampling every thread {hz} times a second")
+        let missed = if unsampled == 0 {
+            String::new()
+        } else {
+            format!(" ({unsampled} threads not sampled: more at once than the sampler lists)")
+        };
+        format!("measured by sampling every thread {hz} times a second{missed}")
     }
 }
 
@@ -372,6 +401,7 @@ fn site_stats(
 fn thread_stats(
     c: &Capture,
     ns: Ns,
+    est: Estimate,
     comp: bool,
     names: &HashMap<usize, String>,
 ) -> Vec<ThreadStats> {
@@ -379,7 +409,7 @@ fn thread_stats(
         .iter()
         .filter(|t| t.tree.nodes.len() > 1)
         .filter_map(|t| {
-            let fig = tree_figures(&t.tree, ns.0);
+            let fig = tree_figures(&t.tree, ns.0, est);
             let mut sites: Vec<ThreadSite> = flatten(&t.tree, &fig)
                 .iter()
                 .filter(|(_, (_, f))| f.acc.calls > 0 || f.acc.cancelled > 0)

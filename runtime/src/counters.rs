@@ -204,6 +204,10 @@ counters! {
     /// instrumentation (after its push, before its pop): outside the time
     /// its calls measure, inside its caller's.
     sampled_own: Sum,
+    /// Ticks the sampler found this node on top while its thread was off
+    /// a CPU (waiting: blocked, or ready but not running). The three
+    /// above count only the time on a CPU.
+    sampled_off: Sum,
 }
 
 impl Default for Acc {

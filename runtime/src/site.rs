@@ -283,18 +283,6 @@ impl CallSite {
         s
     }
 
-    /// An internal call site whose calls are counted from the first.
-    #[cfg(all(feature = "enabled", test))]
-    pub(crate) const fn internal_counted(
-        path: fn() -> &'static str,
-        file: &'static str,
-        line: u32,
-    ) -> Self {
-        let mut s = Self::internal(path, file, line);
-        s.decision = AtomicU8::new(COUNTED);
-        s
-    }
-
     /// The site's timing decision ([`UNDECIDED`], [`TIMED`] or
     /// [`COUNTED`]).
     #[cfg(feature = "enabled")]

@@ -76,7 +76,8 @@ pub(crate) fn counted_nodes(tree: &Tree) -> Vec<bool> {
 /// What the sampler found in each node's subtree, in ticks.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Sampled {
-    /// The program's own time in the node's subtree (`sampled`, summed).
+    /// The program's own time in the node's subtree: on a CPU
+    /// (`sampled`) and off one (`sampled_off`, waiting), summed.
     pub program: Vec<u64>,
     /// Instrumentation inside the node's calls' measured time: the
     /// instrumentation of every marked call made beneath them (each
@@ -101,9 +102,10 @@ pub(crate) fn sampled(tree: &Tree, children: &[Vec<u32>]) -> Sampled {
         out.any = out
             .any
             .saturating_add(a.sampled)
+            .saturating_add(a.sampled_off)
             .saturating_add(a.sampled_inst)
             .saturating_add(a.sampled_own);
-        let (mut p, mut ins) = (a.sampled, a.sampled_inst);
+        let (mut p, mut ins) = (a.sampled.saturating_add(a.sampled_off), a.sampled_inst);
         for &c in &children[i] {
             let c = c as usize;
             p = p.saturating_add(out.program[c]);
@@ -117,6 +119,18 @@ pub(crate) fn sampled(tree: &Tree, children: &[Vec<u32>]) -> Sampled {
     out
 }
 
+/// How a counted node's figure is found: from the sampler, or, where the
+/// sampler found too little of it, from its timed sample.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Estimate {
+    /// Sampled ticks below which a counted node's sampled figure is too
+    /// rough (a few samples): its timed sample's is used instead.
+    pub min_sampled: u64,
+    /// Instrumentation per marked call, in ticks, as the sampler measured
+    /// it over the run: what a timed sample's calls beneath cost it.
+    pub per_call: f64,
+}
+
 /// Each node's own figure in ticks, raw (instrumentation left in) and
 /// measured (the instrumentation the sampler found inside taken out), as
 /// `figures` takes them:
@@ -125,9 +139,18 @@ pub(crate) fn sampled(tree: &Tree, children: &[Vec<u32>]) -> Sampled {
 ///   instrumentation inside them;
 /// - a counted node (its calls were not timed, or not all): what the
 ///   sampler found in its subtree — measured, the program's time; raw,
-///   with the instrumentation inside. With no sample at all (the sampler
-///   off), its timed sample's mean times its calls, both ways.
-pub(crate) fn own_figures(tree: &Tree, counted: &[bool], s: &Sampled) -> (Vec<f64>, Vec<f64>) {
+///   with the instrumentation inside. Where that is under
+///   `est.min_sampled` (a node the sampler seldom found: rare or short
+///   calls, or no sampler), its timed sample's mean times its calls —
+///   measured, less the instrumentation of the calls each call makes
+///   beneath it on average.
+pub(crate) fn own_figures(
+    tree: &Tree,
+    counted: &[bool],
+    below: &[u64],
+    s: &Sampled,
+    est: Estimate,
+) -> (Vec<f64>, Vec<f64>) {
     tree.nodes
         .iter()
         .enumerate()
@@ -137,17 +160,18 @@ pub(crate) fn own_figures(tree: &Tree, counted: &[bool], s: &Sampled) -> (Vec<f6
                 let t = a.ticks as f64;
                 return (t, t - s.inside[i] as f64);
             }
-            if s.any == 0 {
-                let accepted = a.accepted();
-                let e = if accepted == 0 {
-                    0.0
-                } else {
-                    a.ticks as f64 / accepted as f64 * a.calls as f64
-                };
-                return (e, e);
+            let p = s.program[i];
+            if p >= est.min_sampled && p > 0 {
+                let p = p as f64;
+                return (p + s.inside[i] as f64, p);
             }
-            let p = s.program[i] as f64;
-            (p + s.inside[i] as f64, p)
+            let accepted = a.accepted();
+            if accepted == 0 {
+                return (0.0, 0.0);
+            }
+            let (mean, calls) = (a.ticks as f64 / accepted as f64, a.calls as f64);
+            let inside = est.per_call * below[i] as f64 / calls.max(1.0);
+            (mean * calls, (mean - inside).max(0.0) * calls)
         })
         .unzip()
 }
@@ -207,13 +231,13 @@ pub(crate) struct TreeFigures {
     pub alloc: Vec<AllocStats>,
 }
 
-pub(crate) fn tree_figures(tree: &Tree, ns_per_tick: f64) -> TreeFigures {
+pub(crate) fn tree_figures(tree: &Tree, ns_per_tick: f64, est: Estimate) -> TreeFigures {
     let children = tree.children();
     let nested = tree.nested(&children);
     let below = calls_below(tree, &children);
     let counted = counted_nodes(tree);
     let sampled = sampled(tree, &children);
-    let (raw_own, measured_own) = own_figures(tree, &counted, &sampled);
+    let (raw_own, measured_own) = own_figures(tree, &counted, &below, &sampled, est);
     let ticks = figures(tree, &children, &raw_own, 1.0);
     let raw = figures(tree, &children, &raw_own, ns_per_tick);
     let comp = figures(tree, &children, &measured_own, ns_per_tick);
@@ -334,7 +358,7 @@ pub(crate) fn flatten(tree: &Tree, f: &TreeFigures) -> HashMap<usize, (&'static 
         } else {
             n.acc.accepted()
         };
-        e.sampled_self += n.acc.sampled;
+        e.sampled_self += n.acc.sampled + n.acc.sampled_off;
         if outer {
             e.sampled_total += f.sampled.program[i];
         }

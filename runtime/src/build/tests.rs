@@ -19,7 +19,9 @@ fn facts(compensate: bool) -> Facts {
         max_delta_ns: u64::MAX,
         compensate,
         resolution_ticks: 1.0,
-        sample_hz: 1000,
+        // One sample a tick: every sampled figure rests on enough.
+        sample_hz: 1_000_000_000,
+        unsampled_threads: 0,
         tracing: false,
         trace_origin: 0,
         pid: 1,

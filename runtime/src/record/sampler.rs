@@ -21,7 +21,7 @@
 use super::node::bump;
 use super::stack::{Sampled, ThreadState};
 use crate::clock::ticks;
-use core::sync::atomic::{fence, AtomicPtr, AtomicU64, AtomicU8, AtomicUsize, Ordering};
+use core::sync::atomic::{fence, AtomicI32, AtomicPtr, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// Threads the sampler can list at once.
@@ -30,17 +30,72 @@ pub(crate) const SLOTS: usize = 4096;
 /// One listed thread.
 struct Entry {
     state: AtomicPtr<ThreadState>,
-    /// The tick count of the sampler's last look (sampler-owned; set by
-    /// the thread when it is listed).
+    /// The thread's CPU-time clock (`clockid_t`; -1: none, every moment
+    /// counts as running).
+    clock: AtomicI32,
+    /// At the sampler's last look (sampler-owned; set by the thread when
+    /// it is listed): the tick count, the monotonic clock and the
+    /// thread's CPU time, in nanoseconds.
     last: AtomicU64,
+    last_ns: AtomicU64,
+    last_cpu: AtomicU64,
 }
 
 static TABLE: [Entry; SLOTS] = [const {
     Entry {
         state: AtomicPtr::new(core::ptr::null_mut()),
+        clock: AtomicI32::new(-1),
         last: AtomicU64::new(0),
+        last_ns: AtomicU64::new(0),
+        last_cpu: AtomicU64::new(0),
     }
 }; SLOTS];
+
+/// The calling thread's CPU-time clock (Linux: `pthread_getcpuclockid`,
+/// which computes it from the thread's id: no lock, no allocation).
+fn own_cpu_clock() -> i32 {
+    #[cfg(target_os = "linux")]
+    {
+        let mut id: libc::clockid_t = 0;
+        // SAFETY: the calling thread's own handle, and a valid out pointer.
+        let r = unsafe { libc::pthread_getcpuclockid(libc::pthread_self(), &mut id) };
+        if r == 0 {
+            return id;
+        }
+    }
+    -1
+}
+
+/// Nanoseconds on `clock` (0 when it cannot be read).
+fn clock_ns(clock: i32) -> u64 {
+    #[cfg(unix)]
+    {
+        let mut t = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: a valid out pointer; an invalid clock gives an error.
+        if unsafe { libc::clock_gettime(clock, &mut t) } == 0 {
+            return (t.tv_sec as u64)
+                .saturating_mul(1_000_000_000)
+                .saturating_add(t.tv_nsec as u64);
+        }
+    }
+    let _ = clock;
+    0
+}
+
+/// The monotonic clock, in nanoseconds.
+fn mono_ns() -> u64 {
+    #[cfg(unix)]
+    {
+        clock_ns(libc::CLOCK_MONOTONIC)
+    }
+    #[cfg(not(unix))]
+    {
+        0
+    }
+}
 
 /// One past the highest entry ever used: the sampler's sweep stops there.
 static HIGH: AtomicUsize = AtomicUsize::new(0);
@@ -64,6 +119,10 @@ pub(super) fn register(s: &ThreadState) -> u32 {
         if !e.state.load(Ordering::Relaxed).is_null() {
             continue;
         }
+        let clock = own_cpu_clock();
+        e.clock.store(clock, Ordering::Relaxed);
+        e.last_cpu.store(clock_ns(clock), Ordering::Relaxed);
+        e.last_ns.store(mono_ns(), Ordering::Relaxed);
         e.last.store(ticks(), Ordering::Relaxed);
         if e.state
             .compare_exchange(
@@ -176,6 +235,7 @@ fn run(period: Duration) {
 /// look at it.
 fn sweep() {
     let now = ticks();
+    let now_ns = mono_ns();
     let high = HIGH.load(Ordering::Acquire).min(SLOTS);
     for (i, e) in TABLE[..high].iter().enumerate() {
         if e.state.load(Ordering::Relaxed).is_null() {
@@ -188,20 +248,43 @@ fn sweep() {
         // off the table and waits (`unregister`) before its state goes,
         // and `READING` names this entry until the read below is done.
         if let Some(s) = unsafe { p.as_ref() } {
-            let last = e.last.swap(now, Ordering::Relaxed);
-            let dt = now.wrapping_sub(last);
-            if (dt as i64) > 0 {
+            let (running, off) = e.since_last(now, now_ns);
+            if running + off > 0 {
                 if let Some((node, what)) = s.sampled() {
                     let cell = match what {
                         Sampled::Program => &node.c.sampled,
                         Sampled::Calls => &node.c.sampled_inst,
                         Sampled::Own => &node.c.sampled_own,
                     };
-                    bump(cell, dt);
+                    bump(cell, running);
+                    bump(&node.c.sampled_off, off);
                 }
             }
         }
         READING.store(NONE, Ordering::Release);
+    }
+}
+
+impl Entry {
+    /// The thread's time since the sampler's last look, in ticks: on a
+    /// CPU, and off one (waiting: blocked, or ready but not running), in
+    /// the proportion its CPU clock says; all on a CPU where there is no
+    /// such clock. Moves the last look to now.
+    fn since_last(&self, now: u64, now_ns: u64) -> (u64, u64) {
+        let dt = now.wrapping_sub(self.last.swap(now, Ordering::Relaxed));
+        let wall = now_ns.wrapping_sub(self.last_ns.swap(now_ns, Ordering::Relaxed));
+        let clock = self.clock.load(Ordering::Relaxed);
+        if (dt as i64) <= 0 {
+            return (0, 0);
+        }
+        if clock == -1 || wall == 0 || (wall as i64) < 0 {
+            return (dt, 0);
+        }
+        let cpu_now = clock_ns(clock);
+        let cpu = cpu_now.wrapping_sub(self.last_cpu.swap(cpu_now, Ordering::Relaxed));
+        let share = (cpu as f64 / wall as f64).clamp(0.0, 1.0);
+        let running = (dt as f64 * share) as u64;
+        (running, dt - running)
     }
 }
 

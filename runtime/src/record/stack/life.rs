@@ -131,10 +131,12 @@ impl ThreadState {
         // SAFETY: `old` has `cap` initialised slots, the root in slot 0.
         let root = unsafe { super::slot(old, 0) };
         let (p, len) = new_stack(cap * 2, |i| {
-            // SAFETY: as above, `i < cap`.
-            (i < cap)
-                .then(|| unsafe { super::slot(old, i) })
-                .unwrap_or(root)
+            if i < cap {
+                // SAFETY: as above, `i < cap`.
+                unsafe { super::slot(old, i) }
+            } else {
+                root
+            }
         });
         if p.is_null() {
             return false;

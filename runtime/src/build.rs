@@ -32,7 +32,8 @@ use crate::report::{
     AllocStats, ClockSource, Edge, Report, RunInfo, SiteStats, ThreadSite, ThreadStats, Timing,
     Trace,
 };
-use crate::site::{self, CallSite};
+use crate::record::timing;
+use crate::site::CallSite;
 #[cfg(test)]
 use crate::tree::Tree;
 use std::collections::HashMap;
@@ -310,7 +311,7 @@ impl Instrumentation {
 }
 
 /// Whether a site's calls are long enough to be timed (see
-/// [`SiteStats::resolved`]): the resolution rule ([`site::resolvable`])
+/// [`SiteStats::resolved`]): the resolution rule ([`timing::resolvable`])
 /// with the clock's resolution. A counted site's figures come from the
 /// sampler: never resolved.
 fn resolved(f: &Flat, counted: bool, accepted: u64, resolution: f64) -> bool {
@@ -318,7 +319,7 @@ fn resolved(f: &Flat, counted: bool, accepted: u64, resolution: f64) -> bool {
         return false;
     }
     accepted == 0
-        || site::resolvable(
+        || timing::resolvable(
             f.acc.min_or_zero() as f64,
             f.every.ticks as f64 / accepted as f64,
             resolution,

@@ -300,18 +300,6 @@ pub enum TimeMode {
     Counted,
 }
 
-impl TimeMode {
-    /// The recorder's code for the mode (`site::TIME_*`).
-    #[cfg(feature = "enabled")]
-    pub(crate) fn code(self) -> u8 {
-        match self {
-            TimeMode::All => crate::site::TIME_ALL,
-            TimeMode::Adaptive => crate::site::TIME_ADAPTIVE,
-            TimeMode::Counted => crate::site::TIME_COUNTED,
-        }
-    }
-}
-
 /// A signal that asks for a report (`TICKPROF_DUMP_SIGNAL`).
 #[non_exhaustive]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

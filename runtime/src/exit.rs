@@ -58,7 +58,7 @@ fn init_runtime() -> Runtime {
     }
     let clock = Clock::start();
     switches::apply(&config, clock.nominal_hz());
-    crate::site::set_time_mode(config.time.code());
+    record::timing::set_time_mode(config.time);
     if config.enabled && config.paused {
         crate::pause::started_paused();
     }

@@ -2,7 +2,7 @@
 //! ([`Guard`]); the polls of an `async fn` are in [`super::poll`]. Both
 //! leave the fast path for the same cold paths ([`super::cold`]).
 
-use super::adapt;
+use super::timing;
 use super::cold;
 use super::frame::{self, Frame};
 use super::node::Node;
@@ -11,7 +11,6 @@ use crate::clock::ticks;
 use crate::site::CallSite;
 use crate::switches::{mode, recording, OFF, RECORD};
 use core::marker::PhantomData;
-use core::sync::atomic::Ordering;
 
 /// Times one activation of a call site, from [`Guard::enter`] to drop.
 ///
@@ -41,7 +40,7 @@ impl Guard {
     /// check at all. A node cached with the flag has its state checked: a
     /// counted state gives a counted call (no clock read, the call counted
     /// and the countdown stepped in one add, a guard whose `start` is 0);
-    /// any other goes through `adapt::settle` and is timed.
+    /// any other goes through `timing::settle` and is timed.
     #[inline(always)]
     pub fn enter(site: &'static CallSite) -> Guard {
         let mode = mode();
@@ -63,10 +62,10 @@ impl Guard {
             site,
             |node, depth| Guard::timed(node, depth, s.ended()),
             |parent, node, depth| {
-                if counted_now(node) {
+                if timing::count_if_counted(node) {
                     return Guard::counted(node, depth);
                 }
-                Guard::from_slow(adapt::settle(parent, node, depth), s.ended())
+                Guard::from_slow(timing::settle(parent, node, depth), s.ended())
             },
             || Guard::from_slow(enter_slow(s, site), s.ended()),
         );
@@ -199,23 +198,6 @@ impl Drop for Guard {
     }
 }
 
-/// Whether a node just pushed (by a flagged cache hit or a slow push)
-/// counts its calls; if so, the call is counted and the countdown stepped
-/// (one add).
-#[inline(always)]
-fn counted_now(node: *const Node) -> bool {
-    // SAFETY: callers pass the node a push just stacked, a node of this
-    // thread's arena, which outlives the state.
-    let cell = &unsafe { &*node }.c.untimed;
-    let w = cell.load(Ordering::Relaxed);
-    // The state is the low byte (`STATE_BITS` is 8).
-    if adapt::is_counted_byte(w as u8) {
-        cell.store(w.wrapping_add(adapt::COUNTED_STEP), Ordering::Relaxed);
-        return true;
-    }
-    false
-}
-
 /// The guard of a marked function whose body `#[profile]` emits once (it
 /// could not be duplicated: see *Expansion* in the `profile` docs). The
 /// push and the pop run out of line, the clock is read in the function:
@@ -325,11 +307,6 @@ fn pop_counted(s: &ThreadState, f: Frame, check: bool) {
     }
 }
 
-const _: () = assert!(
-    crate::counters::STATE_BITS == 8,
-    "the fast path tests one byte"
-);
-
 /// Set in the node address of the frame [`enter_slow`] returns for a
 /// counted call (nodes are aligned to 64 bytes; [`frame::TAG`] is bit 0).
 const COUNTED_TAG: usize = 2;
@@ -346,7 +323,7 @@ fn enter_slow(s: &ThreadState, site: &'static CallSite) -> Frame {
     }
     // SAFETY: any other frame a push returns holds a stacked node of this
     // thread's arena.
-    if adapt::state(unsafe { &*node }) == 0 {
+    if timing::state(unsafe { &*node }) == 0 {
         return (node, depth);
     }
     counted_or_settled(s.parent_of(depth), node, depth)
@@ -354,13 +331,13 @@ fn enter_slow(s: &ThreadState, site: &'static CallSite) -> Frame {
 
 /// The frame of a pushed node whose timing state is not 0: tagged
 /// [`COUNTED_TAG`] for a counted call (see [`counted_now`]), else
-/// as [`adapt::settle`] moves the state on (a timed call).
+/// as [`timing::settle`] moves the state on (a timed call).
 #[inline(always)]
 fn counted_or_settled(parent: &Node, node: *const Node, depth: usize) -> Frame {
-    if counted_now(node) {
+    if timing::count_if_counted(node) {
         return (node.cast::<u8>().wrapping_add(COUNTED_TAG).cast(), depth);
     }
-    adapt::settle(parent, node, depth)
+    timing::settle(parent, node, depth)
 }
 
 /// The clock's reading at a timed call's entry, never 0 (0 marks a

@@ -90,6 +90,33 @@ impl Cells {
         h
     }
 
+    /// The median call counted so far (the pending one left out, an
+    /// approximation the rule it serves can take), less `per_below` ticks
+    /// for each marked call its bucket's calls made beneath them on
+    /// average; `None` when none is counted. Owner thread, cold path; no
+    /// allocation, a few hundred loads.
+    pub(crate) fn median(&self, per_below: f64) -> Option<f64> {
+        let n: u64 = self.counts.iter().map(|c| c.load(Ordering::Relaxed)).sum();
+        let n = n.saturating_sub(self.counts[index_of(NONE)].load(Ordering::Relaxed));
+        if n == 0 {
+            return None;
+        }
+        let rank = n.div_ceil(2);
+        let mut seen = 0u64;
+        for (i, (c, b)) in self.counts.iter().zip(&self.below).enumerate() {
+            let c = c.load(Ordering::Relaxed);
+            if c == 0 || i == index_of(NONE) {
+                continue;
+            }
+            seen += c;
+            if seen >= rank {
+                let below = b.load(Ordering::Relaxed) as f64 / c as f64;
+                return Some((crate::hist::mid(i) as f64 - per_below * below).max(0.0));
+            }
+        }
+        None
+    }
+
     fn reset(&self) {
         self.pending.store(NONE, Ordering::Relaxed);
         self.pending_below.store(0, Ordering::Relaxed);

@@ -5,8 +5,8 @@
 //!
 //! - [`hist`]: a thread's latency histograms, one per site;
 //! - [`node`]: one tree node, its counters and its child cache;
-//! - [`adapt`]: a node's timing state and its site's decision (timed or
-//!   counted);
+//! - [`timing`]: timed and counted calls in one place: the rule, a
+//!   node's timing state and its transitions (the guard asks it);
 //! - [`trace`]: per-thread trace buffers;
 //! - [`arena`]: a thread's nodes, in segments that never move;
 //! - [`registry`]: live and finished threads, and the capture a report
@@ -33,7 +33,6 @@
 //! loads. When a thread exits, its tree is merged into the finished
 //! threads' data, so nothing it recorded is lost.
 
-mod adapt;
 pub(crate) mod alloc;
 pub(crate) mod arena;
 mod cold;
@@ -54,9 +53,10 @@ mod sigmask;
 #[cfg(feature = "tracing")]
 pub(crate) mod span;
 pub(crate) mod stack;
+pub(crate) mod timing;
 pub(crate) mod trace;
 
-pub(crate) use adapt::read_cost;
+pub(crate) use timing::read_cost;
 pub(crate) use registry::{capture, reset_all, Capture};
 
 /// Runs `f` (tickprof's own work: capturing, building and writing

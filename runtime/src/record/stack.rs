@@ -320,7 +320,7 @@ impl ThreadState {
         let recent = unsafe { &*self.recent.get() };
         let node = children::recent_child(recent.slot(parent, site), parent, site)?;
         // SAFETY: a table entry is a node of this thread's arena.
-        Some((node, super::adapt::state(unsafe { &*node }) != 0))
+        Some((node, super::timing::state(unsafe { &*node }) != 0))
     }
 
     /// A push the fast path could not make: no room (set-up, growth, a

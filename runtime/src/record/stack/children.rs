@@ -146,7 +146,7 @@ impl ThreadState {
             },
         };
         // SAFETY: `node` is a node of this thread's arena (found above).
-        let flag = if crate::record::adapt::state(unsafe { &*node }) == 0 {
+        let flag = if crate::record::timing::state(unsafe { &*node }) == 0 {
             0
         } else {
             super::MRU_FLAG
@@ -220,7 +220,7 @@ impl ThreadState {
             note_recorded(site);
             let node = arena.push(Some(site), parent_index, 0)?;
             // SAFETY: `push` returns a node of this thread's arena.
-            crate::record::adapt::start(unsafe { &*node }, site, parent);
+            crate::record::timing::start(unsafe { &*node }, site, parent);
             maps.children
                 .insert((parent_index, site_ptr as usize), node);
             return Some(node);

@@ -27,12 +27,12 @@
 //! - a site's percentiles are kept within its `min..=max` and are
 //!   monotonic in the rank (`p50 <= p90 <= p99`: `percentiles`).
 
+use crate::record::timing;
 use crate::record::Capture;
 use crate::report::{
     AllocStats, ClockSource, Edge, Report, RunInfo, SiteStats, ThreadSite, ThreadStats, Timing,
     Trace,
 };
-use crate::record::timing;
 use crate::site::CallSite;
 #[cfg(test)]
 use crate::tree::Tree;

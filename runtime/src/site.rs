@@ -219,7 +219,6 @@ impl CallSite {
         s
     }
 
-
     /// Whether this is tickprof's own site (calibration), left out of every
     /// report.
     #[cfg(feature = "enabled")]

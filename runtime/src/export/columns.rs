@@ -186,8 +186,8 @@ site_columns! {
         "cancelled" => col("cancelled", 110, 9, Async, "async: futures dropped before completion", |s, _| Cell::Count(s.cancelled)),
         "raw_total_ns" => col("raw total", 0, 0, Never, "total with the instrumentation cost left in", |s, _| Cell::Ns(s.raw_total_ns)),
         "raw_self_ns" => col("raw self", 0, 0, Never, "self with the instrumentation cost left in", |s, _| Cell::Ns(s.raw_self_ns)),
-        "compensated_total_ns" => col("compensated total", 0, 0, Never, "total with the calibrated cost subtracted", |s, _| Cell::Ns(s.compensated_total_ns)),
-        "compensated_self_ns" => col("compensated self", 0, 0, Never, "self with the calibrated cost subtracted", |s, _| Cell::Ns(s.compensated_self_ns)),
+        "compensated_total_ns" => col("compensated total", 0, 0, Never, "total with the instrumentation the sampler measured taken out", |s, _| Cell::Ns(s.compensated_total_ns)),
+        "compensated_self_ns" => col("compensated self", 0, 0, Never, "self with the instrumentation the sampler measured taken out", |s, _| Cell::Ns(s.compensated_self_ns)),
         "p_self" => col("p_self", 55, 7, Always, "self time as a share of the site's own total", |s, _| Cell::Share(s.self_ns, s.total_ns)),
         "resolved" => col("resolved", 0, 0, Never, "calls long enough to be timed (see the note under the table)", |s, _| Cell::Flag(s.resolved)),
         "allocs" => col("allocs", 120, 9, Alloc, "allocations (tickprof::Alloc), marked callees included", |s, _| Cell::Count(s.alloc.allocs)),
@@ -337,7 +337,7 @@ pub(crate) fn notes(report: &Report) -> Vec<String> {
         (
             r.clamped,
             "call path",
-            "set to 0: the compensated time came out below zero",
+            "set to 0: less the instrumentation measured inside, its time came out below zero",
         ),
         (
             r.carried,
@@ -373,14 +373,14 @@ pub(crate) fn notes(report: &Report) -> Vec<String> {
         .count() as u64;
     if unresolved > 0 {
         v.push(format!(
-            "{unresolved} site{} marked ~: calls shorter than the instrumentation inside a timed call ({}), below what TSC instrumentation can resolve; their times are estimates",
+            "{unresolved} site{} marked ~: calls shorter than twice the clock's resolution ({}), below what TSC instrumentation can resolve; their times are estimates",
             plural(unresolved),
             fmt_ns(r.overhead_inner_ns)
         ));
     }
     if r.counted_sites > 0 {
         v.push(format!(
-            "{} site{} counted (TICKPROF_TIME): {} call{} counted without reading the clock, one in {} timed; their times are estimates (~) from those, their self is 0, and their calls' time is in their nearest timed callers' self",
+            "{} site{} counted (TICKPROF_TIME): {} call{} counted without reading the clock, one in {} timed; their times (~) are the sampler's: the time it found them on top of the stack (self) and inside them (total)",
             r.counted_sites,
             plural(r.counted_sites),
             r.counted_calls,
@@ -400,10 +400,9 @@ pub(crate) fn notes(report: &Report) -> Vec<String> {
 /// Marks named in the instrumentation note.
 const COSTLIEST: usize = 3;
 
-/// The instrumentation note: what the marks cost in all (each timed call
-/// at the calibrated cost of a timed call, each counted call at a counted
-/// call's) and the costliest marks, so that a broad marker sees which
-/// marks to remove. `None` when not calibrated or nothing ran.
+/// The instrumentation note: the costliest marks (each call at the
+/// instrumentation per call the sampler measured), so that a broad marker
+/// sees which marks to remove. `None` when nothing was measured or ran.
 fn instrumentation(report: &Report) -> Option<String> {
     let r = &report.run;
     if r.overhead_call_ns <= 0.0 || report.sites.is_empty() {
@@ -414,7 +413,6 @@ fn instrumentation(report: &Report) -> Option<String> {
         .iter()
         .map(|s| (s.instrumentation_ns(r), s.name.as_str()))
         .collect();
-    let all: f64 = cost.iter().map(|c| c.0).sum();
     cost.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
     let top: Vec<String> = cost
         .iter()
@@ -422,12 +420,8 @@ fn instrumentation(report: &Report) -> Option<String> {
         .map(|(ns, name)| format!("{name} {}", fmt_ns(*ns)))
         .collect();
     Some(format!(
-        "instrumentation ≈ {} over {} site{} ({} per timed call, {} per counted call); costliest marks: {}",
-        fmt_ns(all),
-        report.sites.len(),
-        plural(report.sites.len() as u64),
+        "costliest marks, at the {} per call measured: {}",
         fmt_ns(r.overhead_call_ns),
-        fmt_ns(r.overhead_counted_ns),
         top.join(", ")
     ))
 }

@@ -2,11 +2,11 @@
 //! ([`Guard`]); the polls of an `async fn` are in [`super::poll`]. Both
 //! leave the fast path for the same cold paths ([`super::cold`]).
 
-use super::timing;
 use super::cold;
 use super::frame::{self, Frame};
 use super::node::Node;
 use super::stack::{current, ThreadState, STATE};
+use super::timing;
 use crate::clock::ticks;
 use crate::site::CallSite;
 use crate::switches::{mode, recording, OFF, RECORD};

@@ -56,8 +56,8 @@ pub(crate) mod stack;
 pub(crate) mod timing;
 pub(crate) mod trace;
 
-pub(crate) use timing::read_cost;
 pub(crate) use registry::{capture, reset_all, Capture};
+pub(crate) use timing::read_cost;
 
 /// Runs `f` (tickprof's own work: capturing, building and writing
 /// reports) with the calling thread's marked calls turned away, so that a

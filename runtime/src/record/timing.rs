@@ -524,7 +524,11 @@ mod tests {
         assert_eq!(decision(&C), TIMED, "above the line, at the last");
         static D: CallSite = CallSite::function(path_of(m), None, "g.rs", 2);
         let n = node_of(&D);
-        run(&n, LEARN_MORE * LEARN_CALLS + 1, (COUNTED_BELOW * 0.8 * r) as u64);
+        run(
+            &n,
+            LEARN_MORE * LEARN_CALLS + 1,
+            (COUNTED_BELOW * 0.8 * r) as u64,
+        );
         assert_eq!(decision(&D), COUNTED, "below the line, at the last");
         // A few preempted calls among them move nothing.
         static E: CallSite = CallSite::function(path_of(m), None, "g.rs", 3);

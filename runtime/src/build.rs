@@ -198,6 +198,8 @@ pub(crate) fn build(c: &Capture, facts: &Facts) -> Report {
             overhead_share: inst.share,
             sampled_ns: ns.of(inst.sampled_ticks),
             instrumentation_ns: ns.of(inst.inside_ticks),
+            setup_ns: ns.of(c.events.setup_ticks),
+            setup_threads: c.events.setups,
             sample_hz: facts.sample_hz,
             clamped: if shown_comp { fig.comp.clamped } else { 0 },
             carried: if shown_comp {

@@ -174,9 +174,9 @@ impl Clock {
 static START: std::sync::OnceLock<(u64, Instant, Option<f64>)> = std::sync::OnceLock::new();
 
 /// How long [`rough_hz`] measures at least, since start-up.
-const ROUGH_MIN: std::time::Duration = std::time::Duration::from_millis(1);
+const ROUGH_MIN: std::time::Duration = std::time::Duration::from_micros(50);
 
-/// A first frequency estimate, good to about 1%, for converting
+/// A first frequency estimate, good to a few percent, for converting
 /// `TICKPROF_MAX_DELTA` to ticks: cpuid's nominal value, else ticks over
 /// the time since start-up (waiting until `ROUGH_MIN` has passed, which
 /// only a first marked call within 1 ms of start-up does). Not before the

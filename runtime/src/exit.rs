@@ -57,6 +57,8 @@ fn init_runtime() -> Runtime {
         write_stderr(&format!("{w}\n"));
     }
     let clock = Clock::start();
+    #[cfg(unix)]
+    record::exit_key::create();
     switches::apply(&config, clock.nominal_hz());
     record::timing::set_time_mode(config.time);
     if config.enabled && config.paused {

@@ -103,6 +103,16 @@ fn header(r: &Report, s: &mut String) {
         );
     }
     let _ = writeln!(s, "tickprof: {}", instrumentation_line(run));
+    if run.setup_ns > 0 {
+        let _ = writeln!(
+            s,
+            "tickprof: setting up {} thread{} at {} first marked call took {} in all, outside every call's time",
+            run.setup_threads,
+            if run.setup_threads == 1 { "" } else { "s" },
+            if run.setup_threads == 1 { "its" } else { "their" },
+            fmt_ns(run.setup_ns as f64)
+        );
+    }
 }
 
 /// The header's line on the instrumentation: what the sampler measured of

@@ -7,8 +7,9 @@
 //! The set-up is on the cold path that creates a node ([`Table::cells`]);
 //! the hot path only adds ([`Cells::add`]).
 
+use super::pagemap::PageMap;
+use super::pages;
 use crate::hist::{index_of, Hist, SiteHists, BUCKETS};
-use crate::record::fasthash::FastMap;
 use crate::site::CallSite;
 use core::cell::UnsafeCell;
 use core::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
@@ -127,7 +128,8 @@ impl Cells {
 }
 
 /// Where a node with no site (a thread's root, never timed) points, and a
-/// node made in a signal handler (see [`Table::cells`]): never reported.
+/// node whose histogram could not be made (the system refused the
+/// memory): never reported.
 static NOWHERE: Cells = Cells::new();
 
 /// One site's histogram in a thread's list.
@@ -140,11 +142,13 @@ struct Entry {
 }
 
 /// A thread's histograms: a list that only grows (readers walk it without
-/// a lock), and the owner's index of it by site.
+/// a lock), and the owner's index of it by site. Entries and index come
+/// from pages ([`super::pages`]): a histogram is made on a new node's
+/// cold path, which may run in a signal handler.
 pub(crate) struct Table {
     head: AtomicPtr<Entry>,
     /// Site address → its entry's cells. Owner thread only.
-    by_site: UnsafeCell<FastMap<usize, *const Cells>>,
+    by_site: UnsafeCell<PageMap>,
 }
 
 // SAFETY: `by_site` is touched only by the owning thread (`Table::cells`,
@@ -158,10 +162,10 @@ unsafe impl Send for Table {}
 
 impl Table {
     /// No histograms.
-    pub(crate) fn new() -> Table {
+    pub(crate) const fn new() -> Table {
         Table {
             head: AtomicPtr::new(core::ptr::null_mut()),
-            by_site: UnsafeCell::new(FastMap::default()),
+            by_site: UnsafeCell::new(PageMap::new()),
         }
     }
 
@@ -171,30 +175,34 @@ impl Table {
         let Some(site) = site else {
             return &NOWHERE;
         };
-        let key = site as *const CallSite as usize;
+        let key = site as *const CallSite as u64;
         // SAFETY: owner thread only, never re-entered (see `impl Sync`).
         let by_site = unsafe { &mut *self.by_site.get() };
-        if let Some(&cells) = by_site.get(&key) {
-            return cells;
+        if let Some(cells) = by_site.get(key, 0) {
+            return cells as *const Cells;
         }
-        // A new histogram allocates. In a signal handler (the thread blocks
-        // a signal) that interrupted `malloc`, allocating would deadlock on
-        // malloc's lock: the node records into the sink instead (its calls
-        // are still counted; its times miss the histogram), and the site's
-        // next node made outside a handler gets the histogram.
-        if super::sigmask::any_blocked() {
+        let entry = pages::alloc_zeroed(core::mem::size_of::<Entry>()).cast::<Entry>();
+        if entry.is_null() {
             return &NOWHERE;
         }
-        *by_site.entry(key).or_insert_with(|| {
-            let entry = Box::into_raw(Box::new(Entry {
+        // SAFETY: a fresh mapping, large enough and aligned; freed only
+        // when the table drops.
+        unsafe {
+            entry.write(Entry {
                 site,
                 cells: Cells::new(),
                 next: self.head.load(Ordering::Relaxed),
-            }));
-            self.head.store(entry, Ordering::Release);
-            // SAFETY: just allocated; freed only when the table drops.
-            unsafe { &(*entry).cells as *const Cells }
-        })
+            });
+        }
+        // SAFETY: just written.
+        let cells = unsafe { &(*entry).cells as *const Cells };
+        if !by_site.insert(key, 0, cells as usize) {
+            // SAFETY: not published; freed once.
+            unsafe { pages::free(entry.cast(), core::mem::size_of::<Entry>()) };
+            return &NOWHERE;
+        }
+        self.head.store(entry, Ordering::Release);
+        cells
     }
 
     fn entries(&self) -> impl Iterator<Item = &Entry> {
@@ -232,9 +240,12 @@ impl Drop for Table {
     fn drop(&mut self) {
         let mut p = *self.head.get_mut();
         while !p.is_null() {
-            // SAFETY: allocated by `cells` with `Box::new`, freed once here.
-            let e = unsafe { Box::from_raw(p) };
-            p = e.next.cast_mut();
+            // SAFETY: allocated by `cells` from pages, freed once here
+            // (its cells are plain atomics: nothing to drop).
+            let next = unsafe { (*p).next.cast_mut() };
+            // SAFETY: as above.
+            unsafe { pages::free(p.cast(), core::mem::size_of::<Entry>()) };
+            p = next;
         }
     }
 }

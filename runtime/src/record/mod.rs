@@ -44,6 +44,7 @@ pub(crate) mod guard;
 pub(crate) mod hist;
 pub(crate) mod hook;
 pub(crate) mod node;
+pub(crate) mod pagemap;
 pub(crate) mod pages;
 mod pending;
 mod poll;
@@ -57,6 +58,8 @@ pub(crate) mod timing;
 pub(crate) mod trace;
 
 pub(crate) use registry::{capture, reset_all, Capture};
+#[cfg(unix)]
+pub(crate) use stack::exit_key;
 pub(crate) use timing::read_cost;
 
 /// Runs `f` (tickprof's own work: capturing, building and writing

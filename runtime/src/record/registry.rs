@@ -1,11 +1,14 @@
 //! Live and finished threads, and [`capture`], which copies everything
 //! recorded so far into plain data for a report.
 //!
-//! One lock guards the list of live arenas and the merged data of finished
-//! threads, so a report never sees a thread twice or not at all. The hot
-//! path never takes it: a thread takes it when it starts recording and
-//! when it finishes; the report takes it with a deadline; the `fork`
-//! prepare handler takes it so that a child never inherits it held.
+//! Live arenas are a list a starting thread joins without a lock or an
+//! allocation (one compare-and-swap at its head: a thread's first marked
+//! call may run in a signal handler); one lock guards leaving it, walking
+//! it, and the merged data of finished threads, so a report never sees a
+//! thread twice or not at all. The hot path never takes the lock: a
+//! thread takes it when it finishes; the report takes it with a
+//! deadline; the `fork` prepare handler takes it so that a child never
+//! inherits it held.
 //!
 //! Memory stays bounded however many threads come and go: a finished
 //! thread's arena is freed (the registry drops its reference), its tree is
@@ -13,15 +16,16 @@
 //! `TICKPROF_THREADS_KEPT` names get a row (later ones share
 //! `<other threads>`).
 
-use super::arena::Arena;
+use super::arena::{Arena, Name};
 use super::trace::ThreadEvents;
 use crate::fork_lock;
 use crate::switches::THREADS_KEPT;
 use crate::tree::Tree;
+use core::sync::atomic::AtomicPtr;
 use core::sync::atomic::{AtomicU64, Ordering};
 use std::cell::Cell;
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
+use std::sync::{Mutex, MutexGuard, TryLockError};
 use std::time::{Duration, Instant};
 
 /// Stack events of one thread or summed over threads.
@@ -38,6 +42,10 @@ pub(crate) struct StackEvents {
     pub lost: u64,
     /// Guards never dropped: frames still open when their thread exited.
     pub leaked: u64,
+    /// Ticks the threads' set-ups took (outside every call).
+    pub setup_ticks: u64,
+    /// Threads set up.
+    pub setups: u64,
 }
 
 impl StackEvents {
@@ -48,6 +56,8 @@ impl StackEvents {
             reentrant: a.reentrant.load(Ordering::Relaxed),
             lost: 0,
             leaked: a.leaked.load(Ordering::Relaxed),
+            setup_ticks: a.setup_ticks.load(Ordering::Relaxed),
+            setups: 1,
         }
     }
 
@@ -57,6 +67,8 @@ impl StackEvents {
         self.reentrant += o.reentrant;
         self.lost += o.lost;
         self.leaked += o.leaked;
+        self.setup_ticks += o.setup_ticks;
+        self.setups += o.setups;
     }
 
     fn minus(self, earlier: StackEvents) -> StackEvents {
@@ -66,6 +78,8 @@ impl StackEvents {
             reentrant: self.reentrant.saturating_sub(earlier.reentrant),
             lost: self.lost.saturating_sub(earlier.lost),
             leaked: self.leaked.saturating_sub(earlier.leaked),
+            setup_ticks: self.setup_ticks.saturating_sub(earlier.setup_ticks),
+            setups: self.setups.saturating_sub(earlier.setups),
         }
     }
 }
@@ -86,9 +100,13 @@ pub(crate) struct ThreadTree {
 /// distinct names (`TICKPROF_THREADS_KEPT`).
 pub(crate) const OTHER_THREADS: &str = "<other threads>";
 
-/// Live arenas and the merged data of finished threads.
+/// The live arenas: a list through [`Arena::next`], joined at its head
+/// without the lock ([`new_thread`]); left, and walked, under it.
+static LIVE: AtomicPtr<Arena> = AtomicPtr::new(core::ptr::null_mut());
+
+/// The merged data of finished threads (and the right to change or walk
+/// [`LIVE`] past its head).
 struct Registry {
-    live: Vec<Arc<Arena>>,
     /// Every finished thread's tree, merged.
     finished: Tree,
     /// Finished threads merged by name: at most `THREADS_KEPT` rows.
@@ -102,7 +120,6 @@ struct Registry {
 }
 
 static REGISTRY: Mutex<Registry> = Mutex::new(Registry {
-    live: Vec::new(),
     finished: Tree::new(),
     finished_threads: Vec::new(),
     by_name: BTreeMap::new(),
@@ -113,6 +130,8 @@ static REGISTRY: Mutex<Registry> = Mutex::new(Registry {
         reentrant: 0,
         lost: 0,
         leaked: 0,
+        setup_ticks: 0,
+        setups: 0,
     },
     finished_traces: Vec::new(),
 });
@@ -153,14 +172,83 @@ pub(super) fn next_thread_id() -> u64 {
     NEXT_THREAD_ID.fetch_add(1, Ordering::Relaxed)
 }
 
-/// A new arena for the calling thread, listed as live; `name` is `None`
-/// when not known yet (a placeholder with the thread's number is used).
-pub(super) fn new_thread(name: Option<String>) -> Arc<Arena> {
+/// A new arena for the calling thread (one reference, the caller's),
+/// listed as live; `name` is `None` when not known yet (a placeholder
+/// with the thread's number is used). Null when the system refuses the
+/// memory. Async-signal-safe: pages and one compare-and-swap, no lock,
+/// no allocation.
+pub(super) fn new_thread(name: Option<&str>) -> *const Arena {
     let id = NEXT_THREAD_ID.fetch_add(1, Ordering::Relaxed);
-    let name = name.unwrap_or_else(|| format!("<thread {id}>"));
-    let arena = Arc::new(Arena::new(name, id));
-    lock().live.push(Arc::clone(&arena));
-    arena
+    let name = name.map_or_else(|| Name::placeholder(id), Name::new);
+    let arena = Arena::create(name, id);
+    if arena.is_null() {
+        return arena;
+    }
+    // SAFETY: just created, not yet shared.
+    let a = unsafe { &*arena };
+    a.retain(); // the list's reference
+    let mut head = LIVE.load(Ordering::Relaxed);
+    loop {
+        a.next.store(head, Ordering::Relaxed);
+        match LIVE.compare_exchange_weak(
+            head,
+            arena.cast_mut(),
+            Ordering::Release,
+            Ordering::Relaxed,
+        ) {
+            Ok(_) => return arena,
+            Err(now) => head = now,
+        }
+    }
+}
+
+/// Every live arena, each with a reference the caller gives back
+/// ([`Arena::release`]). Under the lock (`_g`).
+fn live(_g: &MutexGuard<'static, Registry>) -> Vec<*const Arena> {
+    let mut out = Vec::new();
+    let mut p = LIVE.load(Ordering::Acquire).cast_const();
+    // SAFETY: listed arenas hold the list's reference until they leave it,
+    // under the lock, which the caller holds.
+    while let Some(a) = unsafe { p.as_ref() } {
+        a.retain();
+        out.push(p);
+        p = a.next.load(Ordering::Acquire);
+    }
+    out
+}
+
+/// Takes `arena` off the live list (under the lock, `_g`); gives back the
+/// list's reference. New arenas may join at the head meanwhile: only they
+/// touch it without the lock.
+fn unlist(_g: &MutexGuard<'static, Registry>, arena: *const Arena) {
+    // SAFETY: the caller holds a reference to it.
+    let next = unsafe { &*arena }.next.load(Ordering::Acquire);
+    loop {
+        let head = LIVE.load(Ordering::Acquire);
+        if core::ptr::eq(head, arena) {
+            if LIVE
+                .compare_exchange(head, next, Ordering::AcqRel, Ordering::Acquire)
+                .is_ok()
+            {
+                break;
+            }
+            continue;
+        }
+        // Past the head, only the lock's holder changes the list.
+        let mut p = head.cast_const();
+        // SAFETY: listed arenas are alive (see `live`).
+        while let Some(a) = unsafe { p.as_ref() } {
+            let n = a.next.load(Ordering::Acquire);
+            if core::ptr::eq(n, arena) {
+                a.next.store(next, Ordering::Release);
+                break;
+            }
+            p = n;
+        }
+        break;
+    }
+    // SAFETY: the list's reference, given back once.
+    unsafe { Arena::release(arena) };
 }
 
 /// A copy of the thread's trace events.
@@ -209,18 +297,20 @@ impl Registry {
 
 /// A thread finished: its data joins the finished threads', its tree is
 /// merged into its name's row, and the registry lets go of its arena.
-pub(super) fn finish_thread(arena: &Arc<Arena>) {
-    let tree = arena.snapshot();
-    let events = events_of(arena);
+pub(super) fn finish_thread(arena: *const Arena) {
+    // SAFETY: the caller (the thread's teardown) holds its reference.
+    let a = unsafe { &*arena };
+    let tree = a.snapshot();
+    let events = events_of(a);
     let kept = THREADS_KEPT.load(Ordering::Relaxed);
     let mut g = lock();
     if !events.events.is_empty() || events.dropped > 0 {
         g.finished_traces.push(events);
     }
     g.finished.merge(&tree);
-    g.finished_events.add(StackEvents::of(arena));
-    g.merge_finished_row(arena, tree, kept);
-    g.live.retain(|a| !Arc::ptr_eq(a, arena));
+    g.finished_events.add(StackEvents::of(a));
+    g.merge_finished_row(a, tree, kept);
+    unlist(&g, arena);
 }
 
 /// Adds a call made with no thread state (after the thread's teardown) to
@@ -280,9 +370,11 @@ pub(crate) fn capture(with_traces: bool) -> Capture {
     c.threads.clone_from(&g.finished_threads);
     c.threads.extend(g.other_threads.clone());
     c.events.add(g.finished_events);
-    let live = g.live.clone();
+    let live = live(&g);
     drop(g);
-    for a in &live {
+    for &p in &live {
+        // SAFETY: `live` took a reference to each; given back below.
+        let a = unsafe { &*p };
         let t = a.snapshot();
         c.merged.merge(&t);
         c.events.add(StackEvents::of(a));
@@ -296,6 +388,8 @@ pub(crate) fn capture(with_traces: bool) -> Capture {
         if with_traces {
             c.traces.push(events_of(a));
         }
+        // SAFETY: the reference `live` took, given back once.
+        unsafe { Arena::release(p) };
     }
     c.threads.sort_by_key(|t| t.id);
     c.traces.sort_by_key(|t| t.thread_id);
@@ -382,8 +476,12 @@ impl Capture {
 /// Zeroes every counter of every thread (the structure is kept).
 pub(crate) fn reset_all() {
     let mut g = lock();
-    for a in &g.live {
-        a.reset();
+    for p in live(&g) {
+        // SAFETY: `live` took a reference, given back once.
+        unsafe {
+            (*p).reset();
+            Arena::release(p);
+        }
     }
     forget_finished(&mut g);
 }
@@ -426,8 +524,16 @@ pub(super) fn fork_child(keep: Option<*const Arena>) {
         return;
     };
     // The other threads' own references keep their arenas allocated: the
-    // child never frees memory that the threads it lacks were using.
-    g.live.retain(|a| Some(Arc::as_ptr(a)) == keep);
+    // child never frees memory that the threads it lacks were using. Only
+    // the forking thread's stays listed.
+    let kept = keep.unwrap_or(core::ptr::null());
+    if let Some(a) = {
+        // SAFETY: the forking thread's own arena, alive.
+        unsafe { kept.as_ref() }
+    } {
+        a.next.store(core::ptr::null_mut(), Ordering::Relaxed);
+    }
+    LIVE.store(kept.cast_mut(), Ordering::Release);
     forget_finished(&mut g);
 }
 

@@ -18,6 +18,8 @@
 
 mod children;
 mod life;
+#[cfg(unix)]
+pub(crate) use life::exit_key;
 
 use super::arena::Arena;
 use super::frame::{self, Frame, NONE};
@@ -361,7 +363,15 @@ impl ThreadState {
         }
         self.busy.set(true);
         let ok = if self.arena.get().is_null() {
-            self.setup()
+            // What setting the thread up takes is outside every call: the
+            // report says how much.
+            let t0 = crate::clock::ticks();
+            let ok = self.setup();
+            if let Some(a) = self.arena() {
+                a.setup_ticks
+                    .store(crate::clock::ticks().wrapping_sub(t0), Ordering::Relaxed);
+            }
+            ok
         } else {
             self.grow()
         };
@@ -456,7 +466,7 @@ impl ThreadState {
     /// The thread's arena, once set up and until torn down.
     pub(super) fn arena(&self) -> Option<&Arena> {
         let arena = self.arena.get();
-        // SAFETY: a non-null arena pointer is an `Arc` this state owns until
+        // SAFETY: a non-null arena pointer is a reference this state holds until
         // `teardown`, which nulls it first.
         unsafe { arena.as_ref() }
     }
@@ -464,7 +474,7 @@ impl ThreadState {
     fn note_reentrant(&self) {
         let arena = self.arena.get();
         if !arena.is_null() {
-            // SAFETY: a non-null arena pointer is an `Arc` this state owns.
+            // SAFETY: a non-null arena pointer is a reference this state holds.
             bump(unsafe { &(*arena).reentrant }, 1);
         }
     }

@@ -108,6 +108,12 @@ pub struct RunInfo {
     pub sampled_ns: u64,
     /// Of which the instrumentation's (`overhead_share` of it).
     pub instrumentation_ns: u64,
+    /// What setting threads up took, in nanoseconds: each thread's first
+    /// marked call sets it up (its tree, its stack) before the call's time
+    /// starts, so this is in no call's time.
+    pub setup_ns: u64,
+    /// Threads set up (`setup_ns` is theirs).
+    pub setup_threads: u64,
     /// The sampler's rate, per second and thread (`TICKPROF_SAMPLE`; 0:
     /// off). A sampled figure of `x` ns rests on about `x * sample_hz /
     /// 1e9` samples, and its standard error is about its square root.
@@ -185,6 +191,8 @@ impl RunInfo {
             overhead_share: 0.0,
             sampled_ns: 0,
             instrumentation_ns: 0,
+            setup_ns: 0,
+            setup_threads: 0,
             sample_hz: 0,
             clamped: 0,
             carried: 0,

@@ -182,6 +182,8 @@ schema!(RunInfo {
     overhead_share,
     sampled_ns = 0,
     instrumentation_ns = 0,
+    setup_ns = 0,
+    setup_threads = 0,
     sample_hz = 0,
     clamped,
     carried,

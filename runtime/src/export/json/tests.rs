@@ -153,6 +153,8 @@ impl Src {
             overhead_share: self.f(),
             sampled_ns: self.u(),
             instrumentation_ns: self.u(),
+            setup_ns: self.u(),
+            setup_threads: self.u(),
             sample_hz: self.u(),
             clamped: self.u(),
             carried: self.u(),
@@ -456,6 +458,8 @@ const NEWER: &[&str] = &[
     "paused_ns",
     "sampled_ns",
     "instrumentation_ns",
+    "setup_ns",
+    "setup_threads",
     "sample_hz",
     "self_sampled_ns",
     "total_sampled_ns",
@@ -512,6 +516,7 @@ fn an_older_file_without_the_newer_fields_reads_with_their_defaults() {
         want.run.instrumentation_ns,
         want.run.sample_hz,
     ) = (0, 0, 0);
+    (want.run.setup_ns, want.run.setup_threads) = (0, 0);
     for s in &mut want.sites {
         (s.resolved, s.alloc, s.self_alloc) = (true, none, none);
         (s.self_sampled_ns, s.total_sampled_ns) = (0, 0);

@@ -51,6 +51,7 @@ fn capture(threads: Vec<Tree>) -> Capture {
         complete: true,
         at: Instant::now(),
         traces: Vec::new(),
+        renamed: Default::default(),
     }
 }
 

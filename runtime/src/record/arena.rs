@@ -199,6 +199,12 @@ impl Arena {
         self.thread_name.as_str()
     }
 
+    /// Whether the thread was named after its first marked call (listed
+    /// under a placeholder before).
+    pub(crate) fn named_late(&self) -> bool {
+        self.late.load(Ordering::Acquire)
+    }
+
     /// Gives the thread its real name, once (see `thread_name`). Owner
     /// thread only.
     pub(crate) fn set_late_name(&self, name: &str) {

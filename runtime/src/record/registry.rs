@@ -117,7 +117,15 @@ struct Registry {
     other_threads: Option<ThreadTree>,
     finished_events: StackEvents,
     finished_traces: Vec<ThreadEvents>,
+    /// Finished threads that were named late (live, they were listed as
+    /// `<thread N>`): id → name, so that a difference of captures finds a
+    /// thread's earlier data under its later name. At most
+    /// [`RENAMED_KEPT`], the oldest forgotten first.
+    renamed: BTreeMap<u64, String>,
 }
+
+/// Late-named threads [`Registry::renamed`] keeps.
+const RENAMED_KEPT: usize = 4096;
 
 static REGISTRY: Mutex<Registry> = Mutex::new(Registry {
     finished: Tree::new(),
@@ -134,6 +142,7 @@ static REGISTRY: Mutex<Registry> = Mutex::new(Registry {
         setups: 0,
     },
     finished_traces: Vec::new(),
+    renamed: BTreeMap::new(),
 });
 
 /// Guards that ended after their thread's profiler state was torn down.
@@ -310,6 +319,12 @@ pub(super) fn finish_thread(arena: *const Arena) {
     g.finished.merge(&tree);
     g.finished_events.add(StackEvents::of(a));
     g.merge_finished_row(a, tree, kept);
+    if a.named_late() {
+        if g.renamed.len() >= RENAMED_KEPT {
+            g.renamed.pop_first();
+        }
+        g.renamed.insert(a.thread_id, a.name().to_owned());
+    }
     unlist(&g, arena);
 }
 
@@ -341,6 +356,10 @@ pub(crate) struct Capture {
     pub at: Instant,
     /// Per-thread trace events, when tracing is on.
     pub traces: Vec<ThreadEvents>,
+    /// Threads listed under a placeholder while live (their first marked
+    /// call could not ask for their name) and under their name since they
+    /// finished: id → name (see `Registry::renamed`).
+    pub renamed: BTreeMap<u64, String>,
 }
 
 /// Copies every live thread's tree and the finished threads' data.
@@ -358,11 +377,13 @@ pub(crate) fn capture(with_traces: bool) -> Capture {
         complete: false,
         at,
         traces: Vec::new(),
+        renamed: BTreeMap::new(),
     };
     let Some(g) = try_lock(REPORT_LOCK_WAIT) else {
         return c;
     };
     c.complete = true;
+    c.renamed.clone_from(&g.renamed);
     if with_traces {
         c.traces.clone_from(&g.finished_traces);
     }
@@ -424,8 +445,9 @@ impl Capture {
                 p.name == row.name
             } else {
                 let still_live = self.threads.iter().any(|t| !t.finished && t.id == p.id);
-                !still_live
-                    && (p.name == row.name || (row.name == OTHER_THREADS && !has_row(&p.name)))
+                // Its name now, if it was named after `earlier`.
+                let name = self.renamed.get(&p.id).unwrap_or(&p.name);
+                !still_live && (*name == row.name || (row.name == OTHER_THREADS && !has_row(name)))
             };
             if into_row {
                 before.merge(&p.tree);
@@ -452,6 +474,7 @@ impl Capture {
             events: self.events.minus(earlier.events),
             complete: self.complete && earlier.complete,
             at: self.at,
+            renamed: self.renamed.clone(),
             traces: self
                 .traces
                 .iter()
@@ -494,6 +517,7 @@ fn forget_finished(g: &mut Registry) {
     g.other_threads = None;
     g.finished_events = StackEvents::default();
     g.finished_traces.clear();
+    g.renamed.clear();
     LOST.store(0, Ordering::Relaxed);
 }
 

@@ -275,8 +275,11 @@ impl ThreadState {
         let parent_ref = unsafe { &*parent };
         let site_ptr = (site as *const CallSite).cast_mut();
         let mru = parent_ref.mru_site.load(Ordering::Relaxed);
-        if mru != site_ptr {
-            if mru == site_ptr.wrapping_byte_add(MRU_FLAG) {
+        // One xor tells both: 0, the site cached plainly; `MRU_FLAG`, the
+        // site cached flagged.
+        let differs = mru as usize ^ site_ptr as usize;
+        if differs != 0 {
+            if differs == MRU_FLAG {
                 let node = parent_ref.mru_child.load(Ordering::Relaxed).cast_const();
                 // SAFETY: `next < cap`, as above.
                 unsafe { set_slot(stack, next, node) };

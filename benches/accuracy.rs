@@ -94,7 +94,10 @@ fn main() {
 fn case_e() {
     let e = extra::case_e(5_000, 11);
     println!("\n== E: a parent of ~2 us making 40 marked ~20 ns calls beneath each call, x 5,000, median of 11 rounds");
-    println!("true cost per call (uninstrumented twin): {:.1} ns", e.truth_ns);
+    println!(
+        "true cost per call (uninstrumented twin): {:.1} ns",
+        e.truth_ns
+    );
     println!(
         "parent p50 vs true cost:  measured {:+.2}%, raw {:+.2}%",
         e.p50.0 * 100.0,

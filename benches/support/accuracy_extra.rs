@@ -228,7 +228,11 @@ pub fn case_e(n: u64, rounds: usize) -> CaseE {
             broken.push("case E's parent is missing from the report".to_owned());
             continue;
         };
-        if !(p.min_ns <= p.p50_ns && p.p50_ns <= p.p90_ns && p.p90_ns <= p.p99_ns && p.p99_ns <= p.max_ns) {
+        if !(p.min_ns <= p.p50_ns
+            && p.p50_ns <= p.p90_ns
+            && p.p90_ns <= p.p99_ns
+            && p.p99_ns <= p.max_ns)
+        {
             broken.push(format!("e_parent: percentiles out of order: {p:?}"));
         }
         // The raw median: the histogram's, without correction.

@@ -153,7 +153,8 @@ pub(crate) fn build(c: &Capture, facts: &Facts) -> Report {
         })
         .map(|(&k, (site, f))| {
             let mut s = site_stats(site, f, names[&k].clone(), ns, shown_comp, resolution);
-            let per_call = percentiles::PerCall::of(f, shown_comp, resolution);
+            let counted = s.timing == Timing::Counted;
+            let per_call = percentiles::PerCall::of(f, shown_comp, resolution, counted);
             percentiles::fill(&mut s, merged.hists.get(site), f, ns.0, per_call);
             s.callers = edges(&f.callers);
             s.callees = edges(&f.callees);
@@ -198,6 +199,7 @@ pub(crate) fn build(c: &Capture, facts: &Facts) -> Report {
             overhead_share: inst.share,
             sampled_ns: ns.of(inst.sampled_ticks),
             instrumentation_ns: ns.of(inst.inside_ticks),
+            waited_ns: ns.of(inst.waited_ticks),
             setup_ns: ns.of(c.events.setup_ticks),
             setup_threads: c.events.setups,
             sample_hz: facts.sample_hz,
@@ -232,10 +234,9 @@ pub(crate) fn build(c: &Capture, facts: &Facts) -> Report {
     }
 }
 
-/// Samples a counted node's figure must rest on for the sampler's figure
-/// to be shown (below, its timed sample's: see [`Estimate`]). The
-/// standard error of a figure resting on `n` samples is about `1/√n` of
-/// it: a quarter at 16.
+/// Periods the sampler must have looked at the threads for its figures of
+/// counted nodes to be shown (below, their timed sample's: see
+/// [`Estimate`]).
 pub(crate) const MIN_SAMPLES: f64 = 16.0;
 
 /// What the sampler measured of the instrumentation, over every thread.
@@ -248,13 +249,16 @@ struct Instrumentation {
     per_call_ticks: f64,
     /// Instrumentation's share of the sampled time, from 0 to 1.
     share: f64,
+    /// Time the threads waited for a CPU, in ticks.
+    waited_ticks: u64,
 }
 
 impl Instrumentation {
     fn of(tree: &crate::tree::Tree) -> Instrumentation {
-        let (mut sampled, mut inside, mut calls) = (0u64, 0u64, 0u64);
+        let (mut sampled, mut inside, mut calls, mut waited) = (0u64, 0u64, 0u64, 0u64);
         for n in &tree.nodes {
             let a = &n.acc;
+            waited = waited.saturating_add(a.sampled_wait);
             let i = a.sampled_inst.saturating_add(a.sampled_own);
             inside = inside.saturating_add(i);
             sampled = sampled.saturating_add(a.sampled).saturating_add(i);
@@ -277,20 +281,22 @@ impl Instrumentation {
             inside_ticks: inside,
             per_call_ticks,
             share,
+            waited_ticks: waited,
         }
     }
 
-    /// How counted nodes are figured: the sampler's figure where it rests
-    /// on [`MIN_SAMPLES`] samples or more.
+    /// How counted nodes are figured: the sampler's figures where it
+    /// looked at the threads for [`MIN_SAMPLES`] periods or more.
     fn estimate(&self, facts: &Facts) -> Estimate {
         let period = if facts.sample_hz == 0 {
-            0.0
+            f64::INFINITY
         } else {
             facts.hz / facts.sample_hz as f64
         };
         Estimate {
-            min_sampled: (MIN_SAMPLES * period) as u64,
+            sampled: self.sampled_ticks as f64 >= MIN_SAMPLES * period,
             per_call: self.per_call_ticks,
+            resolution: facts.resolution_ticks,
         }
     }
 

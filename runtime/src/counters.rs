@@ -204,10 +204,11 @@ counters! {
     /// instrumentation (after its push, before its pop): outside the time
     /// its calls measure, inside its caller's.
     sampled_own: Sum,
-    /// Ticks the sampler found this node on top while its thread was off
-    /// a CPU (waiting: blocked, or ready but not running). The three
-    /// above count only the time on a CPU.
-    sampled_off: Sum,
+    /// Ticks the sampler found this node on top while its thread was
+    /// ready but not running: waiting for a CPU another program held (its
+    /// run-queue delay). Left out of the figures; the three above count
+    /// the rest, time blocked included.
+    sampled_wait: Sum,
 }
 
 impl Default for Acc {

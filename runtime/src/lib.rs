@@ -370,7 +370,7 @@ pub mod __private {
     pub fn timed<R>(body: impl FnOnce() -> R, site: &'static CallSite) -> R {
         let guard = Guard::enter(site);
         let value = body();
-        guard.exit();
+        guard.exit_to_framed();
         value
     }
 
@@ -379,20 +379,14 @@ pub mod __private {
     /// marked function would otherwise reach [`timed`] by a tail call and
     /// leave no frame of its own, and backtraces, sampling profilers and
     /// allocation profilers of the marked build would show `timed` where
-    /// the function was. No instruction of its own; on the recording path
-    /// only.
+    /// the function was. On the recording path only, right after
+    /// [`timed`]: it also ends the instrumentation [`timed`]'s exit began
+    /// (one store), so that the sampler counts `timed`'s return as
+    /// instrumentation, not as the caller's time.
     #[cfg(feature = "enabled")]
     #[inline(always)]
     pub fn framed<T>(value: T) -> T {
-        #[cfg(any(target_arch = "x86_64", target_arch = "x86", target_arch = "aarch64"))]
-        // SAFETY: an empty instruction string that touches no memory, no
-        // stack and no flags: nothing happens, but the compiler must keep
-        // it after the call.
-        unsafe {
-            core::arch::asm!("", options(nomem, nostack, preserves_flags));
-        }
-        #[cfg(not(any(target_arch = "x86_64", target_arch = "x86", target_arch = "aarch64")))]
-        core::hint::black_box(());
+        crate::record::guard::framed();
         value
     }
 

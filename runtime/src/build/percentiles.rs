@@ -19,6 +19,10 @@ pub(crate) struct PerCall {
     /// No call is taken below this (the clock's resolution, or its raw
     /// time when shorter): a call that measurably took time never reads 0.
     pub floor: f64,
+    /// Whether the calls' figures come from a timed sample of a counted
+    /// site, whose level is the sampler's (its mean): they are scaled to
+    /// it whatever the factor (see [`agree_with_mean`]).
+    pub sampled_level: bool,
 }
 
 impl PerCall {
@@ -27,11 +31,12 @@ impl PerCall {
         off: 0.0,
         per_below: 0.0,
         floor: 0.0,
+        sampled_level: false,
     };
 
     /// The correction of a site's calls (`comp`: a measured report;
     /// `resolution`: what the clock resolves, in ticks).
-    pub fn of(f: &Flat, comp: bool, resolution: f64) -> PerCall {
+    pub fn of(f: &Flat, comp: bool, resolution: f64, counted: bool) -> PerCall {
         if !comp {
             return PerCall::RAW;
         }
@@ -45,6 +50,7 @@ impl PerCall {
             off: resolution.min(min),
             per_below,
             floor: resolution.min(min),
+            sampled_level: counted,
         }
     }
 
@@ -61,17 +67,19 @@ const AGREE: f64 = 1.25;
 
 /// Scales the calls' figures (sorted, in ticks) so that their mean is
 /// `mean` ticks, the site's mean from its totals, by a factor of at most
-/// [`AGREE`] either way: a bucket's midpoint stands for calls anywhere in
-/// the bucket, and a single call's figure is then its own time. The
-/// order is kept.
-fn agree_with_mean(sorted: &mut [(f64, u64)], mean: f64) {
+/// [`AGREE`] either way (`free`: any factor): a bucket's midpoint stands
+/// for calls anywhere in the bucket, and a single call's figure is then
+/// its own time; a counted site's timed sample gives the calls' spread,
+/// the sampler their level. The order is kept.
+fn agree_with_mean(sorted: &mut [(f64, u64)], mean: f64, free: bool) {
     let (sum, n) = sorted.iter().fold((0.0, 0.0), |(s, n), &(t, c)| {
         (s + t * c as f64, n + c as f64)
     });
     if sum <= 0.0 || mean <= 0.0 || !mean.is_finite() {
         return;
     }
-    let k = (mean * n / sum).clamp(1.0 / AGREE, AGREE);
+    let k = mean * n / sum;
+    let k = if free { k } else { k.clamp(1.0 / AGREE, AGREE) };
     for x in sorted.iter_mut() {
         x.0 *= k;
     }
@@ -95,7 +103,7 @@ pub(super) fn fill(s: &mut SiteStats, h: Option<&Hist>, f: &Flat, ns: f64, per_c
     let (lo, hi, sorted) = match h {
         Some(h) => {
             let mut sorted = h.corrected(per_call.per_below, per_call.off, per_call.floor);
-            agree_with_mean(&mut sorted, mean / ns);
+            agree_with_mean(&mut sorted, mean / ns, per_call.sampled_level);
             let lo = sorted.first().map_or(0.0, |x| x.0) * ns;
             let hi = sorted.last().map_or(0.0, |x| x.0) * ns;
             (lo, hi, Some(sorted))

@@ -103,6 +103,13 @@ fn header(r: &Report, s: &mut String) {
         );
     }
     let _ = writeln!(s, "tickprof: {}", instrumentation_line(run));
+    if run.waited_ns > 0 {
+        let _ = writeln!(
+            s,
+            "tickprof: the threads waited {} for a CPU other programs held (left out of the times below)",
+            fmt_ns(run.waited_ns as f64)
+        );
+    }
     if run.setup_ns > 0 {
         let _ = writeln!(
             s,

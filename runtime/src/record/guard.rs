@@ -148,25 +148,45 @@ impl Guard {
         core::mem::ManuallyDrop::new(self).end(false);
     }
 
+    /// [`Guard::exit`] for `__private::timed`, whose caller ends the
+    /// instrumentation itself ([`framed`], right after `timed` returns):
+    /// `timed`'s return counts as instrumentation.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
+    pub fn exit_to_framed(self) {
+        core::mem::ManuallyDrop::new(self).end_leaving(false, false);
+    }
+
     /// Reads the clock and pops the frame; a counted call's guard (`start`
     /// 0) only pops its frame, and an inert one (`start` and depth 0) does
     /// nothing. `check`: whether the call may be unwinding (see
     /// [`Node::record`]).
     #[inline(always)]
     fn end(&self, check: bool) {
+        self.end_leaving(check, true);
+    }
+
+    /// [`Guard::end`]; `off`: whether to end the instrumentation here (or
+    /// leave it to [`framed`]).
+    #[inline(always)]
+    fn end_leaving(&self, check: bool, off: bool) {
         self.end_with(
             check,
             |f, check| {
                 let s = current();
                 s.inst_on(f.1);
                 pop_counted(s, f, check);
-                s.inst_off();
+                if off {
+                    s.inst_off();
+                }
             },
             |f, stamps, mark, check| {
                 let s = current();
                 s.inst_on(f.1);
                 pop(s, f, stamps, mark, check);
-                s.inst_off();
+                if off {
+                    s.inst_off();
+                }
             },
         );
     }
@@ -196,6 +216,14 @@ impl Drop for Guard {
     fn drop(&mut self) {
         self.end(true);
     }
+}
+
+/// Ends the instrumentation a marked function's recording path began
+/// (`__private::framed`, after `timed` returns): one store. Its
+/// compiler fence also keeps the call to `timed` from being a tail call.
+#[inline(always)]
+pub fn framed() {
+    current().inst_off();
 }
 
 /// The guard of a marked function whose body `#[profile]` emits once (it

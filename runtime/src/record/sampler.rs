@@ -2,14 +2,23 @@
 //! each recording thread's shadow stack and credits the time since its
 //! last look to the tree node on top: to the node's own time
 //! (`sampled`), or, when the thread was inside tickprof's instrumentation
-//! (the thread's `inst` flag), to its instrumentation (`sampled_inst`).
+//! (the thread's `inst` word), to the instrumentation of a call the node
+//! makes (`sampled_inst`) or of its own call (`sampled_own`).
 //!
 //! This is how a counted call's time is found where it is, and how the
 //! instrumentation's real cost in the program is measured: no clock read
-//! and no store beyond the flag on the hot path, no signal (a thread is
+//! and no store beyond the word on the hot path, no signal (a thread is
 //! never interrupted: no `EINTR`, no handler, no lock taken in one), no
-//! unwinding. What it samples is wall time, as a timed call measures: a
-//! thread waiting inside a marked call keeps that call's time.
+//! unwinding.
+//!
+//! What it credits is the thread's time less what it spent **ready but
+//! not running** — waiting for a CPU another program held (its run-queue
+//! delay, from `/proc/self/task/TID/schedstat`): that goes to
+//! `sampled_wait`, which the figures leave out, so that a busy machine
+//! does not stretch them. Time the thread was blocked (in a system call,
+//! on a lock, asleep) is the program's, as a timed call's wall time
+//! counts it. Where the kernel gives no run-queue delay, every moment is
+//! the program's.
 //!
 //! Threads are listed in a fixed table ([`SLOTS`] entries; a thread
 //! beyond it is not sampled and is counted). The sampler reads a thread's
@@ -29,72 +38,105 @@ pub(crate) const SLOTS: usize = 4096;
 
 /// One listed thread.
 struct Entry {
+    /// The thread's state; null: free; [`CLAIMED`]: being listed.
     state: AtomicPtr<ThreadState>,
-    /// The thread's CPU-time clock (`clockid_t`; -1: none, every moment
-    /// counts as running).
-    clock: AtomicI32,
+    /// The thread's `/proc/self/task/TID/schedstat`, open (-1: none:
+    /// every moment counts as the program's).
+    stat: AtomicI32,
     /// At the sampler's last look (sampler-owned; set by the thread when
-    /// it is listed): the tick count, the monotonic clock and the
-    /// thread's CPU time, in nanoseconds.
+    /// it is listed): the tick count, the monotonic clock, and the
+    /// thread's run-queue delay, in nanoseconds.
     last: AtomicU64,
     last_ns: AtomicU64,
-    last_cpu: AtomicU64,
+    last_delay: AtomicU64,
 }
+
+/// An entry being listed: taken, not yet readable.
+const CLAIMED: *mut ThreadState = 1 as *mut ThreadState;
 
 static TABLE: [Entry; SLOTS] = [const {
     Entry {
         state: AtomicPtr::new(core::ptr::null_mut()),
-        clock: AtomicI32::new(-1),
+        stat: AtomicI32::new(-1),
         last: AtomicU64::new(0),
         last_ns: AtomicU64::new(0),
-        last_cpu: AtomicU64::new(0),
+        last_delay: AtomicU64::new(0),
     }
 }; SLOTS];
 
-/// The calling thread's CPU-time clock (Linux: `pthread_getcpuclockid`,
-/// which computes it from the thread's id: no lock, no allocation).
-fn own_cpu_clock() -> i32 {
+/// Opens the calling thread's `schedstat` (async-signal-safe: `gettid`
+/// and `open`, the path written on the stack); -1 when there is none.
+fn open_own_schedstat() -> i32 {
     #[cfg(target_os = "linux")]
     {
-        let mut id: libc::clockid_t = 0;
-        // SAFETY: the calling thread's own handle, and a valid out pointer.
-        let r = unsafe { libc::pthread_getcpuclockid(libc::pthread_self(), &mut id) };
-        if r == 0 {
-            return id;
-        }
+        // SAFETY: `gettid` has no arguments and cannot fail.
+        let tid = unsafe { libc::syscall(libc::SYS_gettid) } as u64;
+        let mut path = [0u8; 64];
+        let mut n = 0;
+        let mut put = |part: &[u8]| {
+            path[n..n + part.len()].copy_from_slice(part);
+            n += part.len();
+        };
+        put(b"/proc/self/task/");
+        let mut digits = [0u8; 20];
+        put(decimal(tid, &mut digits));
+        put(b"/schedstat\0");
+        // SAFETY: a NUL-terminated path in `path`.
+        let fd = unsafe { libc::open(path.as_ptr().cast(), libc::O_RDONLY | libc::O_CLOEXEC) };
+        return fd.max(-1);
     }
+    #[allow(unreachable_code)]
     -1
 }
 
-/// Nanoseconds on `clock` (0 when it cannot be read).
-fn clock_ns(clock: i32) -> u64 {
-    #[cfg(unix)]
-    {
-        let mut t = libc::timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        };
-        // SAFETY: a valid out pointer; an invalid clock gives an error.
-        if unsafe { libc::clock_gettime(clock, &mut t) } == 0 {
-            return (t.tv_sec as u64)
-                .saturating_mul(1_000_000_000)
-                .saturating_add(t.tv_nsec as u64);
+/// `v` in decimal, in `buf`'s last bytes (no allocation).
+fn decimal(mut v: u64, buf: &mut [u8; 20]) -> &[u8] {
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
         }
     }
-    let _ = clock;
-    0
+    &buf[i..]
+}
+
+/// A thread's run-queue delay so far, in nanoseconds, from its open
+/// `schedstat` (`cpu_ns delay_ns slices`); `None` when unreadable.
+fn delay_ns(fd: i32) -> Option<u64> {
+    #[cfg(unix)]
+    {
+        let mut buf = [0u8; 96];
+        // SAFETY: `buf` is writable for its length; `fd` is open.
+        let n = unsafe { libc::pread(fd, buf.as_mut_ptr().cast(), buf.len(), 0) };
+        let text = core::str::from_utf8(buf.get(..usize::try_from(n).ok()?)?).ok()?;
+        text.split_ascii_whitespace().nth(1)?.parse().ok()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = fd;
+        None
+    }
 }
 
 /// The monotonic clock, in nanoseconds.
 fn mono_ns() -> u64 {
     #[cfg(unix)]
     {
-        clock_ns(libc::CLOCK_MONOTONIC)
+        let mut t = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: a valid out pointer.
+        if unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut t) } == 0 {
+            return (t.tv_sec as u64)
+                .saturating_mul(1_000_000_000)
+                .saturating_add(t.tv_nsec as u64);
+        }
     }
-    #[cfg(not(unix))]
-    {
-        0
-    }
+    0
 }
 
 /// One past the highest entry ever used: the sampler's sweep stops there.
@@ -116,26 +158,33 @@ const OFF: u8 = 2;
 pub(super) fn register(s: &ThreadState) -> u32 {
     let p = (s as *const ThreadState).cast_mut();
     for (i, e) in TABLE.iter().enumerate() {
-        if !e.state.load(Ordering::Relaxed).is_null() {
+        if !e.state.load(Ordering::Relaxed).is_null()
+            || e.state
+                .compare_exchange(
+                    core::ptr::null_mut(),
+                    CLAIMED,
+                    Ordering::Acquire,
+                    Ordering::Relaxed,
+                )
+                .is_err()
+        {
             continue;
         }
-        let clock = own_cpu_clock();
-        e.clock.store(clock, Ordering::Relaxed);
-        e.last_cpu.store(clock_ns(clock), Ordering::Relaxed);
+        let fd = open_own_schedstat();
+        e.stat.store(fd, Ordering::Relaxed);
+        e.last_delay.store(
+            if fd >= 0 {
+                delay_ns(fd).unwrap_or(0)
+            } else {
+                0
+            },
+            Ordering::Relaxed,
+        );
         e.last_ns.store(mono_ns(), Ordering::Relaxed);
         e.last.store(ticks(), Ordering::Relaxed);
-        if e.state
-            .compare_exchange(
-                core::ptr::null_mut(),
-                p,
-                Ordering::AcqRel,
-                Ordering::Relaxed,
-            )
-            .is_ok()
-        {
-            HIGH.fetch_max(i + 1, Ordering::AcqRel);
-            return i as u32;
-        }
+        e.state.store(p, Ordering::Release);
+        HIGH.fetch_max(i + 1, Ordering::AcqRel);
+        return i as u32;
     }
     UNLISTED.fetch_add(1, Ordering::Relaxed);
     u32::MAX
@@ -147,8 +196,17 @@ pub(super) fn unregister(slot: u32) {
     let Some(e) = TABLE.get(slot as usize) else {
         return;
     };
-    e.state.store(core::ptr::null_mut(), Ordering::Relaxed);
+    e.state.store(CLAIMED, Ordering::Relaxed);
     quiesce(slot);
+    let fd = e.stat.swap(-1, Ordering::Relaxed);
+    if fd >= 0 {
+        // SAFETY: the descriptor this entry opened, closed once.
+        #[cfg(unix)]
+        unsafe {
+            libc::close(fd)
+        };
+    }
+    e.state.store(core::ptr::null_mut(), Ordering::Release);
 }
 
 /// Waits until the sampler is not reading entry `slot`: after this, a
@@ -247,17 +305,17 @@ fn sweep() {
         // SAFETY: a listed state is a live thread's: the thread takes it
         // off the table and waits (`unregister`) before its state goes,
         // and `READING` names this entry until the read below is done.
-        if let Some(s) = unsafe { p.as_ref() } {
-            let (running, off) = e.since_last(now, now_ns);
-            if running + off > 0 {
+        if let Some(s) = unsafe { p.as_ref() }.filter(|_| p != CLAIMED) {
+            let (program, waited) = e.since_last(now, now_ns);
+            if program + waited > 0 {
                 if let Some((node, what)) = s.sampled() {
                     let cell = match what {
                         Sampled::Program => &node.c.sampled,
                         Sampled::Calls => &node.c.sampled_inst,
                         Sampled::Own => &node.c.sampled_own,
                     };
-                    bump(cell, running);
-                    bump(&node.c.sampled_off, off);
+                    bump(cell, program);
+                    bump(&node.c.sampled_wait, waited);
                 }
             }
         }
@@ -266,25 +324,27 @@ fn sweep() {
 }
 
 impl Entry {
-    /// The thread's time since the sampler's last look, in ticks: on a
-    /// CPU, and off one (waiting: blocked, or ready but not running), in
-    /// the proportion its CPU clock says; all on a CPU where there is no
-    /// such clock. Moves the last look to now.
+    /// The thread's time since the sampler's last look, in ticks: the
+    /// program's (running or blocked), and waited for a CPU (ready but not
+    /// running), in the proportion its run-queue delay says. Moves the last
+    /// look to now.
     fn since_last(&self, now: u64, now_ns: u64) -> (u64, u64) {
         let dt = now.wrapping_sub(self.last.swap(now, Ordering::Relaxed));
         let wall = now_ns.wrapping_sub(self.last_ns.swap(now_ns, Ordering::Relaxed));
-        let clock = self.clock.load(Ordering::Relaxed);
         if (dt as i64) <= 0 {
             return (0, 0);
         }
-        if clock == -1 || wall == 0 || (wall as i64) < 0 {
+        let fd = self.stat.load(Ordering::Relaxed);
+        if fd < 0 || wall == 0 || (wall as i64) < 0 {
             return (dt, 0);
         }
-        let cpu_now = clock_ns(clock);
-        let cpu = cpu_now.wrapping_sub(self.last_cpu.swap(cpu_now, Ordering::Relaxed));
-        let share = (cpu as f64 / wall as f64).clamp(0.0, 1.0);
-        let running = (dt as f64 * share) as u64;
-        (running, dt - running)
+        let Some(delay_now) = delay_ns(fd) else {
+            return (dt, 0);
+        };
+        let delay = delay_now.wrapping_sub(self.last_delay.swap(delay_now, Ordering::Relaxed));
+        let share = (delay as f64 / wall as f64).clamp(0.0, 1.0);
+        let waited = (dt as f64 * share) as u64;
+        (dt - waited, waited)
     }
 }
 
@@ -299,6 +359,35 @@ pub(super) fn fork_child(keep: u32) {
     for (i, e) in TABLE.iter().enumerate() {
         if i != keep as usize {
             e.state.store(core::ptr::null_mut(), Ordering::Relaxed);
+            let fd = e.stat.swap(-1, Ordering::Relaxed);
+            if fd >= 0 {
+                // SAFETY: the parent's descriptor, copied into the child:
+                // the child's to close.
+                #[cfg(unix)]
+                unsafe {
+                    libc::close(fd)
+                };
+            }
+        } else {
+            // The forking thread is another thread in the child: its own
+            // schedstat from now on.
+            let fd = e.stat.swap(open_own_schedstat(), Ordering::Relaxed);
+            if fd >= 0 {
+                // SAFETY: as above.
+                #[cfg(unix)]
+                unsafe {
+                    libc::close(fd)
+                };
+            }
+            let fd = e.stat.load(Ordering::Relaxed);
+            e.last_delay.store(
+                if fd >= 0 {
+                    delay_ns(fd).unwrap_or(0)
+                } else {
+                    0
+                },
+                Ordering::Relaxed,
+            );
         }
     }
     READING.store(NONE, Ordering::Relaxed);

@@ -108,6 +108,11 @@ pub struct RunInfo {
     pub sampled_ns: u64,
     /// Of which the instrumentation's (`overhead_share` of it).
     pub instrumentation_ns: u64,
+    /// Time the recording threads waited for a CPU that other programs
+    /// held (ready but not running: their run-queue delay), summed over
+    /// threads, in nanoseconds, as the sampler found it: left out of the
+    /// measured figures.
+    pub waited_ns: u64,
     /// What setting threads up took, in nanoseconds: each thread's first
     /// marked call sets it up (its tree, its stack) before the call's time
     /// starts, so this is in no call's time.
@@ -191,6 +196,7 @@ impl RunInfo {
             overhead_share: 0.0,
             sampled_ns: 0,
             instrumentation_ns: 0,
+            waited_ns: 0,
             setup_ns: 0,
             setup_threads: 0,
             sample_hz: 0,

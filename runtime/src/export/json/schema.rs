@@ -182,6 +182,7 @@ schema!(RunInfo {
     overhead_share,
     sampled_ns = 0,
     instrumentation_ns = 0,
+    waited_ns = 0,
     setup_ns = 0,
     setup_threads = 0,
     sample_hz = 0,

@@ -153,6 +153,7 @@ impl Src {
             overhead_share: self.f(),
             sampled_ns: self.u(),
             instrumentation_ns: self.u(),
+            waited_ns: self.u(),
             setup_ns: self.u(),
             setup_threads: self.u(),
             sample_hz: self.u(),
@@ -458,6 +459,7 @@ const NEWER: &[&str] = &[
     "paused_ns",
     "sampled_ns",
     "instrumentation_ns",
+    "waited_ns",
     "setup_ns",
     "setup_threads",
     "sample_hz",
@@ -516,7 +518,11 @@ fn an_older_file_without_the_newer_fields_reads_with_their_defaults() {
         want.run.instrumentation_ns,
         want.run.sample_hz,
     ) = (0, 0, 0);
-    (want.run.setup_ns, want.run.setup_threads) = (0, 0);
+    (
+        want.run.setup_ns,
+        want.run.setup_threads,
+        want.run.waited_ns,
+    ) = (0, 0, 0);
     for s in &mut want.sites {
         (s.resolved, s.alloc, s.self_alloc) = (true, none, none);
         (s.self_sampled_ns, s.total_sampled_ns) = (0, 0);

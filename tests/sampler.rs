@@ -11,8 +11,8 @@
 //! - `TICKPROF_SAMPLE=0` starts no thread and says the times are raw.
 //!
 //! Timings are not asserted (the machine is shared); the shares asserted
-//! are far from any boundary: a leaf doing 99% of the work against its
-//! caller's loop.
+//! are far from any boundary: a leaf doing nearly all of the work against
+//! its caller's loop, asserted above five times it.
 #![cfg(all(feature = "enabled", target_os = "linux"))]
 
 #[path = "support/child.rs"]
@@ -104,11 +104,11 @@ fn a_counted_sites_time_is_its_own_not_its_callers() {
     let (r, err) = run("counted", &[("TICKPROF_TIME", "counted")]);
     let (o, l) = (site(&r, "::outer"), site(&r, "::leaf"));
     assert_eq!(l["timing"], "counted", "{l}");
-    assert_eq!(u(l, "calls"), 400_000);
+    assert_eq!(u(l, "calls"), 1_000_000);
     assert!(u(l, "self_sampled_ns") > 0, "{l}");
     // The leaf does the work; its caller only loops.
     assert!(
-        u(l, "self_ns") > 10 * u(o, "self_ns"),
+        u(l, "self_ns") > 5 * u(o, "self_ns"),
         "leaf self {} vs outer self {}\n{err}",
         u(l, "self_ns"),
         u(o, "self_ns")
@@ -213,7 +213,7 @@ fn child_workload() {
     };
     match scenario.as_str() {
         "counted" => {
-            std::hint::black_box(outer(400_000));
+            std::hint::black_box(outer(1_000_000));
         }
         "sigprof" => {
             // SAFETY: a zeroed `sigaction` is valid; the handler lives as

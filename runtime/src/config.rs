@@ -145,7 +145,7 @@ settings! {
             var: "TICKPROF_SAMPLE",
             parse: Whole(0),
             default: DEFAULT_SAMPLE_HZ,
-            help: "samples per second of each recording thread's shadow stack, taken by a thread of tickprof's own: where the time of counted sites is found, and what the instrumentation costs (see [accuracy](accuracy.md#sampled-time)); `0`: no sampler: times are raw, and a counted site's come from its timed calls (one in 64)",
+            help: "samples per second of each recording thread's shadow stack, taken by a thread of tickprof's own: where the time of counted sites is found, and what the instrumentation costs (see [the sampler](accuracy.md#the-sampler)); `0`: no sampler: times are raw, and a counted site's come from its timed calls (one in 64)",
         },
         /// Show figures with the calibrated instrumentation cost subtracted
         /// (true) or raw (false).

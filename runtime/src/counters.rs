@@ -206,8 +206,8 @@ counters! {
     sampled_own: Sum,
     /// Ticks the sampler found this node on top while its thread was
     /// ready but not running: waiting for a CPU another program held (its
-    /// run-queue delay). Left out of the figures; the three above count
-    /// the rest, time blocked included.
+    /// run-queue delay). The three above count the rest, time blocked
+    /// included; the figures share this out between them.
     sampled_wait: Sum,
 }
 

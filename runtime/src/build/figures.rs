@@ -6,6 +6,8 @@ use crate::counters::Acc;
 use crate::report::AllocStats;
 use crate::site::CallSite;
 use crate::tree::{site_key, Tree};
+pub(crate) use sampled::Estimate;
+use sampled::{own_figures, sampled, Sampled};
 use std::collections::HashMap;
 
 /// Per-node figures of one tree, in ticks.
@@ -22,17 +24,34 @@ pub(crate) struct Figures {
 
 /// Totals and selves from each node's own figure (`own[i]` ticks, may be
 /// negative) times `scale` (1 for ticks, ns per tick for nanoseconds),
-/// rounded down once, bottom-up; see the module docs.
-pub(crate) fn figures(tree: &Tree, children: &[Vec<u32>], own: &[f64], scale: f64) -> Figures {
+/// rounded down once; see the module docs.
+///
+/// Bottom-up, a node's total is the larger of its own figure and its
+/// children's totals. Where a timed node's children total more than its
+/// measured time only because of its *sampled* children (`sampled[c]`: a
+/// counted node's figure, good to a sampling period or so), those are
+/// scaled down to fit — with their whole subtrees, top-down — rather than
+/// the exact measurement raised: a sample credited across the edge of a
+/// call must not make the call look longer than it was. Where its timed
+/// children alone exceed it, it is raised (carried) as before.
+pub(crate) fn figures(
+    tree: &Tree,
+    children: &[Vec<u32>],
+    own: &[f64],
+    sampled: &[bool],
+    scale: f64,
+) -> Figures {
     let n = tree.nodes.len();
     let mut f = Figures {
         total: vec![0; n],
         self_: vec![0; n],
         ..Figures::default()
     };
+    // Unscaled subtree totals, and each node's factor against its parent.
+    let mut tot = vec![0.0f64; n];
+    let mut factor = vec![1.0f64; n];
     // Parents come before their children: walk backwards.
     for i in (0..n).rev() {
-        let kids: u64 = children[i].iter().map(|&c| f.total[c as usize]).sum();
         let mut mine = own[i];
         if mine < 0.0 {
             if tree.nodes[i].acc.ticks > 0 {
@@ -40,14 +59,49 @@ pub(crate) fn figures(tree: &Tree, children: &[Vec<u32>], own: &[f64], scale: f6
             }
             mine = 0.0;
         }
-        let mine = (mine * scale).floor() as u64;
+        let (mut fixed, mut loose) = (0.0, 0.0);
+        for &c in &children[i] {
+            let c = c as usize;
+            if sampled[c] {
+                loose += tot[c];
+            } else {
+                fixed += tot[c];
+            }
+        }
+        let open = tree.nodes[i].acc.calls == 0;
+        if !sampled[i] && i > 0 && !open && fixed + loose > mine && fixed <= mine && loose > 0.0 {
+            let k = (mine - fixed) / loose;
+            for &c in &children[i] {
+                if sampled[c as usize] {
+                    factor[c as usize] = k;
+                }
+            }
+            loose *= k;
+        }
+        let kids = fixed + loose;
         // A node with no completed call is a frame still open (a call in
         // progress, or a guard never dropped): carrying its children's
         // time up is not a correction of a measurement.
-        if kids > mine && i > 0 && tree.nodes[i].acc.calls > 0 {
+        if kids > mine && i > 0 && !open {
             f.carried += 1;
         }
-        f.total[i] = mine.max(kids);
+        tot[i] = mine.max(kids);
+    }
+    // Top-down: each node's factor is its own times its parent's.
+    for i in 1..n {
+        let p = tree.nodes[i].parent as usize;
+        if p < i && tree.nodes[i].is_regular() {
+            factor[i] *= factor[p];
+        }
+    }
+    for i in 0..n {
+        f.total[i] = (tot[i] * factor[i] * scale).floor() as u64;
+    }
+    for i in (0..n).rev() {
+        let kids: u64 = children[i].iter().map(|&c| f.total[c as usize]).sum();
+        // Rounding down each child's scaled total keeps their sum within
+        // the parent's.
+        f.total[i] = f.total[i].max(kids);
         f.self_[i] = f.total[i] - kids;
     }
     f
@@ -71,118 +125,6 @@ pub(crate) fn calls_below(tree: &Tree, children: &[Vec<u32>]) -> Vec<u64> {
 /// and the sample) are not all of its calls.
 pub(crate) fn counted_nodes(tree: &Tree) -> Vec<bool> {
     tree.nodes.iter().map(|n| n.acc.untimed > 0).collect()
-}
-
-/// What the sampler found in each node's subtree, in ticks.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Sampled {
-    /// The program's own time in the node's subtree (`sampled`, summed).
-    pub program: Vec<u64>,
-    /// Time waited for a CPU in the node's subtree (`sampled_wait`,
-    /// summed): inside the node's calls' measured time, not the
-    /// program's.
-    pub waited: Vec<u64>,
-    /// Instrumentation inside the node's calls' measured time: the
-    /// instrumentation of every marked call made beneath them (each
-    /// caller's side, `sampled_inst`, and each callee's own,
-    /// `sampled_own`).
-    pub inside: Vec<u64>,
-    /// Samples' ticks anywhere in the tree: 0 when the sampler was off or
-    /// had not looked yet.
-    pub any: u64,
-}
-
-/// Sums what the sampler found, bottom-up (see [`Sampled`]).
-pub(crate) fn sampled(tree: &Tree, children: &[Vec<u32>]) -> Sampled {
-    let n = tree.nodes.len();
-    let mut out = Sampled {
-        program: vec![0; n],
-        inside: vec![0; n],
-        waited: vec![0; n],
-        any: 0,
-    };
-    for i in (0..n).rev() {
-        let a = &tree.nodes[i].acc;
-        out.any = out
-            .any
-            .saturating_add(a.sampled)
-            .saturating_add(a.sampled_wait)
-            .saturating_add(a.sampled_inst)
-            .saturating_add(a.sampled_own);
-        let (mut p, mut ins, mut w) = (a.sampled, a.sampled_inst, a.sampled_wait);
-        for &c in &children[i] {
-            let c = c as usize;
-            p = p.saturating_add(out.program[c]);
-            ins = ins
-                .saturating_add(out.inside[c])
-                .saturating_add(tree.nodes[c].acc.sampled_own);
-            w = w.saturating_add(out.waited[c]);
-        }
-        out.program[i] = p;
-        out.inside[i] = ins;
-        out.waited[i] = w;
-    }
-    out
-}
-
-/// How a counted node's figure is found: from the sampler, or, where the
-/// sampler looked too little, from its timed sample.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct Estimate {
-    /// Whether the sampler looked at the threads long enough for its
-    /// figures (at least `MIN_SAMPLES` periods): a counted node it seldom
-    /// found on top then took little time, and its sampled figure says so;
-    /// below, counted nodes are figured from their timed sample.
-    pub sampled: bool,
-    /// Instrumentation per marked call, in ticks, as the sampler measured
-    /// it over the run: what a timed sample's calls beneath cost it.
-    pub per_call: f64,
-    /// The clock's resolution, in ticks: the clock read inside each timed
-    /// call, taken off a timed sample's calls.
-    pub resolution: f64,
-}
-
-/// Each node's own figure in ticks, raw (instrumentation left in) and
-/// measured (the instrumentation the sampler found inside taken out), as
-/// `figures` takes them:
-///
-/// - a timed node: its calls' measured ticks; less, measured, the
-///   instrumentation inside them and the time they waited for a CPU;
-/// - a counted node (its calls were not timed, or not all): what the
-///   sampler found in its subtree — measured, the program's time; raw,
-///   with the instrumentation inside. Where the sampler looked too little
-///   (a short run, or no sampler: see [`Estimate`]), its timed sample's
-///   mean times its calls — measured, less the clock read inside each and
-///   the instrumentation of the calls each call makes beneath it.
-pub(crate) fn own_figures(
-    tree: &Tree,
-    counted: &[bool],
-    below: &[u64],
-    s: &Sampled,
-    est: Estimate,
-) -> (Vec<f64>, Vec<f64>) {
-    tree.nodes
-        .iter()
-        .enumerate()
-        .map(|(i, n)| {
-            let a = &n.acc;
-            if !counted[i] {
-                let t = a.ticks as f64;
-                return (t, t - s.inside[i] as f64 - s.waited[i] as f64);
-            }
-            if est.sampled {
-                let p = s.program[i] as f64;
-                return (p + s.inside[i] as f64 + s.waited[i] as f64, p);
-            }
-            let accepted = a.accepted();
-            if accepted == 0 {
-                return (0.0, 0.0);
-            }
-            let (mean, calls) = (a.ticks as f64 / accepted as f64, a.calls as f64);
-            let inside = est.resolution + est.per_call * below[i] as f64 / calls.max(1.0);
-            (mean * calls, (mean - inside).max(0.0) * calls)
-        })
-        .unzip()
 }
 
 /// A node's own allocation counts (made while it was the current node).
@@ -247,9 +189,12 @@ pub(crate) fn tree_figures(tree: &Tree, ns_per_tick: f64, est: Estimate) -> Tree
     let counted = counted_nodes(tree);
     let sampled = sampled(tree, &children);
     let (raw_own, measured_own) = own_figures(tree, &counted, &below, &sampled, est);
-    let ticks = figures(tree, &children, &raw_own, 1.0);
-    let raw = figures(tree, &children, &raw_own, ns_per_tick);
-    let comp = figures(tree, &children, &measured_own, ns_per_tick);
+    // Counted nodes' figures are estimates (the sampler's, or their timed
+    // sample's): beneath a timed node they fit in its measured time.
+    let loose = &counted;
+    let ticks = figures(tree, &children, &raw_own, loose, 1.0);
+    let raw = figures(tree, &children, &raw_own, loose, ns_per_tick);
+    let comp = figures(tree, &children, &measured_own, loose, ns_per_tick);
     TreeFigures {
         nested,
         below,
@@ -399,3 +344,5 @@ pub(crate) fn flatten(tree: &Tree, f: &TreeFigures) -> HashMap<usize, (&'static 
     }
     out
 }
+
+mod sampled;

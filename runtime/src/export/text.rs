@@ -106,7 +106,7 @@ fn header(r: &Report, s: &mut String) {
     if run.waited_ns > 0 {
         let _ = writeln!(
             s,
-            "tickprof: the threads waited {} for a CPU other programs held (left out of the times below)",
+            "tickprof: the threads waited {} for a CPU other programs held (in the times below, as in a wall clock's)",
             fmt_ns(run.waited_ns as f64)
         );
     }

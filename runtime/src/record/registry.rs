@@ -16,12 +16,11 @@
 //! `TICKPROF_THREADS_KEPT` names get a row (later ones share
 //! `<other threads>`).
 
-use super::arena::{Arena, Name};
+use super::arena::Arena;
 use super::trace::ThreadEvents;
 use crate::fork_lock;
 use crate::switches::THREADS_KEPT;
 use crate::tree::Tree;
-use core::sync::atomic::AtomicPtr;
 use core::sync::atomic::{AtomicU64, Ordering};
 use std::cell::Cell;
 use std::collections::BTreeMap;
@@ -100,10 +99,6 @@ pub(crate) struct ThreadTree {
 /// distinct names (`TICKPROF_THREADS_KEPT`).
 pub(crate) const OTHER_THREADS: &str = "<other threads>";
 
-/// The live arenas: a list through [`Arena::next`], joined at its head
-/// without the lock ([`new_thread`]); left, and walked, under it.
-static LIVE: AtomicPtr<Arena> = AtomicPtr::new(core::ptr::null_mut());
-
 /// The merged data of finished threads (and the right to change or walk
 /// [`LIVE`] past its head).
 struct Registry {
@@ -179,85 +174,6 @@ fn try_lock(wait: Duration) -> Option<MutexGuard<'static, Registry>> {
 /// arena (hooks running while the profile is off).
 pub(super) fn next_thread_id() -> u64 {
     NEXT_THREAD_ID.fetch_add(1, Ordering::Relaxed)
-}
-
-/// A new arena for the calling thread (one reference, the caller's),
-/// listed as live; `name` is `None` when not known yet (a placeholder
-/// with the thread's number is used). Null when the system refuses the
-/// memory. Async-signal-safe: pages and one compare-and-swap, no lock,
-/// no allocation.
-pub(super) fn new_thread(name: Option<&str>) -> *const Arena {
-    let id = NEXT_THREAD_ID.fetch_add(1, Ordering::Relaxed);
-    let name = name.map_or_else(|| Name::placeholder(id), Name::new);
-    let arena = Arena::create(name, id);
-    if arena.is_null() {
-        return arena;
-    }
-    // SAFETY: just created, not yet shared.
-    let a = unsafe { &*arena };
-    a.retain(); // the list's reference
-    let mut head = LIVE.load(Ordering::Relaxed);
-    loop {
-        a.next.store(head, Ordering::Relaxed);
-        match LIVE.compare_exchange_weak(
-            head,
-            arena.cast_mut(),
-            Ordering::Release,
-            Ordering::Relaxed,
-        ) {
-            Ok(_) => return arena,
-            Err(now) => head = now,
-        }
-    }
-}
-
-/// Every live arena, each with a reference the caller gives back
-/// ([`Arena::release`]). Under the lock (`_g`).
-fn live(_g: &MutexGuard<'static, Registry>) -> Vec<*const Arena> {
-    let mut out = Vec::new();
-    let mut p = LIVE.load(Ordering::Acquire).cast_const();
-    // SAFETY: listed arenas hold the list's reference until they leave it,
-    // under the lock, which the caller holds.
-    while let Some(a) = unsafe { p.as_ref() } {
-        a.retain();
-        out.push(p);
-        p = a.next.load(Ordering::Acquire);
-    }
-    out
-}
-
-/// Takes `arena` off the live list (under the lock, `_g`); gives back the
-/// list's reference. New arenas may join at the head meanwhile: only they
-/// touch it without the lock.
-fn unlist(_g: &MutexGuard<'static, Registry>, arena: *const Arena) {
-    // SAFETY: the caller holds a reference to it.
-    let next = unsafe { &*arena }.next.load(Ordering::Acquire);
-    loop {
-        let head = LIVE.load(Ordering::Acquire);
-        if core::ptr::eq(head, arena) {
-            if LIVE
-                .compare_exchange(head, next, Ordering::AcqRel, Ordering::Acquire)
-                .is_ok()
-            {
-                break;
-            }
-            continue;
-        }
-        // Past the head, only the lock's holder changes the list.
-        let mut p = head.cast_const();
-        // SAFETY: listed arenas are alive (see `live`).
-        while let Some(a) = unsafe { p.as_ref() } {
-            let n = a.next.load(Ordering::Acquire);
-            if core::ptr::eq(n, arena) {
-                a.next.store(next, Ordering::Release);
-                break;
-            }
-            p = n;
-        }
-        break;
-    }
-    // SAFETY: the list's reference, given back once.
-    unsafe { Arena::release(arena) };
 }
 
 /// A copy of the thread's trace events.
@@ -417,85 +333,6 @@ pub(crate) fn capture(with_traces: bool) -> Capture {
     c
 }
 
-impl Capture {
-    /// What `earlier` had recorded of what `row` (one of this capture's
-    /// thread rows) holds now: for a live thread, its own tree then; for a
-    /// row of finished threads, that row then plus the trees of the threads
-    /// live then that have since finished into it (merged by name, or into
-    /// `<other threads>` when their name has no row).
-    fn row_before(&self, row: &ThreadTree, earlier: &Capture) -> Tree {
-        let mut before = Tree::new();
-        if !row.finished {
-            if let Some(p) = earlier
-                .threads
-                .iter()
-                .find(|p| !p.finished && p.id == row.id)
-            {
-                before.merge(&p.tree);
-            }
-            return before;
-        }
-        let has_row = |name: &str| {
-            self.threads
-                .iter()
-                .any(|t| t.finished && t.name == name && t.name != OTHER_THREADS)
-        };
-        for p in &earlier.threads {
-            let into_row = if p.finished {
-                p.name == row.name
-            } else {
-                let still_live = self.threads.iter().any(|t| !t.finished && t.id == p.id);
-                // Its name now, if it was named after `earlier`.
-                let name = self.renamed.get(&p.id).unwrap_or(&p.name);
-                !still_live && (*name == row.name || (row.name == OTHER_THREADS && !has_row(name)))
-            };
-            if into_row {
-                before.merge(&p.tree);
-            }
-        }
-        before
-    }
-
-    /// What was recorded between `earlier` and `self`, node by node.
-    pub(crate) fn minus(&self, earlier: &Capture) -> Capture {
-        Capture {
-            merged: self.merged.minus(&earlier.merged),
-            threads: self
-                .threads
-                .iter()
-                .map(|t| ThreadTree {
-                    name: t.name.clone(),
-                    id: t.id,
-                    finished: t.finished,
-                    count: t.count,
-                    tree: t.tree.minus(&self.row_before(t, earlier)),
-                })
-                .collect(),
-            events: self.events.minus(earlier.events),
-            complete: self.complete && earlier.complete,
-            at: self.at,
-            renamed: self.renamed.clone(),
-            traces: self
-                .traces
-                .iter()
-                .map(|t| {
-                    // A buffer only grows (until a reset empties it): the
-                    // calls since `earlier` are the events past its length.
-                    let before = earlier.traces.iter().find(|p| p.thread_id == t.thread_id);
-                    let (len, dropped) = before.map_or((0, 0), |b| (b.events.len(), b.dropped));
-                    let len = if len > t.events.len() { 0 } else { len };
-                    ThreadEvents {
-                        thread_id: t.thread_id,
-                        thread_name: t.thread_name.clone(),
-                        events: t.events[len..].to_vec(),
-                        dropped: t.dropped.saturating_sub(dropped),
-                    }
-                })
-                .collect(),
-        }
-    }
-}
-
 /// Zeroes every counter of every thread (the structure is kept).
 pub(crate) fn reset_all() {
     let mut g = lock();
@@ -560,6 +397,12 @@ pub(super) fn fork_child(keep: Option<*const Arena>) {
     LIVE.store(kept.cast_mut(), Ordering::Release);
     forget_finished(&mut g);
 }
+
+mod diff;
+mod live;
+pub(super) use live::new_thread;
+use live::LIVE;
+use live::{live, unlist};
 
 #[cfg(test)]
 mod tests;

@@ -11,14 +11,15 @@
 //! never interrupted: no `EINTR`, no handler, no lock taken in one), no
 //! unwinding.
 //!
-//! What it credits is the thread's time less what it spent **ready but
-//! not running** — waiting for a CPU another program held (its run-queue
-//! delay, from `/proc/self/task/TID/schedstat`): that goes to
-//! `sampled_wait`, which the figures leave out, so that a busy machine
-//! does not stretch them. Time the thread was blocked (in a system call,
-//! on a lock, asleep) is the program's, as a timed call's wall time
-//! counts it. Where the kernel gives no run-queue delay, every moment is
-//! the program's.
+//! What it credits to those is the thread's time less what it spent
+//! **ready but not running** — waiting for a CPU another program held
+//! (its run-queue delay, from `/proc/self/task/TID/schedstat`): that goes
+//! to `sampled_wait`, so that the instrumentation's measured cost and
+//! share are not stretched by a busy machine (the figures, wall time,
+//! share the waits out between the program and the instrumentation).
+//! Time the thread was blocked (in a system call, on a lock, asleep) is
+//! the program's, as a timed call's wall time counts it. Where the kernel
+//! gives no run-queue delay, every moment is the program's.
 //!
 //! Threads are listed in a fixed table ([`SLOTS`] entries; a thread
 //! beyond it is not sampled and is counted). The sampler reads a thread's

@@ -18,13 +18,16 @@
 
 mod children;
 mod life;
+mod pops;
+mod view;
 #[cfg(unix)]
 pub(crate) use life::exit_key;
+use view::{set_slot, Word};
+pub(super) use view::{slot, Sampled, Slot};
 
 use super::arena::Arena;
 use super::frame::{self, Frame, NONE};
 use super::node::{bump, Node, WAY_FLAG};
-use super::registry;
 use crate::site::CallSite;
 use crate::switches::recording;
 use children::{Maps, Recent};
@@ -32,67 +35,6 @@ use core::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 use std::cell::Cell;
 
 pub(super) use super::node::MRU_FLAG;
-
-/// One slot of the shadow stack: a node, written by the owner thread and
-/// read by tickprof's sampler thread (relaxed: plain moves on the owner's
-/// side).
-pub(super) type Slot = AtomicPtr<Node>;
-
-/// The node in slot `i` of `stack`.
-///
-/// # Safety
-///
-/// `stack` holds at least `i + 1` initialised slots.
-#[inline(always)]
-pub(super) unsafe fn slot(stack: *const Slot, i: usize) -> *const Node {
-    // SAFETY: per the contract.
-    unsafe { (*stack.add(i)).load(Ordering::Relaxed) }
-}
-
-/// Writes `node` into slot `i` of `stack` (owner thread only).
-///
-/// # Safety
-///
-/// `stack` holds at least `i + 1` initialised slots.
-#[inline(always)]
-unsafe fn set_slot(stack: *const Slot, i: usize, node: *const Node) {
-    // SAFETY: per the contract.
-    unsafe { (*stack.add(i)).store(node.cast_mut(), Ordering::Relaxed) }
-}
-
-/// A word of the owner thread's that tickprof's sampler thread reads: a
-/// relaxed atomic, so that the owner's loads and stores stay plain moves.
-pub(super) struct Word(AtomicUsize);
-
-impl Word {
-    const fn new(v: usize) -> Word {
-        Word(AtomicUsize::new(v))
-    }
-
-    #[inline(always)]
-    pub(super) fn get(&self) -> usize {
-        self.0.load(Ordering::Relaxed)
-    }
-
-    #[inline(always)]
-    pub(super) fn set(&self, v: usize) {
-        self.0.store(v, Ordering::Relaxed);
-    }
-}
-
-/// What the sampler found a thread doing, with a node on top of its stack.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Sampled {
-    /// The program's own code (the node's `sampled` time).
-    Program,
-    /// The instrumentation of a marked call the node makes, on the
-    /// node's side of its push and pop, or tickprof's own work
-    /// (`sampled_inst`: inside the node's calls' time).
-    Calls,
-    /// The node's own call's instrumentation, after its push or before
-    /// its pop (`sampled_own`: outside its call's time).
-    Own,
-}
 
 /// The calling thread's profiler state. Const-initialised; set up on the
 /// first marked call.
@@ -412,60 +354,6 @@ impl ThreadState {
         r
     }
 
-    /// Marks the start of instrumentation entering (`frame` = the depth
-    /// the new frame will have: the top's + 1) or leaving (`frame` = the
-    /// frame's depth) a marked call: the sampler counts what it finds now
-    /// as instrumentation (see [`Sampled`]). One store; the compiler keeps
-    /// it in place (a signal fence: no instruction).
-    #[inline(always)]
-    pub(super) fn inst_on(&self, frame: usize) {
-        self.inst.set(frame);
-        core::sync::atomic::compiler_fence(Ordering::SeqCst);
-    }
-
-    /// [`ThreadState::inst_on`] for entering a call: the frame above the
-    /// top. Returns the depth on top, for [`ThreadState::push_at`].
-    #[inline(always)]
-    pub(super) fn inst_on_entry(&self) -> usize {
-        let depth = self.depth.get();
-        self.inst_on(depth + 1);
-        depth
-    }
-
-    /// Marks the end of instrumentation: back in the program's code.
-    #[inline(always)]
-    pub(super) fn inst_off(&self) {
-        core::sync::atomic::compiler_fence(Ordering::SeqCst);
-        self.inst.set(0);
-    }
-
-    /// What the sampler sees of this thread: the node on top of its
-    /// stack and what the thread is doing there. `None` before set-up.
-    /// Only the sampler thread calls it, while this state is in its table
-    /// (see [`super::sampler`]): the stack it reads is not freed
-    /// meanwhile.
-    pub(super) fn sampled(&self) -> Option<(&Node, Sampled)> {
-        // The length before the pointer (see `set_stack`).
-        let len = self.stack_len.load(Ordering::Acquire);
-        let stack = self.stack.load(Ordering::Acquire);
-        if len == 0 || stack.is_null() {
-            return None;
-        }
-        let inst = self.inst.get();
-        let top = self.depth.get();
-        // SAFETY: `stack` holds at least `len` slots (published in that
-        // order) and is not freed while the sampler reads this state.
-        let node = unsafe { slot(stack, top.min(len - 1)) };
-        let what = match inst {
-            0 => Sampled::Program,
-            f if top >= f => Sampled::Own,
-            _ => Sampled::Calls,
-        };
-        // SAFETY: a slot holds null or a node of this thread's arena,
-        // which the thread frees only after leaving the sampler's table.
-        unsafe { node.as_ref() }.map(|n| (n, what))
-    }
-
     /// The thread's arena, once set up and until torn down.
     pub(super) fn arena(&self) -> Option<&Arena> {
         let arena = self.arena.get();
@@ -480,139 +368,6 @@ impl ThreadState {
             // SAFETY: a non-null arena pointer is a reference this state holds.
             bump(unsafe { &(*arena).reentrant }, 1);
         }
-    }
-
-    /// Pops the guard's frame and records its delta if `node` is on top of
-    /// the stack: the fast path. Returns whether it did; anything else
-    /// (detached, traced, hooked, out of order, torn down) is left to the
-    /// caller's cold path.
-    ///
-    /// It compares the node only, not the depth: a traced or hooked
-    /// guard's node is tagged ([`frame::TAG`]) and a detached or
-    /// unrecorded one holds a site, so neither can equal a stacked node.
-    /// The same node can sit at two depths only for an overflow node
-    /// (tree full), and then popping the top frame for a guard whose own
-    /// frame is deeper records the same call on the same node; the guard of
-    /// that top frame then finds it gone and is counted out of order.
-    #[inline(always)]
-    pub(super) fn pop_top(
-        &self,
-        node: *const Node,
-        (start, end): (u64, u64),
-        mark: u64,
-        check: bool,
-    ) -> bool {
-        let top = self.depth.get();
-        let stack = self.stack.load(Ordering::Relaxed);
-        // SAFETY: `top < cap` holds for the current depth while the state is
-        // set up; torn down, `stack` is `DEAD_STACK` and `top` is 0.
-        let top_node = unsafe { slot(stack, top) };
-        if top_node != node {
-            return false;
-        }
-        self.depth.set(top - 1);
-        let ended = self.ended.get();
-        self.ended.set(ended + 1);
-        // SAFETY: the frame on top of this thread's live stack holds a
-        // node of its arena, which outlives the state.
-        unsafe { &*node }.record(end.wrapping_sub(start), ended.wrapping_sub(mark), check);
-        true
-    }
-
-    /// Marked calls ended on this thread so far: a timed call's mark.
-    #[inline(always)]
-    pub(super) fn ended(&self) -> u64 {
-        self.ended.get()
-    }
-
-    /// Counts one more ended call (a pop off the fast path).
-    pub(super) fn note_ended(&self) {
-        self.ended.set(self.ended.get() + 1);
-    }
-
-    /// Pops the frame of a counted call (its call was counted on entry)
-    /// if `node` is on top of the stack: the counted call's fast exit.
-    /// Returns whether it did (see [`ThreadState::pop_top`]).
-    #[inline(always)]
-    pub(super) fn pop_top_counted(&self, node: *const Node) -> bool {
-        let top = self.depth.get();
-        let stack = self.stack.load(Ordering::Relaxed);
-        // SAFETY: as in `pop_top`.
-        let top_node = unsafe { slot(stack, top) };
-        if top_node != node {
-            return false;
-        }
-        self.depth.set(top - 1);
-        self.ended.set(self.ended.get() + 1);
-        true
-    }
-
-    /// The node of the frame below `depth` (the parent of the frame at
-    /// `depth`, which the caller just pushed: `1 <= depth < cap`).
-    pub(super) fn parent_of(&self, depth: usize) -> &Node {
-        // SAFETY: the slots below the top of a set-up stack hold nodes of
-        // this thread's arena, which outlives the state; `depth - 1` is
-        // one of them (the caller's frame is at `depth >= 1`).
-        unsafe { &*slot(self.stack.load(Ordering::Relaxed), depth - 1) }
-    }
-
-    /// The thread's entry in the sampler's table (`u32::MAX`: none).
-    pub(super) fn sampler_slot(&self) -> u32 {
-        self.sampler_slot.get()
-    }
-
-    /// The depth of the frame on top of the stack (0: none).
-    pub(super) fn top_depth(&self) -> usize {
-        self.depth.get()
-    }
-
-    /// Pops the frame at `depth`, resynchronising if it is not on top.
-    /// Returns whether the call is to be recorded on `node`.
-    #[inline(always)]
-    pub(super) fn pop_frame(&self, depth: usize, node: *const Node) -> bool {
-        let top = self.depth.get();
-        let stack = self.stack.load(Ordering::Relaxed);
-        // SAFETY: `top < cap` holds for the current depth while the state is
-        // set up; torn down, `stack` is `DEAD_STACK` and `top` is 0.
-        let top_node = unsafe { slot(stack, top) };
-        if top == depth && top_node == node {
-            self.depth.set(top - 1);
-            self.note_ended();
-            true
-        } else {
-            self.resync(depth, node)
-        }
-    }
-
-    /// A guard dropped out of LIFO order.
-    #[cold]
-    #[inline(never)]
-    fn resync(&self, depth: usize, node: *const Node) -> bool {
-        if depth == frame::DETACHED {
-            return false;
-        }
-        if self.dead.get() {
-            // Begun on a stack that the thread's exit has since torn down.
-            registry::note_lost();
-            return false;
-        }
-        let top = self.depth.get();
-        // SAFETY: as in `note_reentrant`.
-        let arena = unsafe { &*self.arena.get() };
-        let stack = self.stack.load(Ordering::Relaxed);
-        // SAFETY: `depth <= top < cap` is checked first.
-        if depth >= 1 && depth <= top && unsafe { slot(stack, depth) } == node {
-            // Deeper frames were never closed (leaked or moved guards): pop
-            // them with this one.
-            bump(&arena.resynced, (top - depth) as u64);
-            self.depth.set(depth - 1);
-        } else {
-            // This frame was popped already: keep the measured call, leave
-            // the stack alone.
-            bump(&arena.orphaned, 1);
-        }
-        self.note_ended();
-        true
     }
 }
 

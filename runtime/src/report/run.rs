@@ -110,8 +110,10 @@ pub struct RunInfo {
     pub instrumentation_ns: u64,
     /// Time the recording threads waited for a CPU that other programs
     /// held (ready but not running: their run-queue delay), summed over
-    /// threads, in nanoseconds, as the sampler found it: left out of the
-    /// measured figures.
+    /// threads, in nanoseconds, as the sampler found it. The figures are
+    /// wall time and keep it (shared between the program and the
+    /// instrumentation in proportion); the instrumentation's share and
+    /// its cost per call leave it out.
     pub waited_ns: u64,
     /// What setting threads up took, in nanoseconds: each thread's first
     /// marked call sets it up (its tree, its stack) before the call's time

@@ -22,7 +22,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tickprof::profile;
 
-const CHILD: &str = "TICKPROF_DUMP_CHILD";
+const CHILD: &str = "TPTEST_DUMP_CHILD";
 
 #[profile]
 fn work() {

@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use tickprof::fail::{self, FailScenario};
 use tickprof::{profile, Injected};
 
-const CHILD: &str = "TICKPROF_FAILPOINTS_CHILD";
+const CHILD: &str = "TPTEST_FAILPOINTS_CHILD";
 
 /// Bodies run, to check that an injected `return` skips the body.
 static BODIES: AtomicU64 = AtomicU64::new(0);

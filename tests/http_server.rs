@@ -30,7 +30,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tickprof::profile;
 
-const CHILD: &str = "TICKPROF_HTTP_CHILD";
+const CHILD: &str = "TPTEST_HTTP_CHILD";
 /// The child's answer to `work N`.
 const DONE: &str = "tickprof-http-child: done";
 const PROFILE: &str = "/debug/pprof/profile";

@@ -18,7 +18,7 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 use tickprof::profile;
 
-const CHILD: &str = "TICKPROF_METRICS_CHILD";
+const CHILD: &str = "TPTEST_METRICS_CHILD";
 const DONE: &str = "tickprof-metrics-child: done";
 const HOSTILE: &str = "a\"b\\c\nd";
 const WORK_CALLS: usize = 1234;

@@ -27,7 +27,7 @@ use tickprof::profile;
 #[global_allocator]
 static A: tickprof::Alloc = tickprof::Alloc::system();
 
-const CHILD: &str = "TICKPROF_PPROF_PATHS_CHILD";
+const CHILD: &str = "TPTEST_PPROF_PATHS_CHILD";
 const DONE: &str = "tickprof-pprof-paths-child: done";
 const PATIENCE: Duration = Duration::from_secs(60);
 

@@ -29,7 +29,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tickprof::profile;
 
-const CHILD: &str = "TICKPROF_PUSH_CHILD";
+const CHILD: &str = "TPTEST_PUSH_CHILD";
 /// Calls the child makes: `ROUNDS` rounds of `PER_ROUND`, a pause after
 /// each (so that several pushes happen during the run).
 const ROUNDS: u64 = 8;

@@ -334,7 +334,8 @@ fn start_log(target: &str, opts: &crate::log::LogOptions) {
             Ok(f) => Sink::File(f),
             Err(e) => {
                 write_stderr(&format!(
-                    "tickprof: warning: cannot write TICKPROF_LOG file {path:?}: {e}; no trace log\n"
+                    "tickprof: warning: cannot write TICKPROF_LOG file {}: {e}; no trace log\n",
+                    outputs::shown(&path)
                 ));
                 return;
             }

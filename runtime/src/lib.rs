@@ -305,7 +305,8 @@ pub fn set_hook(hook: &'static dyn Hook) -> Result<(), SetHookError> {
 }
 
 /// Writes the report (as [`dump_now`] does) every `period`, on a thread
-/// tickprof owns; the same as `TICKPROF_DUMP_INTERVAL`. A later call
+/// tickprof owns; the same as `TICKPROF_DUMP_INTERVAL`. A period shorter
+/// than 100 ms is taken as 100 ms (the variable's minimum). A later call
 /// changes the period; `Duration::ZERO` stops the periodic reports.
 ///
 /// # Examples

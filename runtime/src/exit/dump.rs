@@ -14,6 +14,7 @@
 
 use super::{capture, report_of, runtime, write_everywhere, write_stderr, writes_anything};
 use crate::config::{Config, DumpMode, DumpSignal};
+use crate::defaults::MIN_INTERVAL;
 use crate::record::{self, Capture};
 use crate::serve;
 use crate::switches;
@@ -202,8 +203,14 @@ pub(crate) fn on_signal(sig: DumpSignal) -> std::io::Result<()> {
     }
 }
 
-/// Writes a report every `period` (see `tickprof::dump_every`); zero stops.
+/// Writes a report every `period` (see `tickprof::dump_every`), at least
+/// [`MIN_INTERVAL`] (a shorter one is taken as that); zero stops.
 pub(crate) fn every(period: Duration) {
+    let period = if period.is_zero() {
+        period
+    } else {
+        period.max(MIN_INTERVAL)
+    };
     let ns = period.as_nanos().min(u128::from(u64::MAX)) as u64;
     PERIOD_NS.store(ns, Ordering::Relaxed);
     if ns == 0 || !runtime().config.enabled || TIMER.swap(true, Ordering::AcqRel) {
@@ -231,7 +238,13 @@ fn timer() {
             next = Instant::now();
             continue;
         }
-        next += Duration::from_nanos(ns);
+        // A period too long for the clock (centuries): no report until
+        // it changes.
+        let Some(then) = next.checked_add(Duration::from_nanos(ns)) else {
+            std::thread::sleep(Duration::from_secs(1));
+            continue;
+        };
+        next = then;
         let now = Instant::now();
         if next > now {
             std::thread::sleep(next - now);

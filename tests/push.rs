@@ -126,6 +126,8 @@ enum Receiver {
     Works,
     /// Reads the request, never answers, keeps the connection open.
     Hangs,
+    /// Answers these bytes to every request, then closes.
+    Says(&'static [u8]),
 }
 
 /// Starts a receiver; its port and the requests it recorded.
@@ -151,6 +153,9 @@ fn receiver(kind: Receiver) -> (u16, Arc<Mutex<Vec<Request>>>) {
                     let _ = s.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n");
                 }
                 Receiver::Hangs => held.push(s),
+                Receiver::Says(answer) => {
+                    let _ = s.write_all(answer);
+                }
             }
         }
     });
@@ -346,4 +351,92 @@ fn a_termination_signal_pushes_the_final_profile() {
     let p = Profile::from_gz(&reqs[0].parts()["profile"]);
     assert_eq!(work_calls(&p), 500);
     assert!(err.contains(": 1 pushed, 0 failed, 0 dropped"), "{err}");
+}
+
+/// Answers that are not a well-formed `HTTP/1.x 2xx` status line are
+/// failures, each kind warned about once and named by what it is.
+#[test]
+fn only_a_well_formed_2xx_status_line_counts_as_pushed() {
+    for answer in [
+        &b"HTTP/1.1 2999 OK\r\n\r\n"[..],
+        b"HTTP/1.1 204x\r\n\r\n",
+        b"HTTP/1.9 200 OK\r\n\r\n",
+        b"\x16\x03\x01 not http at all\r\n",
+    ] {
+        let (port, got) = receiver(Receiver::Says(answer));
+        let (code, stderr, _) = run_child(port, &[]);
+        assert_eq!(code, Some(3), "{stderr}");
+        let sent = got.lock().unwrap().len();
+        assert!(sent >= 1, "{stderr}");
+        let line = format!(": 0 pushed, {sent} failed, 0 dropped (queue full)");
+        assert!(stderr.contains(&line), "{line} in {stderr}");
+        let warnings: Vec<&str> = stderr.lines().filter(|l| l.contains("warning")).collect();
+        assert_eq!(warnings.len(), 1, "{stderr}");
+        assert!(
+            warnings[0].contains(": the receiver's answer is not an HTTP/1.x status line: \""),
+            "{}",
+            warnings[0]
+        );
+    }
+    // A receiver that closes without a word is said to have done so.
+    let (port, _) = receiver(Receiver::Says(b""));
+    let (_, stderr, _) = run_child(port, &[]);
+    assert!(
+        stderr.contains(": the receiver closed the connection without answering (later"),
+        "{stderr}"
+    );
+}
+
+/// A push interval too long for the clock pushes only at exit (no panic
+/// on the push thread); one below the minimum gives one warning and the
+/// default.
+#[test]
+fn huge_and_tiny_push_intervals() {
+    for (interval, warning) in [
+        ("3000000000000000h", None),
+        ("1ns", Some("tickprof: warning: TICKPROF_PUSH_INTERVAL=\"1ns\" is shorter than the minimum, 100ms; using the default (15s)")),
+    ] {
+        let (port, got) = receiver(Receiver::Works);
+        let mut env = vec![
+            ("TICKPROF_PUSH", format!("http://127.0.0.1:{port}")),
+            ("TICKPROF_PUSH_INTERVAL", interval.to_owned()),
+        ];
+        env.push(("TICKPROF_PUSH_NAME", "push-test".to_owned()));
+        let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let (out, stderr) = http::child::run_quiet(CHILD, "1", &env);
+        assert_eq!(out.status.code(), Some(3), "{interval}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{stderr}");
+        let warnings: Vec<&str> = stderr.lines().filter(|l| l.contains("warning")).collect();
+        assert_eq!(warnings, warning.into_iter().collect::<Vec<_>>(), "{stderr}");
+        assert_eq!(got.lock().unwrap().len(), 1, "only the final push: {stderr}");
+        assert!(stderr.contains(": 1 pushed, 0 failed, 0 dropped"), "{stderr}");
+    }
+}
+
+/// Without `TICKPROF_PUSH_NAME`, the executable's file name is the
+/// application name, held to the same rule: `svc{x=1}` would read as a
+/// name with a label, so it is pushed as `svc_x_1_` with one warning.
+#[test]
+fn the_default_name_is_checked_like_the_variable() {
+    let dir = std::env::temp_dir().join(format!("tickprof-push-name-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let exe = dir.join("svc{x=1}");
+    std::fs::copy(std::env::current_exe().unwrap(), &exe).unwrap();
+    let (port, got) = receiver(Receiver::Works);
+    let out = http::child::child_command_of(&exe, CHILD, "1")
+        .env("TICKPROF_PUSH", format!("http://127.0.0.1:{port}"))
+        .env("TICKPROF_PUSH_INTERVAL", "1h")
+        .env("TICKPROF_STDERR", "0")
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    let reqs = got.lock().unwrap();
+    assert_eq!(reqs.len(), 1, "{stderr}");
+    assert_eq!(reqs[0].query()["name"], "svc_x_1_{}");
+    assert_eq!(
+        stderr.lines().filter(|l| l.contains("warning")).collect::<Vec<_>>(),
+        [format!("tickprof: warning: TICKPROF_PUSH=http://127.0.0.1:{port}: the executable's file name \"svc{{x=1}}\" is not a name of letters, digits and -._/:; pushing as \"svc_x_1_\" (TICKPROF_PUSH_NAME sets the name)")]
+    );
 }

@@ -10,7 +10,16 @@ use std::process::Command;
 /// suite's own variables, such as the markers: a prefix of their own, which
 /// tickprof does not warn about as it does about an unknown `TICKPROF_*`).
 pub fn child_command(marker: &str, value: &str) -> Command {
-    let mut cmd = Command::new(std::env::current_exe().expect("test binary path"));
+    child_command_of(
+        &std::env::current_exe().expect("test binary path"),
+        marker,
+        value,
+    )
+}
+
+/// [`child_command`] of the test binary at `exe` (this one, copied).
+pub fn child_command_of(exe: &std::path::Path, marker: &str, value: &str) -> Command {
+    let mut cmd = Command::new(exe);
     cmd.args([
         "--exact",
         "child_workload",

@@ -113,20 +113,21 @@ pub(crate) fn start(settings: Settings, source: Source) -> Vec<String> {
     if SHARED.set(shared).is_err() {
         return Vec::new();
     }
+    let (app, warning) = app(&settings);
+    let mut warnings: Vec<String> = warning.into_iter().collect();
+    let name = query_name(&app, &settings.labels);
     let spawned = std::thread::Builder::new()
         .name("tickprof push".to_owned())
-        .spawn(move || crate::record::quietly(|| run(&settings, source)));
-    match spawned {
-        Ok(_) => Vec::new(),
-        Err(e) => {
-            if let Some(s) = SHARED.get() {
-                *lock(&s.done) = true;
-            }
-            vec![format!(
-                "tickprof: warning: TICKPROF_PUSH={target}: cannot start the push thread: {e}; nothing is pushed\n"
-            )]
+        .spawn(move || crate::record::quietly(|| run(&settings, &name, source)));
+    if let Err(e) = spawned {
+        if let Some(s) = SHARED.get() {
+            *lock(&s.done) = true;
         }
+        warnings.push(format!(
+            "tickprof: warning: TICKPROF_PUSH={target}: cannot start the push thread: {e}; nothing is pushed\n"
+        ));
     }
+    warnings
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -140,42 +141,70 @@ fn unix_s() -> u64 {
         .map_or(0, |d| d.as_secs())
 }
 
-/// The `name` query value: `app{k=v,…}`.
-fn app_name(settings: &Settings) -> String {
-    let app = settings.name.clone().unwrap_or_else(|| {
-        std::env::current_exe()
-            .ok()
-            .and_then(|p| p.file_name().map(|f| f.to_string_lossy().into_owned()))
-            .filter(|f| !f.is_empty())
-            .unwrap_or_else(|| "tickprof".to_owned())
-    });
-    let labels: Vec<String> = settings
-        .labels
-        .iter()
-        .map(|(k, v)| format!("{k}={v}"))
+/// The application name and, when it had to be mended, a warning line:
+/// `TICKPROF_PUSH_NAME` (checked by the settings), else the executable's
+/// file name.
+fn app(settings: &Settings) -> (String, Option<String>) {
+    if let Some(name) = &settings.name {
+        return (name.clone(), None);
+    }
+    let exe = std::env::current_exe()
+        .ok()
+        .and_then(|p| p.file_name().map(|f| f.to_string_lossy().into_owned()));
+    default_app(exe, &settings.target)
+}
+
+/// The default application name: the executable's file name `exe`
+/// checked as `TICKPROF_PUSH_NAME` is, with characters other than
+/// letters, digits and `-._/:` (which Pyroscope's `name{labels}` syntax
+/// would misread: `svc{x=1}`) each replaced by `_`, and then a warning
+/// line saying so; `tickprof` without a name.
+fn default_app(exe: Option<String>, target: &PushTarget) -> (String, Option<String>) {
+    let exe = exe
+        .filter(|f| !f.is_empty())
+        .unwrap_or_else(|| "tickprof".to_owned());
+    if crate::config::is_app_name(&exe) {
+        return (exe, None);
+    }
+    let mended: String = exe
+        .chars()
+        .map(|c| if crate::config::app_char(c) { c } else { '_' })
         .collect();
-    format!("{app}{{{}}}", labels.join(","))
+    let warning = format!(
+        "tickprof: warning: TICKPROF_PUSH={target}: the executable's file name {} is not a name of letters, digits and -._/:; pushing as {} (TICKPROF_PUSH_NAME sets the name)\n",
+        crate::config::quoted(&exe),
+        crate::config::quoted(&mended)
+    );
+    (mended, Some(warning))
+}
+
+/// The `name` query value: `app{k=v,…}`.
+fn query_name(app: &str, labels: &[(String, String)]) -> String {
+    let labels: Vec<String> = labels.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    client::query_value(&format!("{app}{{{}}}", labels.join(",")))
 }
 
 /// The body of `tickprof push`.
-fn run(settings: &Settings, source: Source) {
+fn run(settings: &Settings, name: &str, source: Source) {
     let Some(shared) = SHARED.get() else { return };
-    let name = client::query_value(&app_name(settings));
     let mut base: Option<(Capture, u64)> = None;
-    let mut next_capture = Instant::now() + settings.interval;
+    // An interval too long to add to a clock reading (the settings take
+    // any length) means no push before the final one.
+    let after = |t: Instant| t.checked_add(settings.interval);
+    let mut next_capture = after(Instant::now());
     let mut backoff = FIRST_BACKOFF;
     let mut retry_at: Option<Instant> = None;
     loop {
         let finishing = shared.finishing.load(Ordering::Acquire);
         let now = Instant::now();
-        if finishing || now >= next_capture {
+        if finishing || next_capture.is_some_and(|t| now >= t) {
             take(shared, source, &mut base);
-            next_capture = now + settings.interval;
+            next_capture = after(now);
         }
         let cap = finishing.then(|| now + FINAL_WAIT.saturating_sub(Duration::from_millis(200)));
         if finishing || retry_at.map_or(true, |t| Instant::now() >= t) {
             retry_at = None;
-            while let Some(sent) = send_front(shared, &name, cap) {
+            while let Some(sent) = send_front(shared, name, cap) {
                 match sent {
                     Err(f) if f.retryable() => {
                         retry_at = Some(Instant::now() + backoff);
@@ -195,11 +224,17 @@ fn run(settings: &Settings, source: Source) {
             return;
         }
         // Sleep until the next capture or retry, or until `finish`.
-        let until = retry_at.map_or(next_capture, |r| r.min(next_capture));
+        let until = match (retry_at, next_capture) {
+            (Some(r), Some(n)) => Some(r.min(n)),
+            (r, n) => r.or(n),
+        };
         let done = lock(&shared.done);
-        let wait = until.saturating_duration_since(Instant::now());
-        if !shared.finishing.load(Ordering::Acquire) && !wait.is_zero() {
-            drop(shared.wake.wait_timeout(done, wait));
+        if !shared.finishing.load(Ordering::Acquire) {
+            match until.map(|t| t.saturating_duration_since(Instant::now())) {
+                None => drop(shared.wake.wait(done)),
+                Some(wait) if !wait.is_zero() => drop(shared.wake.wait_timeout(done, wait)),
+                Some(_) => {}
+            }
         }
     }
 }
@@ -352,4 +387,32 @@ pub(crate) fn finish() -> Option<String> {
         "tickprof: TICKPROF_PUSH={}: {sent} pushed, {failed} failed, {dropped} dropped (queue full){late}\n",
         shared.target
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_name_is_checked_as_the_setting_is() {
+        let target = PushTarget {
+            authority: "127.0.0.1:4040".into(),
+            prefix: String::new(),
+        };
+        let app = |exe: Option<&str>| default_app(exe.map(str::to_owned), &target);
+        assert_eq!(app(Some("my-svc.v2")), ("my-svc.v2".to_owned(), None));
+        assert_eq!(app(None), ("tickprof".to_owned(), None));
+        assert_eq!(app(Some("")), ("tickprof".to_owned(), None));
+        let (name, warning) = app(Some("svc{x=1}"));
+        assert_eq!(name, "svc_x_1_");
+        assert_eq!(
+            warning.as_deref(),
+            Some("tickprof: warning: TICKPROF_PUSH=http://127.0.0.1:4040: the executable's file name \"svc{x=1}\" is not a name of letters, digits and -._/:; pushing as \"svc_x_1_\" (TICKPROF_PUSH_NAME sets the name)\n")
+        );
+        assert_eq!(app(Some("prog é")).0, "prog__");
+        assert_eq!(
+            query_name("svc_x_1_", &[("env".into(), "ci".into())]),
+            "svc_x_1_%7Benv%3Dci%7D"
+        );
+    }
 }

@@ -10,8 +10,8 @@
 //! unset.
 
 use crate::defaults::{
-    DEFAULT_FAIL_SEED, DEFAULT_MAX_DELTA, DEFAULT_MAX_NODES, DEFAULT_THREADS_KEPT,
-    DEFAULT_TRACE_EVENTS, MIN_INTERVAL,
+    DEFAULT_FAIL_SEED, DEFAULT_MAX_DELTA, DEFAULT_MAX_NODES, DEFAULT_SAMPLE_HZ,
+    DEFAULT_THREADS_KEPT, DEFAULT_TRACE_EVENTS, MIN_INTERVAL,
 };
 pub use crate::report::{Layout, SortKey};
 pub use log::LogOptions;
@@ -124,7 +124,7 @@ settings! {
             var: "TICKPROF_MAX_NODES",
             parse: Whole(1),
             default: DEFAULT_MAX_NODES,
-            help: "calling-context tree nodes per thread (a memory bound, 128 bytes a node); beyond it, calls on new paths are recorded on one overflow node per site (their counts and times stay in the site's figures) and the report says how many were folded",
+            help: "calling-context tree nodes per thread (a memory bound, 256 bytes a node); beyond it, calls on new paths are recorded on one overflow node per site (their counts and times stay in the site's figures) and the report says how many were folded",
         },
         /// The text report's layout and sections.
         report: ReportSections {
@@ -143,7 +143,14 @@ settings! {
                 ("counted", TimeMode::Counted),
             ]),
             default: TimeMode::Adaptive,
-            help: "`adaptive`: a site whose calls prove too short for the clock to resolve becomes *counted*: every call still counted exactly, one in 64 timed, its time left in its callers' self time (see [timed and counted sites](accuracy.md#timed-and-counted-sites)); `all`: every call timed; `counted`: every site becomes counted after its learning calls, however long its calls (to measure the counted path)",
+            help: "`adaptive`: a site whose calls prove too short for the clock to resolve becomes *counted*: every call still counted exactly, one in 64 timed, its time found by the sampler (see [timed and counted sites](accuracy.md#timed-and-counted-sites)); `all`: every call timed; `counted`: every site becomes counted after its learning calls, however long its calls (to measure the counted path)",
+        },
+        /// The sampler's rate per second (0: no sampler).
+        sample_hz: u64 {
+            var: "TICKPROF_SAMPLE",
+            parse: Whole(0),
+            default: DEFAULT_SAMPLE_HZ,
+            help: "samples per second of each recording thread's shadow stack, taken by a thread of tickprof's own: where the time of counted sites is found, and what the instrumentation costs (see [accuracy](accuracy.md#sampled-time)); `0`: no sampler: times are raw, and a counted site's come from its timed calls (one in 64)",
         },
         /// Show figures with the calibrated instrumentation cost subtracted
         /// (true) or raw (false).
@@ -151,7 +158,7 @@ settings! {
             var: "TICKPROF_COMPENSATE",
             parse: Switch,
             default: true,
-            help: "`on`: show times with the calibrated instrumentation cost subtracted (see [accuracy](accuracy.md)); `off`: raw times. The header says which; both are always in the API, CSV and JSON.",
+            help: "`on`: show times with the instrumentation the sampler measured in this run taken out (see [accuracy](accuracy.md)); `off`: raw times, the instrumentation in them. The header says which; both are always in the API, CSV and JSON.",
         },
         /// Add a per-thread breakdown.
         threads: bool {

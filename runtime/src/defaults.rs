@@ -21,3 +21,5 @@ pub const DEFAULT_FAIL_SEED: u64 = 0x7469_636b_7072_6f66;
 /// `dump_every`) or push (`TICKPROF_PUSH_INTERVAL`): a shorter one would
 /// keep a core busy and flood stderr or the receiver.
 pub const MIN_INTERVAL: Duration = Duration::from_millis(100);
+/// Default `TICKPROF_SAMPLE`: the sampler's rate, per second.
+pub const DEFAULT_SAMPLE_HZ: u64 = 1000;

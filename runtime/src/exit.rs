@@ -6,7 +6,6 @@ pub(crate) mod dump;
 mod outputs;
 
 use crate::build::{build, Facts};
-use crate::calibrate;
 use crate::clock::{self, Clock};
 use crate::config::Config;
 use crate::record::{self, Capture};
@@ -110,8 +109,10 @@ fn facts(rt: &Runtime, wall_ns: u64) -> Facts {
         invariant_tsc: rt.clock.invariant,
         wall_ns,
         max_delta_ns: rt.config.max_delta.as_nanos().min(u128::from(u64::MAX)) as u64,
-        calibration: calibrate::ensure(),
         compensate: rt.config.compensate,
+        resolution_ticks: record::read_cost(),
+        sample_hz: rt.config.sample_hz,
+        unsampled_threads: record::sampler::unlisted(),
         tracing: switches::tracing(),
         trace_origin: rt.clock.start_ticks,
         pid: std::process::id(),

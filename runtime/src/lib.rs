@@ -25,7 +25,6 @@ mod alloc;
 #[cfg(feature = "enabled")]
 mod build;
 #[cfg(feature = "enabled")]
-mod calibrate;
 #[cfg(feature = "enabled")]
 mod clock;
 mod config;

@@ -269,8 +269,9 @@ impl CallSite {
         Self::new(no_path, Some(name), SiteKind::TracingSpan, file, line, 0)
     }
 
-    /// tickprof's own call site, left out of every report.
-    #[cfg(feature = "enabled")]
+    /// A call site left out of every report (the recorder's unit tests
+    /// use them, so that a test binary prints no exit report).
+    #[cfg(all(feature = "enabled", test))]
     pub(crate) const fn internal(
         path: fn() -> &'static str,
         file: &'static str,
@@ -279,20 +280,6 @@ impl CallSite {
         let mut s = Self::new(path, None, SiteKind::Function, file, line, 0);
         s.internal = true;
         s.decision = AtomicU8::new(TIMED);
-        s
-    }
-
-    /// tickprof's own call site whose calls are counted from the first
-    /// (the calibration of a counted call's cost), left out of every
-    /// report.
-    #[cfg(feature = "enabled")]
-    pub(crate) const fn internal_counted(
-        path: fn() -> &'static str,
-        file: &'static str,
-        line: u32,
-    ) -> Self {
-        let mut s = Self::internal(path, file, line);
-        s.decision = AtomicU8::new(COUNTED);
         s
     }
 

@@ -2,7 +2,6 @@
 //! per-site sums derived from them. See the parent module for the
 //! invariants these functions guarantee.
 
-use crate::calibrate::Calibration;
 use crate::counters::Acc;
 use crate::report::AllocStats;
 use crate::site::CallSite;
@@ -67,102 +66,114 @@ pub(crate) fn calls_below(tree: &Tree, children: &[Vec<u32>]) -> Vec<u64> {
     below
 }
 
-/// Counted calls made beneath each node (its regular descendants'
-/// `untimed`): they cost their caller less than a timed call.
-pub(crate) fn untimed_below(tree: &Tree, children: &[Vec<u32>]) -> Vec<u64> {
+/// Whether a node is counted: some of its calls were counted (not
+/// timed). Its figures come from the sampler: its timed calls (learning,
+/// and the sample) are not all of its calls.
+pub(crate) fn counted_nodes(tree: &Tree) -> Vec<bool> {
+    tree.nodes.iter().map(|n| n.acc.untimed > 0).collect()
+}
+
+/// What the sampler found in each node's subtree, in ticks.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Sampled {
+    /// The program's own time in the node's subtree: on a CPU
+    /// (`sampled`) and off one (`sampled_off`, waiting), summed.
+    pub program: Vec<u64>,
+    /// Instrumentation inside the node's calls' measured time: the
+    /// instrumentation of every marked call made beneath them (each
+    /// caller's side, `sampled_inst`, and each callee's own,
+    /// `sampled_own`).
+    pub inside: Vec<u64>,
+    /// Samples' ticks anywhere in the tree: 0 when the sampler was off or
+    /// had not looked yet.
+    pub any: u64,
+}
+
+/// Sums what the sampler found, bottom-up (see [`Sampled`]).
+pub(crate) fn sampled(tree: &Tree, children: &[Vec<u32>]) -> Sampled {
     let n = tree.nodes.len();
-    let mut below = vec![0u64; n];
+    let mut out = Sampled {
+        program: vec![0; n],
+        inside: vec![0; n],
+        any: 0,
+    };
     for i in (0..n).rev() {
-        below[i] = children[i]
-            .iter()
-            .map(|&c| below[c as usize] + tree.nodes[c as usize].acc.untimed)
-            .sum();
+        let a = &tree.nodes[i].acc;
+        out.any = out
+            .any
+            .saturating_add(a.sampled)
+            .saturating_add(a.sampled_off)
+            .saturating_add(a.sampled_inst)
+            .saturating_add(a.sampled_own);
+        let (mut p, mut ins) = (a.sampled.saturating_add(a.sampled_off), a.sampled_inst);
+        for &c in &children[i] {
+            let c = c as usize;
+            p = p.saturating_add(out.program[c]);
+            ins = ins
+                .saturating_add(out.inside[c])
+                .saturating_add(tree.nodes[c].acc.sampled_own);
+        }
+        out.program[i] = p;
+        out.inside[i] = ins;
     }
-    below
+    out
 }
 
-/// Whether a node is counted: some of its calls were counted (not timed)
-/// and every child of it is counted (a counted call's subtree is counted
-/// whole: see `record::adapt`). Its figures are estimates from its timed
-/// sample, and its calls' time is in its nearest timed ancestor's self
-/// time. (A node with counted calls and a child that is not counted — the
-/// child was timed before its parent started counting — is figured as a
-/// timed node: its total is carried up to its children's when the sample
-/// falls short, and counted as carried.)
-pub(crate) fn counted_nodes(tree: &Tree, children: &[Vec<u32>]) -> Vec<bool> {
-    let mut counted = vec![false; tree.nodes.len()];
-    for i in (0..tree.nodes.len()).rev() {
-        let n = &tree.nodes[i];
-        counted[i] =
-            n.acc.untimed > 0 && n.is_regular() && children[i].iter().all(|&c| counted[c as usize]);
-    }
-    counted
+/// How a counted node's figure is found: from the sampler, or, where the
+/// sampler found too little of it, from its timed sample.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Estimate {
+    /// Sampled ticks below which a counted node's sampled figure is too
+    /// rough (a few samples): its timed sample's is used instead.
+    pub min_sampled: u64,
+    /// Instrumentation per marked call, in ticks, as the sampler measured
+    /// it over the run: what a timed sample's calls beneath cost it.
+    pub per_call: f64,
 }
 
-/// Each node's own compensated figure: its ticks less its own inner cost
-/// per accepted call (at most its shortest call, since the inner cost is
-/// inside every measured call) and the caller-side cost of every marked
-/// call beneath it: a timed call's, or, for the counted ones (`untimed`, a
-/// part of `below`), the part of a counted call's cost that the node's own
-/// work does not hide ([`exposed`]).
-pub(crate) fn compensated_own(
+/// Each node's own figure in ticks, raw (instrumentation left in) and
+/// measured (the instrumentation the sampler found inside taken out), as
+/// `figures` takes them:
+///
+/// - a timed node: its calls' measured ticks; less, measured, the
+///   instrumentation inside them;
+/// - a counted node (its calls were not timed, or not all): what the
+///   sampler found in its subtree — measured, the program's time; raw,
+///   with the instrumentation inside. Where that is under
+///   `est.min_sampled` (a node the sampler seldom found: rare or short
+///   calls, or no sampler), its timed sample's mean times its calls —
+///   measured, less the instrumentation of the calls each call makes
+///   beneath it on average.
+pub(crate) fn own_figures(
     tree: &Tree,
+    counted: &[bool],
     below: &[u64],
-    untimed: &[u64],
-    cal: &Calibration,
-) -> Vec<f64> {
+    s: &Sampled,
+    est: Estimate,
+) -> (Vec<f64>, Vec<f64>) {
     tree.nodes
         .iter()
-        .zip(below.iter().zip(untimed))
-        .map(|(node, (&b, &u))| {
-            let a = &node.acc;
-            let inner = cal.inner_ticks.min(a.min_or_zero() as f64);
-            let rest = a.ticks as f64
-                - a.accepted() as f64 * inner
-                - b.saturating_sub(u) as f64 * cal.call_ticks;
-            if u == 0 {
-                return rest;
+        .enumerate()
+        .map(|(i, n)| {
+            let a = &n.acc;
+            if !counted[i] {
+                let t = a.ticks as f64;
+                return (t, t - s.inside[i] as f64);
             }
-            rest - u as f64 * exposed(rest / u as f64, cal.counted_call_ticks)
+            let p = s.program[i];
+            if p >= est.min_sampled && p > 0 {
+                let p = p as f64;
+                return (p + s.inside[i] as f64, p);
+            }
+            let accepted = a.accepted();
+            if accepted == 0 {
+                return (0.0, 0.0);
+            }
+            let (mean, calls) = (a.ticks as f64 / accepted as f64, a.calls as f64);
+            let inside = est.per_call * below[i] as f64 / calls.max(1.0);
+            (mean * calls, (mean - inside).max(0.0) * calls)
         })
-        .collect()
-}
-
-/// How many counted-call costs wide the ramp of [`exposed`] is.
-pub(crate) const EXPOSURE_RAMP: f64 = 8.0;
-
-/// What one counted call costs its caller, in ticks, when the caller's
-/// time per counted call (the call's own cost included) is `per_call` and
-/// a counted call costs `full` back to back around an empty body.
-///
-/// A counted call reads no clock, so nothing serialises it: its
-/// instructions execute in the shadow of its caller's work where that work
-/// leaves room (a dependent chain of ~20 ns calls hides them entirely:
-/// accuracy case A reads +0.2% raw) and in full where it leaves none
-/// (overlapping ~2 ns calls: case B reads +180% raw, the whole cost). The
-/// cost is taken as `full` when the work per call beyond it is nothing,
-/// falling linearly to 0 when that work is [`EXPOSURE_RAMP`] times `full`:
-/// between `0` and `full`, never increasing with `per_call`.
-pub(crate) fn exposed(per_call: f64, full: f64) -> f64 {
-    if full.is_nan() || full <= 0.0 || !per_call.is_finite() {
-        return 0.0;
-    }
-    let work = (per_call - full).max(0.0);
-    full * (1.0 - work / (EXPOSURE_RAMP * full)).clamp(0.0, 1.0)
-}
-
-/// A counted node's estimated total in ticks, raw and compensated: the
-/// mean of its timed sample (less the inner cost, compensated) times its
-/// calls. 0 for other nodes and for a node with no accepted sample.
-fn estimate(a: &Acc, cal: Option<&Calibration>) -> (f64, f64) {
-    let accepted = a.accepted();
-    if accepted == 0 {
-        return (0.0, 0.0);
-    }
-    let mean = a.ticks as f64 / accepted as f64;
-    let inner = cal.map_or(0.0, |c| c.inner_ticks.min(a.min_or_zero() as f64));
-    let calls = a.calls as f64;
-    (mean * calls, (mean - inner).max(0.0) * calls)
+        .unzip()
 }
 
 /// A node's own allocation counts (made while it was the current node).
@@ -201,117 +212,44 @@ pub(crate) fn alloc_totals(tree: &Tree, children: &[Vec<u32>]) -> Vec<AllocStats
     total
 }
 
-/// Raw and compensated figures of one tree.
+/// Raw and measured figures of one tree.
 pub(crate) struct TreeFigures {
     pub nested: Vec<bool>,
     pub below: Vec<u64>,
-    /// Counted nodes (see [`counted_nodes`]): their own figure is 0 in
-    /// `ticks`, `raw` and `comp`; their estimate is in `est`.
+    /// Counted nodes (see [`counted_nodes`]): their figures come from the
+    /// sampler.
     pub counted: Vec<bool>,
-    /// Counted nodes' estimated totals (0 for the others).
-    pub est: Vec<Trio>,
+    /// What the sampler found in each subtree.
+    pub sampled: Sampled,
     /// Raw, in ticks.
     pub ticks: Figures,
     /// Raw, in nanoseconds.
     pub raw: Figures,
-    /// Compensated (raw without calibration), in nanoseconds.
+    /// With the measured instrumentation taken out, in nanoseconds.
     pub comp: Figures,
     /// Allocation totals (own counts plus the children's totals).
     pub alloc: Vec<AllocStats>,
 }
 
-pub(crate) fn tree_figures(
-    tree: &Tree,
-    cal: Option<&Calibration>,
-    ns_per_tick: f64,
-) -> TreeFigures {
+pub(crate) fn tree_figures(tree: &Tree, ns_per_tick: f64, est: Estimate) -> TreeFigures {
     let children = tree.children();
     let nested = tree.nested(&children);
     let below = calls_below(tree, &children);
-    let counted = counted_nodes(tree, &children);
-    // A counted node's calls' time is in its parent's measured time, and
-    // stays in its self: the node's own figure is 0.
-    let zero_counted = |own: Vec<f64>| -> Vec<f64> {
-        own.into_iter()
-            .zip(&counted)
-            .map(|(o, &c)| if c { 0.0 } else { o })
-            .collect()
-    };
-    let raw_own = zero_counted(tree.nodes.iter().map(|n| n.acc.ticks as f64).collect());
+    let counted = counted_nodes(tree);
+    let sampled = sampled(tree, &children);
+    let (raw_own, measured_own) = own_figures(tree, &counted, &below, &sampled, est);
     let ticks = figures(tree, &children, &raw_own, 1.0);
     let raw = figures(tree, &children, &raw_own, ns_per_tick);
-    let comp = match cal {
-        Some(c) => {
-            let untimed = untimed_below(tree, &children);
-            figures(
-                tree,
-                &children,
-                &zero_counted(compensated_own(tree, &below, &untimed, c)),
-                ns_per_tick,
-            )
-        }
-        None => raw.clone(),
-    };
-    let mut est: Vec<Trio> = tree
-        .nodes
-        .iter()
-        .zip(&counted)
-        .map(|(n, &c)| {
-            if !c {
-                return Trio::default();
-            }
-            let (r, k) = estimate(&n.acc, cal);
-            let k = if cal.is_some() { k } else { r };
-            Trio {
-                ticks: r as u64,
-                raw: (r * ns_per_tick) as u64,
-                comp: (k * ns_per_tick) as u64,
-            }
-        })
-        .collect();
-    cap_estimates(tree, &counted, &mut est, [&ticks, &raw, &comp]);
+    let comp = figures(tree, &children, &measured_own, ns_per_tick);
     TreeFigures {
         nested,
         below,
         counted,
-        est,
+        sampled,
         ticks,
         raw,
         comp,
         alloc: alloc_totals(tree, &children),
-    }
-}
-
-/// Caps counted nodes' estimates by their parent's self time (where their
-/// calls' time is) or, under a counted parent, by the parent's capped
-/// estimate (its calls hold theirs), shared in tree order among the
-/// counted children of one parent: a counted site's total is then never
-/// above its callers'. Under the thread's root (no marked caller) an
-/// estimate is kept whole. A parent comes before its children in the
-/// tree, so its own estimate is capped first.
-fn cap_estimates(tree: &Tree, counted: &[bool], est: &mut [Trio], f: [&Figures; 3]) {
-    let mut room: HashMap<usize, [u64; 3]> = HashMap::new();
-    for (i, n) in tree.nodes.iter().enumerate() {
-        let p = n.parent as usize;
-        if !counted[i] || p == 0 || p >= tree.nodes.len() {
-            continue;
-        }
-        let parent_est = est[p];
-        let r = room.entry(p).or_insert_with(|| {
-            if counted[p] {
-                [parent_est.ticks, parent_est.raw, parent_est.comp]
-            } else {
-                [f[0].self_[p], f[1].self_[p], f[2].self_[p]]
-            }
-        });
-        let e = &mut est[i];
-        for (x, left) in [&mut e.ticks, &mut e.raw, &mut e.comp]
-            .into_iter()
-            .zip(r.iter_mut())
-        {
-            *x = (*x).min(*left);
-            *left -= *x;
-        }
     }
 }
 
@@ -360,10 +298,21 @@ pub(crate) struct Flat {
     pub every: Trio,
     /// Marked calls beneath the site's nodes.
     pub below: u64,
-    /// Counted nodes' estimated totals (outermost nodes).
-    pub est: Trio,
-    /// Whether any of the site's nodes is counted.
-    pub counted: bool,
+    /// The instrumentation the sampler found inside the site's nodes'
+    /// calls, in ticks (every node: as `every`).
+    pub inside: u64,
+    /// The program's time the sampler found with the site's nodes on top
+    /// of the stack, in ticks (its self time's sample).
+    pub sampled_self: u64,
+    /// The program's time the sampler found in the site's outermost
+    /// nodes' subtrees, in ticks (its total's sample).
+    pub sampled_total: u64,
+    /// The calls `every` covers: a timed node's accepted calls, a counted
+    /// node's every call (its figure is the sampler's, of all of them).
+    pub every_calls: u64,
+    /// The raw ticks of every accepted timed call, nested ones included:
+    /// the sum of what the site's histogram holds.
+    pub hist_ticks: u64,
     /// Allocations over the outermost nodes' totals.
     pub alloc: AllocStats,
     /// Allocations made on the site's own nodes.
@@ -402,11 +351,16 @@ pub(crate) fn flatten(tree: &Tree, f: &TreeFigures) -> HashMap<usize, (&'static 
         e.acc.add(&a);
         e.every.add(f, i, true);
         e.below += f.below[i];
-        if f.counted[i] {
-            e.counted = true;
-            if outer {
-                e.est.add_trio(f.est[i]);
-            }
+        e.inside += f.sampled.inside[i];
+        e.hist_ticks += n.acc.ticks;
+        e.every_calls += if f.counted[i] {
+            n.acc.calls
+        } else {
+            n.acc.accepted()
+        };
+        e.sampled_self += n.acc.sampled + n.acc.sampled_off;
+        if outer {
+            e.sampled_total += f.sampled.program[i];
         }
         if n.is_regular() {
             e.self_.add(f, i, false);

@@ -96,39 +96,37 @@ fn header(r: &Report, s: &mut String) {
         run.frequency_source,
         inv
     );
-    if run.overhead_call_ticks > 0.0 {
-        let own = if run.overhead_inner_ticks >= 0.5 {
-            format!(
-                "{:.1} ns ({:.0} ticks) of it inside the call's own time",
-                run.overhead_inner_ns, run.overhead_inner_ticks
-            )
-        } else {
-            "none of it measurable inside the call's own time".to_owned()
-        };
-        let _ = writeln!(
-            s,
-            "tickprof: overhead per marked call: {:.1} ns ({:.0} ticks) added to its caller's time, {own} ({}); instrumentation ≈ {:.1}% of the run",
-            run.overhead_call_ns,
-            run.overhead_call_ticks,
-            run.calibration,
-            100.0 * run.overhead_share
-        );
-    }
     if run.debug_build {
         let _ = writeln!(
             s,
             "tickprof: unoptimised build (debug assertions on): every figure is far above a release build's"
         );
     }
-    let _ = writeln!(
-        s,
-        "tickprof: times are {}",
-        if run.compensated {
-            "compensated: that cost is subtracted (TICKPROF_COMPENSATE=0 for raw times)"
-        } else {
-            "raw: the instrumentation's cost is included"
-        }
-    );
+    let _ = writeln!(s, "tickprof: {}", instrumentation_line(run));
+}
+
+/// The header's line on the instrumentation: what the sampler measured of
+/// it, and whether the figures have it taken out.
+fn instrumentation_line(run: &crate::report::RunInfo) -> String {
+    if run.sampled_ns == 0 {
+        return format!(
+            "instrumentation {}: times are raw, with the instrumentation's cost in them",
+            run.calibration
+        );
+    }
+    let taken = if run.compensated {
+        "taken out of every time below (TICKPROF_COMPENSATE=0 for raw times)"
+    } else {
+        "left in the times below (raw: TICKPROF_COMPENSATE=off)"
+    };
+    format!(
+        "instrumentation {}: {:.1}% of the recording threads' time ({} of {}), {} per marked call; {taken}",
+        run.calibration,
+        100.0 * run.overhead_share,
+        fmt_ns(run.instrumentation_ns as f64),
+        fmt_ns(run.sampled_ns as f64),
+        fmt_ns(run.overhead_call_ns),
+    )
 }
 
 fn table(r: &Report, s: &mut String, opts: &TextOptions) {

@@ -280,14 +280,14 @@ mod tests {
         for _ in 0..calls {
             let s = state(n);
             if s == 0 {
-                n.record(delta, false);
+                n.record(delta, 0, false);
                 timed += 1;
             } else if is_counted(s) {
                 super::super::node::bump(&n.c.untimed, COUNTED_STEP);
                 counted += 1;
             } else {
                 settle(&Node::new(), n, 1);
-                n.record(delta, false);
+                n.record(delta, 0, false);
                 timed += 1;
             }
         }

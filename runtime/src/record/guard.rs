@@ -22,6 +22,9 @@ pub struct Guard {
     start: u64,
     node: *const Node,
     depth: usize,
+    /// A timed call's mark: the thread's ended calls at its entry (see
+    /// `ThreadState::ended`).
+    mark: u64,
     _not_send: PhantomData<*const ()>,
 }
 
@@ -46,53 +49,63 @@ impl Guard {
             if mode == OFF {
                 return Guard::inert();
             }
+            let s = current();
+            let _ = s.inst_on_entry();
             let (node, depth) = cold::enter(site, mode, false);
-            return Guard::timed_or_none(node, depth);
+            let g = Guard::timed_or_none(node, depth, s.ended());
+            s.inst_off();
+            return g;
         }
         let s = current();
-        s.push_with(
+        let depth = s.inst_on_entry();
+        let g = s.push_at(
+            depth,
             site,
-            Guard::timed,
+            |node, depth| Guard::timed(node, depth, s.ended()),
             |parent, node, depth| {
                 if counted_now(node) {
                     return Guard::counted(node, depth);
                 }
-                Guard::from_slow(adapt::settle(parent, node, depth))
+                Guard::from_slow(adapt::settle(parent, node, depth), s.ended())
             },
-            || Guard::from_slow(enter_slow(s, site)),
-        )
+            || Guard::from_slow(enter_slow(s, site), s.ended()),
+        );
+        s.inst_off();
+        g
     }
 
     /// The guard of a frame a slow path returned: counted when its node
     /// is tagged [`COUNTED_TAG`], inert when nothing was pushed, else
-    /// timed.
+    /// timed (with `mark`).
     #[inline(always)]
-    fn from_slow((node, depth): Frame) -> Guard {
+    fn from_slow((node, depth): Frame, mark: u64) -> Guard {
         if node as usize & COUNTED_TAG != 0 {
             Guard::counted(node.cast::<u8>().wrapping_sub(COUNTED_TAG).cast(), depth)
         } else {
-            Guard::timed_or_none(node, depth)
+            Guard::timed_or_none(node, depth, mark)
         }
     }
 
-    /// A timed guard: the clock read now.
+    /// A timed guard: the clock read now; `mark`, the thread's ended
+    /// calls.
     #[inline(always)]
-    fn timed(node: *const Node, depth: usize) -> Guard {
+    fn timed(node: *const Node, depth: usize, mark: u64) -> Guard {
         Guard {
             start: start_stamp(),
             node,
             depth,
+            mark,
             _not_send: PhantomData,
         }
     }
 
     /// A timed guard, or an inert one when nothing was pushed (depth 0).
     #[inline(always)]
-    fn timed_or_none(node: *const Node, depth: usize) -> Guard {
+    fn timed_or_none(node: *const Node, depth: usize, mark: u64) -> Guard {
         if depth == 0 {
             return Guard::inert();
         }
-        Guard::timed(node, depth)
+        Guard::timed(node, depth, mark)
     }
 
     /// A counted call's guard: `start` 0 and a frame (the call was
@@ -103,6 +116,7 @@ impl Guard {
             start: 0,
             node,
             depth,
+            mark: 0,
             _not_send: PhantomData,
         }
     }
@@ -114,6 +128,7 @@ impl Guard {
             start: 0,
             node: core::ptr::null(),
             depth: 0,
+            mark: 0,
             _not_send: PhantomData,
         }
     }
@@ -142,19 +157,29 @@ impl Guard {
     fn end(&self, check: bool) {
         self.end_with(
             check,
-            |f, check| pop_counted(current(), f, check),
-            |f, start, end, check| pop(current(), f, start, end, check),
+            |f, check| {
+                let s = current();
+                s.inst_on(f.1);
+                pop_counted(s, f, check);
+                s.inst_off();
+            },
+            |f, stamps, mark, check| {
+                let s = current();
+                s.inst_on(f.1);
+                pop(s, f, stamps, mark, check);
+                s.inst_off();
+            },
         );
     }
 
     /// [`Guard::end`] with its two pops given: `counted(frame, check)`
-    /// and `timed(frame, start, end, check)`.
+    /// and `timed(frame, (start, end), mark, check)`.
     #[inline(always)]
     fn end_with(
         &self,
         check: bool,
         counted: impl FnOnce(Frame, bool),
-        timed: impl FnOnce(Frame, u64, u64, bool),
+        timed: impl FnOnce(Frame, (u64, u64), u64, bool),
     ) {
         if self.start == 0 {
             if self.depth != 0 {
@@ -163,7 +188,7 @@ impl Guard {
             return;
         }
         let end = ticks();
-        timed((self.node, self.depth), self.start, end, check);
+        timed((self.node, self.depth), (self.start, end), self.mark, check);
     }
 }
 
@@ -207,8 +232,10 @@ impl BodyGuard {
         if mode() == OFF {
             return BodyGuard(core::mem::ManuallyDrop::new(Guard::inert()));
         }
+        let frame = push_outlined(site);
         BodyGuard(core::mem::ManuallyDrop::new(Guard::from_slow(
-            push_outlined(site),
+            frame,
+            current().ended(),
         )))
     }
 
@@ -238,39 +265,50 @@ impl Drop for BodyGuard {
 #[inline(never)]
 fn push_outlined(site: &'static CallSite) -> Frame {
     let mode = mode();
-    if mode != RECORD {
-        if mode == OFF {
-            return (core::ptr::null(), 0);
-        }
-        return cold::enter(site, mode, false);
+    if mode == OFF {
+        return (core::ptr::null(), 0);
     }
     let s = current();
-    s.push_with(
-        site,
-        |node, depth| (node, depth),
-        counted_or_settled,
-        || enter_slow(s, site),
-    )
+    let depth = s.inst_on_entry();
+    let f = if mode != RECORD {
+        cold::enter(site, mode, false)
+    } else {
+        s.push_at(
+            depth,
+            site,
+            |node, depth| (node, depth),
+            counted_or_settled,
+            || enter_slow(s, site),
+        )
+    };
+    s.inst_off();
+    f
 }
 
 /// A timed call's pop for a [`BodyGuard`], out of line.
 #[inline(never)]
-fn pop_outlined(f: Frame, start: u64, end: u64, check: bool) {
-    pop(current(), f, start, end, check);
+fn pop_outlined(f: Frame, stamps: (u64, u64), mark: u64, check: bool) {
+    let s = current();
+    s.inst_on(f.1);
+    pop(s, f, stamps, mark, check);
+    s.inst_off();
 }
 
 /// A counted call's pop for a [`BodyGuard`], out of line.
 #[inline(never)]
 fn pop_counted_outlined(f: Frame, check: bool) {
-    pop_counted(current(), f, check);
+    let s = current();
+    s.inst_on(f.1);
+    pop_counted(s, f, check);
+    s.inst_off();
 }
 
 /// Pops a guard's frame and records the call: on top of the stack, the
 /// fast path; anything else goes to the cold exit.
 #[inline(always)]
-fn pop(s: &ThreadState, f: Frame, start: u64, end: u64, check: bool) {
-    if !s.pop_top(f.0, start, end, check) {
-        cold::exit(s, f, start, end, check);
+fn pop(s: &ThreadState, f: Frame, stamps: (u64, u64), mark: u64, check: bool) {
+    if !s.pop_top(f.0, stamps, mark, check) {
+        cold::exit(s, f, stamps, mark, check);
     }
 }
 
@@ -340,25 +378,6 @@ fn start_stamp() -> u64 {
     }
 }
 
-/// Calls and ticks of `site` summed over this thread's tree nodes.
-pub(crate) fn site_totals_on_this_thread(site: &'static CallSite) -> (u64, u64) {
-    let want = (site as *const CallSite).cast_mut();
-    STATE.with(|s| {
-        let Some(arena) = s.arena() else {
-            return (0, 0);
-        };
-        arena
-            .nodes()
-            .filter(|n| n.site.load(Ordering::Relaxed) == want)
-            .fold((0, 0), |(c, t), n| {
-                (
-                    c + n.c.calls.load(Ordering::Relaxed),
-                    t + n.c.ticks.load(Ordering::Relaxed),
-                )
-            })
-    })
-}
-
 /// Records a raw delta against `site` as one finished call on this thread,
 /// exactly as a guard's drop would (rejection included). For tests of the
 /// accumulation and rejection rules without a real clock.
@@ -369,7 +388,7 @@ pub fn record_raw(site: &'static CallSite, delta: u64) {
     STATE.with(|s| {
         let (node, depth) = s.push(site);
         if !node.is_null() && depth != frame::DETACHED {
-            pop(s, (node, depth), 0, delta, true);
+            pop(s, (node, depth), (0, delta), s.ended(), true);
         }
     });
 }

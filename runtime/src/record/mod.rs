@@ -45,17 +45,19 @@ pub(crate) mod guard;
 pub(crate) mod hist;
 pub(crate) mod hook;
 pub(crate) mod node;
+pub(crate) mod pages;
 mod pending;
 mod poll;
 pub(crate) mod registry;
+pub(crate) mod sampler;
 mod sigmask;
 #[cfg(feature = "tracing")]
 pub(crate) mod span;
 pub(crate) mod stack;
 pub(crate) mod trace;
 
+pub(crate) use adapt::read_cost;
 pub(crate) use registry::{capture, reset_all, Capture};
-pub(crate) use stack::CALIBRATION_THREAD;
 
 /// Runs `f` (tickprof's own work: capturing, building and writing
 /// reports) with the calling thread's marked calls turned away, so that a

@@ -26,34 +26,106 @@ use super::registry;
 use crate::site::CallSite;
 use crate::switches::recording;
 use children::{Maps, Recent};
-use core::sync::atomic::Ordering;
+use core::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 use std::cell::Cell;
 
 pub(super) use super::node::MRU_FLAG;
 
-/// The name of tickprof's calibration thread, on which only internal sites
-/// are recorded.
-pub(crate) const CALIBRATION_THREAD: &str = "tickprof calibration";
+/// One slot of the shadow stack: a node, written by the owner thread and
+/// read by tickprof's sampler thread (relaxed: plain moves on the owner's
+/// side).
+pub(super) type Slot = AtomicPtr<Node>;
+
+/// The node in slot `i` of `stack`.
+///
+/// # Safety
+///
+/// `stack` holds at least `i + 1` initialised slots.
+#[inline(always)]
+pub(super) unsafe fn slot(stack: *const Slot, i: usize) -> *const Node {
+    // SAFETY: per the contract.
+    unsafe { (*stack.add(i)).load(Ordering::Relaxed) }
+}
+
+/// Writes `node` into slot `i` of `stack` (owner thread only).
+///
+/// # Safety
+///
+/// `stack` holds at least `i + 1` initialised slots.
+#[inline(always)]
+unsafe fn set_slot(stack: *const Slot, i: usize, node: *const Node) {
+    // SAFETY: per the contract.
+    unsafe { (*stack.add(i)).store(node.cast_mut(), Ordering::Relaxed) }
+}
+
+/// A word of the owner thread's that tickprof's sampler thread reads: a
+/// relaxed atomic, so that the owner's loads and stores stay plain moves.
+pub(super) struct Word(AtomicUsize);
+
+impl Word {
+    const fn new(v: usize) -> Word {
+        Word(AtomicUsize::new(v))
+    }
+
+    #[inline(always)]
+    pub(super) fn get(&self) -> usize {
+        self.0.load(Ordering::Relaxed)
+    }
+
+    #[inline(always)]
+    pub(super) fn set(&self, v: usize) {
+        self.0.store(v, Ordering::Relaxed);
+    }
+}
+
+/// What the sampler found a thread doing, with a node on top of its stack.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Sampled {
+    /// The program's own code (the node's `sampled` time).
+    Program,
+    /// The instrumentation of a marked call the node makes, on the
+    /// node's side of its push and pop, or tickprof's own work
+    /// (`sampled_inst`: inside the node's calls' time).
+    Calls,
+    /// The node's own call's instrumentation, after its push or before
+    /// its pop (`sampled_own`: outside its call's time).
+    Own,
+}
 
 /// The calling thread's profiler state. Const-initialised; set up on the
 /// first marked call.
 pub(super) struct ThreadState {
     arena: Cell<*const Arena>,
-    depth: Cell<usize>,
-    stack: Cell<*mut *const Node>,
+    /// The depth of the frame on top of the stack (0: the root).
+    depth: Word,
+    /// The shadow stack: `stack_len` slots (see [`ThreadState::sampled`]).
+    stack: AtomicPtr<Slot>,
+    /// The slots of the memory `stack` points at (0 when none, or the
+    /// read-only dead stack's 1).
+    stack_len: AtomicUsize,
     /// The stack's capacity as pushes see it: 0 while tickprof's own
     /// work runs ([`ThreadState::while_busy`]), so that no push takes the
     /// fast path.
     cap: Cell<usize>,
+    /// Non-zero while the thread runs tickprof's instrumentation, for the
+    /// sampler, whose samples then count as instrumentation rather than
+    /// the time of the node on top: the depth of the frame being entered
+    /// or left (a sample with that frame on top is its own call's
+    /// instrumentation, one with its caller on top the caller's cost of a
+    /// call it makes), or `usize::MAX` for tickprof's own work.
+    inst: Word,
+    /// The thread's slot in the sampler's table (`u32::MAX`: none).
+    sampler_slot: Cell<u32>,
+    /// Marked calls ended on this thread (popped): a timed call's guard
+    /// notes it at entry, so that its exit knows how many marked calls
+    /// were made beneath it (their instrumentation is inside its time).
+    ended: Cell<u64>,
     maps: Cell<*mut Maps>,
     /// Recent child lookups (see [`Recent`]); null until set up.
     recent: Cell<*const Recent>,
     busy: Cell<bool>,
     /// Set when the thread's exit tore the state down.
     dead: Cell<bool>,
-    /// Set on tickprof's own calibration thread: only internal sites are
-    /// recorded there (a marked global allocator's calls are not).
-    internal_only: Cell<bool>,
     /// Set when the first marked call could not ask std for the thread's
     /// name (it may have run in a signal handler while std was starting
     /// the thread): the name is found on a later cold path.
@@ -71,14 +143,17 @@ thread_local! {
     pub(super) static STATE: ThreadState = const {
         ThreadState {
             arena: Cell::new(core::ptr::null()),
-            depth: Cell::new(0),
-            stack: Cell::new(core::ptr::null_mut()),
+            depth: Word::new(0),
+            stack: AtomicPtr::new(core::ptr::null_mut()),
+            stack_len: AtomicUsize::new(0),
             cap: Cell::new(0),
+            inst: Word::new(0),
+            sampler_slot: Cell::new(u32::MAX),
+            ended: Cell::new(0),
             maps: Cell::new(core::ptr::null_mut()),
             recent: Cell::new(core::ptr::null()),
             busy: Cell::new(false),
             dead: Cell::new(false),
-            internal_only: Cell::new(false),
             name_pending: Cell::new(false),
             name_tries: Cell::new(0),
             coin: Cell::new(0x9E37_79B9),
@@ -117,17 +192,17 @@ impl ThreadState {
     /// Where an allocation made now is counted (see [`super::alloc`]).
     #[inline(always)]
     pub(super) fn alloc_target(&self) -> AllocTarget {
-        if self.busy.get() || self.internal_only.get() {
+        if self.busy.get() {
             return AllocTarget::Skip;
         }
-        let stack = self.stack.get();
+        let stack = self.stack.load(Ordering::Relaxed);
         if stack.is_null() {
             return AllocTarget::Pending;
         }
         // SAFETY: not busy, so the stack is not being set up, grown or torn
         // down: `depth < cap` while set up; torn down, `stack` is
         // `DEAD_STACK` and `depth` is 0.
-        let node = unsafe { *stack.add(self.depth.get()) };
+        let node = unsafe { slot(stack, self.depth.get()) };
         // SAFETY: a stacked pointer is null (torn down) or a node of this
         // thread's arena, which outlives the state; the reference is used
         // only for the current allocation.
@@ -171,15 +246,28 @@ impl ThreadState {
         flagged: impl FnOnce(&Node, *const Node, usize) -> R,
         miss: impl FnOnce() -> R,
     ) -> R {
-        let depth = self.depth.get();
+        self.push_at(self.depth.get(), site, hit, flagged, miss)
+    }
+
+    /// [`ThreadState::push_with`] with the depth on top already read
+    /// (`depth`: this thread's, read on this thread just before).
+    #[inline(always)]
+    pub(super) fn push_at<R>(
+        &self,
+        depth: usize,
+        site: &'static CallSite,
+        hit: impl FnOnce(*const Node, usize) -> R,
+        flagged: impl FnOnce(&Node, *const Node, usize) -> R,
+        miss: impl FnOnce() -> R,
+    ) -> R {
         let next = depth + 1;
         if next >= self.cap.get() {
             return miss();
         }
-        let stack = self.stack.get();
+        let stack = self.stack.load(Ordering::Relaxed);
         // SAFETY: `stack` holds `cap` initialised slots (see `grow`) and
         // `depth < next < cap`; only this thread touches it.
-        let parent = unsafe { *stack.add(depth) };
+        let parent = unsafe { slot(stack, depth) };
         // SAFETY: every stacked pointer is a node of this thread's arena,
         // which outlives the state.
         let parent_ref = unsafe { &*parent };
@@ -189,13 +277,13 @@ impl ThreadState {
             if mru == site_ptr.wrapping_byte_add(MRU_FLAG) {
                 let node = parent_ref.mru_child.load(Ordering::Relaxed).cast_const();
                 // SAFETY: `next < cap`, as above.
-                unsafe { *stack.add(next) = node };
+                unsafe { set_slot(stack, next, node) };
                 self.depth.set(next);
                 return flagged(parent_ref, node, next);
             }
             if let Some((node, counts)) = self.other_child(parent_ref, site) {
                 // SAFETY: `next < cap`, as above.
-                unsafe { *stack.add(next) = node };
+                unsafe { set_slot(stack, next, node) };
                 self.depth.set(next);
                 if counts {
                     return flagged(parent_ref, node, next);
@@ -209,7 +297,7 @@ impl ThreadState {
         }
         let node = parent_ref.mru_child.load(Ordering::Relaxed).cast_const();
         // SAFETY: `next < cap`, as above.
-        unsafe { *stack.add(next) = node };
+        unsafe { set_slot(stack, next, node) };
         self.depth.set(next);
         hit(node, next)
     }
@@ -302,10 +390,67 @@ impl ThreadState {
     pub(super) fn while_busy<R>(&self, f: impl FnOnce() -> R) -> R {
         let was = self.busy.replace(true);
         let cap = self.cap.replace(0);
+        let inst = self.inst.get();
+        self.inst.set(usize::MAX);
         let r = f();
+        self.inst.set(inst);
         self.cap.set(cap);
         self.busy.set(was);
         r
+    }
+
+    /// Marks the start of instrumentation entering (`frame` = the depth
+    /// the new frame will have: the top's + 1) or leaving (`frame` = the
+    /// frame's depth) a marked call: the sampler counts what it finds now
+    /// as instrumentation (see [`Sampled`]). One store; the compiler keeps
+    /// it in place (a signal fence: no instruction).
+    #[inline(always)]
+    pub(super) fn inst_on(&self, frame: usize) {
+        self.inst.set(frame);
+        core::sync::atomic::compiler_fence(Ordering::SeqCst);
+    }
+
+    /// [`ThreadState::inst_on`] for entering a call: the frame above the
+    /// top. Returns the depth on top, for [`ThreadState::push_at`].
+    #[inline(always)]
+    pub(super) fn inst_on_entry(&self) -> usize {
+        let depth = self.depth.get();
+        self.inst_on(depth + 1);
+        depth
+    }
+
+    /// Marks the end of instrumentation: back in the program's code.
+    #[inline(always)]
+    pub(super) fn inst_off(&self) {
+        core::sync::atomic::compiler_fence(Ordering::SeqCst);
+        self.inst.set(0);
+    }
+
+    /// What the sampler sees of this thread: the node on top of its
+    /// stack and what the thread is doing there. `None` before set-up.
+    /// Only the sampler thread calls it, while this state is in its table
+    /// (see [`super::sampler`]): the stack it reads is not freed
+    /// meanwhile.
+    pub(super) fn sampled(&self) -> Option<(&Node, Sampled)> {
+        // The length before the pointer (see `set_stack`).
+        let len = self.stack_len.load(Ordering::Acquire);
+        let stack = self.stack.load(Ordering::Acquire);
+        if len == 0 || stack.is_null() {
+            return None;
+        }
+        let inst = self.inst.get();
+        let top = self.depth.get();
+        // SAFETY: `stack` holds at least `len` slots (published in that
+        // order) and is not freed while the sampler reads this state.
+        let node = unsafe { slot(stack, top.min(len - 1)) };
+        let what = match inst {
+            0 => Sampled::Program,
+            f if top >= f => Sampled::Own,
+            _ => Sampled::Calls,
+        };
+        // SAFETY: a slot holds null or a node of this thread's arena,
+        // which the thread frees only after leaving the sampler's table.
+        unsafe { node.as_ref() }.map(|n| (n, what))
     }
 
     /// The thread's arena, once set up and until torn down.
@@ -337,20 +482,39 @@ impl ThreadState {
     /// frame is deeper records the same call on the same node; the guard of
     /// that top frame then finds it gone and is counted out of order.
     #[inline(always)]
-    pub(super) fn pop_top(&self, node: *const Node, start: u64, end: u64, check: bool) -> bool {
+    pub(super) fn pop_top(
+        &self,
+        node: *const Node,
+        (start, end): (u64, u64),
+        mark: u64,
+        check: bool,
+    ) -> bool {
         let top = self.depth.get();
-        let stack = self.stack.get();
+        let stack = self.stack.load(Ordering::Relaxed);
         // SAFETY: `top < cap` holds for the current depth while the state is
         // set up; torn down, `stack` is `DEAD_STACK` and `top` is 0.
-        let top_node = unsafe { *stack.add(top) };
+        let top_node = unsafe { slot(stack, top) };
         if top_node != node {
             return false;
         }
         self.depth.set(top - 1);
+        let ended = self.ended.get();
+        self.ended.set(ended + 1);
         // SAFETY: the frame on top of this thread's live stack holds a
         // node of its arena, which outlives the state.
-        unsafe { &*node }.record(end.wrapping_sub(start), check);
+        unsafe { &*node }.record(end.wrapping_sub(start), ended.wrapping_sub(mark), check);
         true
+    }
+
+    /// Marked calls ended on this thread so far: a timed call's mark.
+    #[inline(always)]
+    pub(super) fn ended(&self) -> u64 {
+        self.ended.get()
+    }
+
+    /// Counts one more ended call (a pop off the fast path).
+    pub(super) fn note_ended(&self) {
+        self.ended.set(self.ended.get() + 1);
     }
 
     /// Pops the frame of a counted call (its call was counted on entry)
@@ -359,13 +523,14 @@ impl ThreadState {
     #[inline(always)]
     pub(super) fn pop_top_counted(&self, node: *const Node) -> bool {
         let top = self.depth.get();
-        let stack = self.stack.get();
+        let stack = self.stack.load(Ordering::Relaxed);
         // SAFETY: as in `pop_top`.
-        let top_node = unsafe { *stack.add(top) };
+        let top_node = unsafe { slot(stack, top) };
         if top_node != node {
             return false;
         }
         self.depth.set(top - 1);
+        self.ended.set(self.ended.get() + 1);
         true
     }
 
@@ -375,7 +540,12 @@ impl ThreadState {
         // SAFETY: the slots below the top of a set-up stack hold nodes of
         // this thread's arena, which outlives the state; `depth - 1` is
         // one of them (the caller's frame is at `depth >= 1`).
-        unsafe { &**self.stack.get().add(depth - 1) }
+        unsafe { &*slot(self.stack.load(Ordering::Relaxed), depth - 1) }
+    }
+
+    /// The thread's entry in the sampler's table (`u32::MAX`: none).
+    pub(super) fn sampler_slot(&self) -> u32 {
+        self.sampler_slot.get()
     }
 
     /// The depth of the frame on top of the stack (0: none).
@@ -388,12 +558,13 @@ impl ThreadState {
     #[inline(always)]
     pub(super) fn pop_frame(&self, depth: usize, node: *const Node) -> bool {
         let top = self.depth.get();
-        let stack = self.stack.get();
+        let stack = self.stack.load(Ordering::Relaxed);
         // SAFETY: `top < cap` holds for the current depth while the state is
         // set up; torn down, `stack` is `DEAD_STACK` and `top` is 0.
-        let top_node = unsafe { *stack.add(top) };
+        let top_node = unsafe { slot(stack, top) };
         if top == depth && top_node == node {
             self.depth.set(top - 1);
+            self.note_ended();
             true
         } else {
             self.resync(depth, node)
@@ -415,9 +586,9 @@ impl ThreadState {
         let top = self.depth.get();
         // SAFETY: as in `note_reentrant`.
         let arena = unsafe { &*self.arena.get() };
-        let stack = self.stack.get();
+        let stack = self.stack.load(Ordering::Relaxed);
         // SAFETY: `depth <= top < cap` is checked first.
-        if depth >= 1 && depth <= top && unsafe { *stack.add(depth) } == node {
+        if depth >= 1 && depth <= top && unsafe { slot(stack, depth) } == node {
             // Deeper frames were never closed (leaked or moved guards): pop
             // them with this one.
             bump(&arena.resynced, (top - depth) as u64);
@@ -427,6 +598,7 @@ impl ThreadState {
             // the stack alone.
             bump(&arena.orphaned, 1);
         }
+        self.note_ended();
         true
     }
 }

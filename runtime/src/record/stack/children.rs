@@ -116,11 +116,14 @@ impl ThreadState {
     #[cold]
     #[inline(never)]
     pub(super) fn push_miss(&self, site: &'static CallSite) -> Frame {
+        if crate::record::sampler::idle() {
+            self.while_busy(crate::record::sampler::ensure_started);
+        }
         let depth = self.depth.get();
         let next = depth + 1;
-        let stack = self.stack.get();
+        let stack = self.stack.load(Ordering::Relaxed);
         // SAFETY: as in `push`, whose checks held (`next < cap`).
-        let parent = unsafe { &**stack.add(depth) };
+        let parent = unsafe { &*super::slot(stack, depth) };
         let slot = self.recent_slot(parent, site);
         let node = match slot.and_then(|slot| recent_child(slot, parent, site)) {
             Some(node) => node,
@@ -154,7 +157,7 @@ impl ThreadState {
             self.coin(),
         );
         // SAFETY: as in `push`.
-        unsafe { *stack.add(next) = node };
+        unsafe { super::set_slot(stack, next, node) };
         self.depth.set(next);
         (node, next)
     }
@@ -204,9 +207,6 @@ impl ThreadState {
                 arena.set_late_name(sigmask::std_thread_name());
             }
         }
-        if self.internal_only.get() && !site.is_internal() {
-            return None;
-        }
         let site_ptr = (site as *const CallSite).cast_mut();
         let parent_index = parent.index.load(Ordering::Relaxed);
         let is_overflow_parent = parent.flags.load(Ordering::Relaxed) != 0;
@@ -253,13 +253,13 @@ impl ThreadState {
     /// (Only the top `NESTING_SCAN` frames are looked at: an activation
     /// deeper than that is taken as not open.)
     fn site_on_stack(&self, site: *mut CallSite) -> bool {
-        let stack = self.stack.get();
+        let stack = self.stack.load(Ordering::Relaxed);
         let depth = self.depth.get();
         (depth.saturating_sub(NESTING_SCAN).max(1)..=depth)
             .rev()
             .any(|d| {
                 // SAFETY: `d <= depth < cap`; stacked pointers are arena nodes.
-                let node = unsafe { &**stack.add(d) };
+                let node = unsafe { &*super::slot(stack, d) };
                 node.site.load(Ordering::Relaxed) == site
             })
     }

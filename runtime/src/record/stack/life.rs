@@ -3,20 +3,56 @@
 //! tree into the finished threads' data.
 
 use super::children::{Maps, Recent};
-use super::{ThreadState, CALIBRATION_THREAD, STATE};
+use super::{set_slot, Slot, ThreadState, STATE};
 use crate::record::node::Node;
-use crate::record::{pending, registry, sigmask};
-use core::sync::atomic::Ordering;
+use crate::record::{pages, pending, registry, sampler, sigmask};
+use core::sync::atomic::{AtomicPtr, Ordering};
 use std::sync::Arc;
 
 /// The shadow stack of a torn-down state: one null frame, only ever read
 /// (the state's capacity is 0, so nothing is pushed on it).
-struct DeadStack([*const Node; 1]);
+static DEAD_STACK: [Slot; 1] = [AtomicPtr::new(core::ptr::null_mut())];
 
-// SAFETY: the array is never written; a null pointer is shareable.
-unsafe impl Sync for DeadStack {}
+/// The dead stack, as a state's stack pointer.
+fn dead_stack() -> *mut Slot {
+    DEAD_STACK.as_ptr().cast_mut()
+}
 
-static DEAD_STACK: DeadStack = DeadStack([core::ptr::null()]);
+/// The slots of a shadow stack of `bytes`.
+const fn slots_in(bytes: usize) -> usize {
+    bytes / core::mem::size_of::<Slot>()
+}
+
+/// A new shadow stack of at least `cap` slots from pages (see [`pages`]),
+/// slot `i` holding `fill(i)`: its slots and its length; null when the
+/// system refuses.
+fn new_stack(cap: usize, fill: impl Fn(usize) -> *const Node) -> (*mut Slot, usize) {
+    let bytes = pages::rounded(cap * core::mem::size_of::<Slot>());
+    let p = pages::alloc_zeroed(bytes).cast::<Slot>();
+    if p.is_null() {
+        return (p, 0);
+    }
+    let len = slots_in(bytes);
+    for i in 0..len {
+        let node = fill(i);
+        // SAFETY: `i < len`, the slots of the fresh mapping (zeroed: null
+        // pointers, valid `AtomicPtr`s).
+        unsafe { set_slot(p, i, node) };
+    }
+    (p, len)
+}
+
+/// Gives back a stack from [`new_stack`] of `len` slots.
+///
+/// # Safety
+///
+/// `p` came from `new_stack` with that length and is not used again.
+unsafe fn free_stack(p: *mut Slot, len: usize) {
+    if !p.is_null() && p != dead_stack() {
+        // SAFETY: per the contract, `len * 8` bytes from `pages`.
+        unsafe { pages::free(p.cast(), len * core::mem::size_of::<Slot>()) };
+    }
+}
 
 /// Tears the calling thread's state down when the thread exits. Its
 /// destructor is registered by the first marked call on the thread (`setup`),
@@ -41,17 +77,13 @@ impl ThreadState {
         // never set up: such calls are recorded detached.
         if EXIT.try_with(|_| {}).is_err() {
             self.dead.set(true);
-            self.stack.set(DEAD_STACK.0.as_ptr().cast_mut());
+            self.set_stack(dead_stack(), 1);
             return false;
         }
         // Asking std for the name while std is still starting the thread
         // (from a signal handler) would abort the thread's start.
         let pending = sigmask::any_blocked();
         let name = (!pending).then(sigmask::std_thread_name);
-        // tickprof's calibration thread records only tickprof's own sites
-        // (a marked global allocator's calls there are not the program's).
-        self.internal_only
-            .set(name.as_deref() == Some(CALIBRATION_THREAD));
         self.name_pending.set(pending);
         // Settled before any node of any thread records (the pop's cold
         // path reads it).
@@ -61,38 +93,60 @@ impl ThreadState {
             return false;
         };
         // SAFETY: `root` is a node of `arena`, alive here.
-        pending::fold_into(unsafe { &*root }, !self.internal_only.get());
+        pending::fold_into(unsafe { &*root });
         let maps = Box::new(Maps::new());
         self.maps.set(Box::into_raw(maps));
         let recent = Box::new(Recent::new());
         self.recent.set(Box::into_raw(recent));
         self.arena.set(Arc::into_raw(arena));
-        const INITIAL_DEPTH: usize = 64;
-        let mut v: Vec<*const Node> = vec![root; INITIAL_DEPTH];
-        let p = v.as_mut_ptr();
-        core::mem::forget(v);
-        self.stack.set(p);
-        self.cap.set(INITIAL_DEPTH);
+        // One page: 512 frames.
+        let (p, len) = new_stack(1, |_| root);
+        if p.is_null() {
+            return false;
+        }
         self.depth.set(0);
+        self.set_stack(p, len);
+        self.cap.set(len);
+        self.sampler_slot.set(sampler::register(self));
+        if !pending {
+            sampler::ensure_started();
+        }
         true
     }
 
-    /// Doubles the shadow stack.
+    /// Publishes the stack `p` of `len` slots, for the sampler too: the
+    /// pointer before the length, so that a sampler reading the length
+    /// first never pairs a longer length with a shorter stack.
+    fn set_stack(&self, p: *mut Slot, len: usize) {
+        self.stack.store(p, Ordering::Release);
+        self.stack_len.store(len, Ordering::Release);
+    }
+
+    /// Doubles the shadow stack. The old one is freed once the sampler
+    /// is not reading it.
     pub(super) fn grow(&self) -> bool {
         let cap = self.cap.get();
-        let old = self.stack.get();
-        let new_cap = cap * 2;
-        let mut v: Vec<*const Node> = Vec::with_capacity(new_cap);
-        // SAFETY: `old` has `cap` initialised slots.
-        v.extend_from_slice(unsafe { core::slice::from_raw_parts(old, cap) });
-        let root = v[0];
-        v.resize(new_cap, root);
-        let p = v.as_mut_ptr();
-        core::mem::forget(v);
-        self.stack.set(p);
-        self.cap.set(new_cap);
-        // SAFETY: `old` came from a `Vec` with length and capacity `cap`.
-        drop(unsafe { Vec::from_raw_parts(old, cap, cap) });
+        let old = self.stack.load(Ordering::Relaxed);
+        let old_len = self.stack_len.load(Ordering::Relaxed);
+        // SAFETY: `old` has `cap` initialised slots, the root in slot 0.
+        let root = unsafe { super::slot(old, 0) };
+        let (p, len) = new_stack(cap * 2, |i| {
+            if i < cap {
+                // SAFETY: as above, `i < cap`.
+                unsafe { super::slot(old, i) }
+            } else {
+                root
+            }
+        });
+        if p.is_null() {
+            return false;
+        }
+        self.set_stack(p, len);
+        self.cap.set(len);
+        sampler::quiesce(self.sampler_slot.get());
+        // SAFETY: `old` came from `new_stack` with `old_len` slots; the
+        // state and the sampler (quiesced above) no longer read it.
+        unsafe { free_stack(old, old_len) };
         true
     }
 
@@ -100,8 +154,8 @@ impl ThreadState {
     /// so that a guard's drop can read its top frame (hooks with the
     /// profile off, where no frame is ever pushed).
     pub(in crate::record) fn ensure_stack(&self) {
-        if self.stack.get().is_null() {
-            self.stack.set(DEAD_STACK.0.as_ptr().cast_mut());
+        if self.stack.load(Ordering::Relaxed).is_null() {
+            self.set_stack(dead_stack(), 1);
         }
     }
 }
@@ -112,6 +166,9 @@ impl ThreadState {
     /// thread are recorded detached).
     pub(super) fn teardown(&self) {
         self.dead.set(true);
+        // The sampler lets go of this thread first: it reads the stack and
+        // writes the nodes freed below.
+        sampler::unregister(self.sampler_slot.replace(u32::MAX));
         // Marked calls made while the state is taken apart (a marked global
         // allocator called by the merge below) are not recorded: no new
         // frame can be pushed (`cap` 0 sends pushes to `push_cold`, where
@@ -150,12 +207,14 @@ impl ThreadState {
             // no push reaches `push_miss` any more (`cap` is 0).
             drop(unsafe { Box::from_raw(recent.cast_mut()) });
         }
-        let stack = self.stack.replace(DEAD_STACK.0.as_ptr().cast_mut());
+        let stack = self.stack.load(Ordering::Relaxed);
+        let stack_len = self.stack_len.load(Ordering::Relaxed);
+        self.set_stack(dead_stack(), 1);
         self.depth.set(0);
-        if !stack.is_null() {
-            // SAFETY: from a `Vec` with length and capacity `stack_cap`.
-            drop(unsafe { Vec::from_raw_parts(stack, stack_cap, stack_cap) });
-        }
+        debug_assert!(stack_cap == 0 || stack_cap == stack_len);
+        // SAFETY: from `new_stack` with `stack_len` slots; the state now
+        // points at the dead stack, and the sampler let go of it above.
+        unsafe { free_stack(stack, stack_len) };
         // Calls from later thread-local destructors are recorded detached.
         self.busy.set(false);
     }

@@ -16,8 +16,10 @@ use crate::defaults::{
 pub use crate::report::{Layout, SortKey};
 pub use log::LogOptions;
 pub use push::PushTarget;
+#[cfg(feature = "enabled")]
 pub(crate) use push::{is_app_name, plain as app_char};
 pub use values::parse_duration;
+#[cfg(feature = "enabled")]
 pub(crate) use values::{named, quoted};
 
 use push::{AppName, Labels, PushUrl};

@@ -17,7 +17,7 @@ mod time_modes;
 use std::collections::BTreeMap;
 use time_modes::{paths, short};
 
-const CHILD: &str = "TICKPROF_ADAPT_CHILD";
+const CHILD: &str = "TPTEST_ADAPT_CHILD";
 const THREADS: u64 = 3;
 const LEAF_CALLS: u64 = 20_000;
 

@@ -1,7 +1,7 @@
 //! The report printed at process exit, the CSV file, and the environment.
 //!
 //! Each test re-runs this test binary as a child process that runs only
-//! `child_workload` (with `TICKPROF_EXIT_CHILD` set), then parses the
+//! `child_workload` (with `TPTEST_EXIT_CHILD` set), then parses the
 //! child's stderr and files.
 #![cfg(feature = "enabled")]
 
@@ -9,7 +9,7 @@ use std::process::Output;
 use std::time::Duration;
 use tickprof::profile;
 
-const CHILD: &str = "TICKPROF_EXIT_CHILD";
+const CHILD: &str = "TPTEST_EXIT_CHILD";
 
 #[path = "support/spin.rs"]
 mod spin_support;

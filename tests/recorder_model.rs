@@ -36,7 +36,7 @@ use std::collections::BTreeMap;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 
 /// The marker of the child process.
-const CHILD: &str = "TICKPROF_RECORDER_MODEL_CHILD";
+const CHILD: &str = "TPTEST_RECORDER_MODEL_CHILD";
 /// The children's settings: (`TICKPROF_MAX_NODES`, `TICKPROF_THREADS_KEPT`).
 /// A cap of 1 folds every call (the root is the only regular node); 8 is
 /// reached by most sequences part-way. A sequence's threads have up to four

@@ -14,7 +14,7 @@ mod quiet;
 use std::os::unix::thread::JoinHandleExt;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-const CHILD: &str = "TICKPROF_TEST_SIGNALS";
+const CHILD: &str = "TPTEST_SIGNALS_CHILD";
 
 static HANDLED: AtomicU64 = AtomicU64::new(0);
 

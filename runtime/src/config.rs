@@ -11,18 +11,25 @@
 
 use crate::defaults::{
     DEFAULT_FAIL_SEED, DEFAULT_MAX_DELTA, DEFAULT_MAX_NODES, DEFAULT_SAMPLE_HZ,
-    DEFAULT_THREADS_KEPT, DEFAULT_TRACE_EVENTS,
+    DEFAULT_THREADS_KEPT, DEFAULT_TRACE_EVENTS, MIN_INTERVAL,
 };
 pub use crate::report::{Layout, SortKey};
 pub use log::LogOptions;
 pub use push::PushTarget;
+#[cfg(feature = "enabled")]
+pub(crate) use push::{is_app_name, plain as app_char};
 pub use values::parse_duration;
+#[cfg(feature = "enabled")]
+pub(crate) use values::{named, quoted};
 
 use push::{AppName, Labels, PushUrl};
 use sections::SectionList;
 use table::settings;
-use values::{Address, Limit, Names, Opt, Paths, Signal, Span, Switch, Text, Value, Whole};
+use values::{
+    Address, Interval, Limit, Names, Opt, Paths, Signal, Span, Switch, Text, Value, Whole,
+};
 
+mod known;
 mod log;
 mod push;
 mod sections;
@@ -200,10 +207,10 @@ settings! {
         /// Write the report this often.
         dump_interval: Option<std::time::Duration> {
             var: "TICKPROF_DUMP_INTERVAL",
-            parse: Opt(Span(true)),
+            parse: Opt(Interval(MIN_INTERVAL)),
             default: None,
             note: "none",
-            help: "a duration with a unit (`500ms`, `30s`, `1.5s`, `2m`, `1h`): write the report this often",
+            help: "a duration with a unit (`500ms`, `30s`, `1.5s`, `2m`, `1h`), at least `100ms`: write the report this often",
         },
         /// What each dump covers.
         dump_mode: DumpMode {
@@ -240,9 +247,9 @@ settings! {
         /// How often profiles are pushed.
         push_interval: std::time::Duration {
             var: "TICKPROF_PUSH_INTERVAL",
-            parse: Span(true),
+            parse: Interval(MIN_INTERVAL),
             default: std::time::Duration::from_secs(15),
-            help: "a duration with a unit (`5s`, `1m`): how often `TICKPROF_PUSH` posts the profile of the last interval",
+            help: "a duration with a unit (`5s`, `1m`), at least `100ms`: how often `TICKPROF_PUSH` posts the profile of the last interval",
         },
         /// The application name of pushed profiles (`None`: the
         /// executable's file name).
@@ -376,7 +383,8 @@ impl Config {
             let known = crate::export::format_of(&path.to_string_lossy()).is_some();
             if !known {
                 warnings.push(format!(
-                    "tickprof: warning: TICKPROF_OUT: {path:?} has no known extension ({}); not written",
+                    "tickprof: warning: TICKPROF_OUT: {} has no known extension ({}); not written",
+                    values::quoted(&path.to_string_lossy()),
                     crate::export::EXTENSIONS.join(" ")
                 ));
             }
@@ -394,8 +402,14 @@ impl Config {
     /// Parses the process environment. `TICKPROF_OUT` is read byte for
     /// byte (its paths need not be UTF-8); in any other variable, bytes
     /// that are not UTF-8 become U+FFFD (and the value is then likely bad).
+    ///
+    /// A variable named `TICKPROF_*` (in any case) that is not in the
+    /// settings table gives one warning line naming it and the closest
+    /// known name, after the warnings about values.
     pub fn from_env() -> (Config, Vec<String>) {
-        Config::parse_os(&|name| std::env::var_os(name))
+        let (config, mut warnings) = Config::parse_os(&|name| std::env::var_os(name));
+        warnings.extend(known::unknown(std::env::vars_os().map(|(name, _)| name)));
+        (config, warnings)
     }
 }
 

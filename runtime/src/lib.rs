@@ -47,6 +47,7 @@ pub mod log;
 mod naming;
 #[cfg(feature = "enabled")]
 mod pause;
+mod process;
 #[cfg(feature = "enabled")]
 mod push;
 #[cfg(feature = "enabled")]
@@ -219,7 +220,10 @@ pub fn resume() -> bool {
 /// default (`total`) the run so far. The exit report is always the whole
 /// run. Returns whether a report was written: not with profiling off, before
 /// the first marked call, when nothing is to be written
-/// (`TICKPROF_STDERR=0` and no `TICKPROF_OUT`), or after the final report.
+/// (`TICKPROF_STDERR=0` and no `TICKPROF_OUT`), after the final report, or
+/// when the copy of the process that writes a `total` report (on Linux:
+/// the program's allocator then sees none of its allocations) died or
+/// stalled, which one line on stderr says.
 ///
 /// # Examples
 ///
@@ -304,7 +308,8 @@ pub fn set_hook(hook: &'static dyn Hook) -> Result<(), SetHookError> {
 }
 
 /// Writes the report (as [`dump_now`] does) every `period`, on a thread
-/// tickprof owns; the same as `TICKPROF_DUMP_INTERVAL`. A later call
+/// tickprof owns; the same as `TICKPROF_DUMP_INTERVAL`. A period shorter
+/// than 100 ms is taken as 100 ms (the variable's minimum). A later call
 /// changes the period; `Duration::ZERO` stops the periodic reports.
 ///
 /// # Examples

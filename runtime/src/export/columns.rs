@@ -266,7 +266,7 @@ pub(crate) fn outside_cell(column: &Column, a: &AllocStats) -> Option<Cell<'stat
     }
 }
 
-fn plural(n: u64) -> &'static str {
+pub(crate) fn plural(n: u64) -> &'static str {
     if n == 1 {
         ""
     } else {
@@ -274,13 +274,21 @@ fn plural(n: u64) -> &'static str {
     }
 }
 
+/// A note under the table: whether it warns ([`WARN`]: something was
+/// lost or may be wrong, as rejected times, lost calls, dropped events) or
+/// informs ([`INFORM`]: how figures were made, as counted sites, `~`,
+/// adjusted paths, the instrumentation's cost), and its text.
+pub(crate) type Note = (bool, String);
+pub(crate) const WARN: bool = true;
+pub(crate) const INFORM: bool = false;
+
 /// The notes under the table: one line each, for what the reader must
 /// know to trust the figures (rejections, unwinding, out-of-order guards,
 /// folded or lost calls, adjusted tree nodes, dropped trace events, a
 /// possibly incomplete report). Plain text, no leading `tickprof: `.
-pub(crate) fn notes(report: &Report) -> Vec<String> {
-    let r = &report.run;
+pub(crate) fn notes(report: &Report) -> Vec<Note> {
     let mut v = Vec::new();
+    let r = &report.run;
     // Saturating: a report read from a file may hold any values.
     let total = |f: fn(&crate::report::SiteStats) -> u64| {
         report
@@ -295,17 +303,20 @@ pub(crate) fn notes(report: &Report) -> Vec<String> {
     );
     let rejected = reversed.saturating_add(oversized);
     if rejected > 0 {
-        v.push(format!(
+        v.push((WARN, format!(
             "rejected {} call{} ({reversed} reversed, {oversized} longer than {}): counted, times not added",
             rejected,
             plural(rejected),
             fmt_ns(r.max_delta_ns as f64)
-        ));
+        )));
     }
     if unwound > 0 {
-        v.push(format!(
-            "{unwound} call{} ended by a panic (unwound); their time is included",
-            plural(unwound)
+        v.push((
+            INFORM,
+            format!(
+                "{unwound} call{} ended by a panic (unwound); their time is included",
+                plural(unwound)
+            ),
         ));
     }
     let counted = [
@@ -362,7 +373,9 @@ pub(crate) fn notes(report: &Report) -> Vec<String> {
     ];
     for (n, what, says) in counted {
         if n > 0 {
-            v.push(format!("{n} {what}{} {says}", plural(n)));
+            let text = format!("{n} {what}{} {says}", plural(n));
+            // Adjusted call paths inform; lost or dropped events warn.
+            v.push((what != "call path", text));
         }
     }
     // Counted sites have their own note.
@@ -372,27 +385,28 @@ pub(crate) fn notes(report: &Report) -> Vec<String> {
         .filter(|x| !x.resolved && x.timing == crate::report::Timing::Timed)
         .count() as u64;
     if unresolved > 0 {
-        v.push(format!(
+        v.push((INFORM, format!(
             "{unresolved} site{} marked ~: calls shorter than twice the clock's resolution ({}), below what TSC instrumentation can resolve; their times are estimates",
             plural(unresolved),
             fmt_ns(r.overhead_inner_ns)
-        ));
+        )));
     }
     if r.counted_sites > 0 {
-        v.push(format!(
+        v.push((INFORM, format!(
             "{} site{} counted (TICKPROF_TIME): {} call{} counted without reading the clock, one in {} timed; their times (~) are the sampler's: the time it found them on top of the stack (self) and inside them (total)",
             r.counted_sites,
             plural(r.counted_sites),
             r.counted_calls,
             plural(r.counted_calls),
             crate::site::SAMPLE_EVERY,
-        ));
+        )));
     }
     if let Some(line) = instrumentation(report) {
-        v.push(line);
+        v.push((INFORM, line));
     }
     if !r.complete {
-        v.push("a finishing thread held the profiler lock; its calls may be missing".to_owned());
+        let lost = "a finishing thread held the profiler lock; its calls may be missing";
+        v.push((WARN, lost.to_owned()));
     }
     v
 }
@@ -489,7 +503,14 @@ mod tests {
         r.run.complete = false;
         let n = notes(&r);
         assert_eq!(n.len(), 4, "{n:?}");
-        assert!(n[0].starts_with("2 call paths set to 0: less the instrumentation"));
-        assert!(n[1].starts_with("1 call path raised to the total of the marked calls inside"));
+        assert!(n[0].1.starts_with("2 call paths set to 0: less the instrumentation"));
+        assert!(n[1]
+            .1
+            .starts_with("1 call path raised to the total of the marked calls inside"));
+        // Adjusted paths inform; dropped events and a missing thread warn.
+        assert_eq!(
+            n.iter().map(|n| n.0).collect::<Vec<_>>(),
+            [false, false, true, true]
+        );
     }
 }

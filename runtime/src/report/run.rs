@@ -206,7 +206,7 @@ impl RunInfo {
             carried: 0,
             tracing: false,
             trace_dropped: 0,
-            pid: std::process::id(),
+            pid: crate::process::program_pid(),
             alloc_installed: false,
             outside: AllocStats::default(),
             pushed: 0,

@@ -322,10 +322,10 @@ fn text(r: &Report) -> String {
     String::from_utf8(render(r).unwrap()).unwrap()
 }
 
-/// The cases of the property tests: 256, or `TICKPROF_PROPTEST_CASES`
+/// The cases of the property tests: 256, or `TPTEST_PROPTEST_CASES`
 /// (a longer CI run).
 fn cases() -> u32 {
-    std::env::var("TICKPROF_PROPTEST_CASES")
+    std::env::var("TPTEST_PROPTEST_CASES")
         .ok()
         .and_then(|n| n.parse().ok())
         .unwrap_or(256)

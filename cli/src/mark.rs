@@ -85,9 +85,12 @@ impl Options {
     pub(crate) fn attribute(&self) -> String {
         let root = if self.edition2015 { "" } else { "::" };
         if self.dep == "tickprof" {
-            format!("#[{root}tickprof::profile] ")
+            format!("#[{root}tickprof::profile(always)] ")
         } else {
-            format!("#[{root}{0}::profile(crate = {root}{0})] ", self.dep)
+            format!(
+                "#[{root}{0}::profile(crate = {root}{0}, always)] ",
+                self.dep
+            )
         }
     }
 

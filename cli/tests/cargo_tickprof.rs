@@ -330,7 +330,7 @@ fn globs_choose_the_functions_and_mark_rewrites_in_place() {
     assert_eq!(Path::new(&manifest), target.join("tickprof/ws/Cargo.toml"));
     let util = std::fs::read_to_string(target.join("tickprof/ws/util/src/lib.rs")).unwrap();
     assert!(
-        util.contains("    #[::tickprof::profile] pub fn bump(&self) {"),
+        util.contains("    #[::tickprof::profile(always)] pub fn bump(&self) {"),
         "{util}"
     );
     assert!(util.contains("\n    pub fn get(&self) -> u32 {"), "{util}");
@@ -374,7 +374,7 @@ fn globs_choose_the_functions_and_mark_rewrites_in_place() {
     );
     assert_eq!(
         std::fs::read_to_string(dir.join("lib.rs")).unwrap(),
-        "#[tickprof::profile] pub fn a() {}\nconst fn b() {}\n"
+        "#[tickprof::profile(always)] pub fn a() {}\nconst fn b() {}\n"
     );
 }
 

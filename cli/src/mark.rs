@@ -16,6 +16,7 @@
 //! leave out. A file syn cannot
 //! parse is left as it is.
 
+mod future;
 mod glob;
 mod names;
 mod visit;

@@ -124,7 +124,9 @@ fn globs_and_spellings() {
     assert_eq!(text.matches("profile(always)]").count(), 2);
     let mut o = opts();
     o.edition2015 = true;
-    assert!(run(src, &o).0.starts_with("#[tickprof::profile(always)] fn parse"));
+    assert!(run(src, &o)
+        .0
+        .starts_with("#[tickprof::profile(always)] fn parse"));
     o.dep = "tp".into();
     assert!(run(src, &o)
         .0

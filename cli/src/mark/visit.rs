@@ -1,16 +1,14 @@
 //! Finds the functions of a parsed file, their names, and where each
 //! mark goes (the first token after the function's outer attributes).
 
+use super::future::{future_block, returned_future};
 use super::names::{self, Uses};
 use super::{Function, Options, Reason};
 use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::ToTokens;
 use syn::spanned::Spanned;
 use syn::visit::{self, Visit};
-use syn::{
-    Attribute, Expr, GenericArgument, PathArguments, ReturnType, Signature, Stmt, Type,
-    TypeParamBound, Visibility,
-};
+use syn::{Attribute, Signature, Stmt, Type, Visibility};
 
 /// What [`find`] found.
 pub(super) struct Found {
@@ -96,7 +94,10 @@ impl Finder<'_> {
             Some(Reason::ExpectedDead)
         } else if sig.variadic.is_some() {
             Some(Reason::Variadic)
-        } else if sig.asyncness.is_none() && returns_future(&sig.output) && !future_body(body) {
+        } else if sig.asyncness.is_none()
+            && returned_future(&sig.output).is_some()
+            && future_block(body).is_none()
+        {
             Some(Reason::FutureBody)
         } else if !self.opts.wanted(&names) {
             Some(Reason::Glob)
@@ -247,68 +248,6 @@ fn first_token(vis: Option<&Visibility>, default: Option<Span>, sig: &Signature)
                 .or(sig.abi.as_ref().map(|a| a.extern_token.span))
                 .unwrap_or(sig.fn_token.span)
         }),
-    }
-}
-
-/// Whether the return type is a future `#[profile]` recognises:
-/// `impl Future<..>` or `Pin<Box<dyn Future<..>>>` (as the macro does).
-fn returns_future(output: &ReturnType) -> bool {
-    fn future<'t>(mut bounds: impl Iterator<Item = &'t TypeParamBound>) -> bool {
-        bounds.any(|b| {
-            matches!(b, TypeParamBound::Trait(t)
-                if t.path.segments.last().is_some_and(|s| s.ident == "Future"))
-        })
-    }
-    fn arg<'a>(ty: &'a Type, name: &str) -> Option<&'a Type> {
-        let Type::Path(p) = strip(ty) else {
-            return None;
-        };
-        let last = p.path.segments.last()?;
-        let PathArguments::AngleBracketed(args) = &last.arguments else {
-            return None;
-        };
-        match (last.ident == name, args.args.first()) {
-            (true, Some(GenericArgument::Type(ty))) if args.args.len() == 1 => Some(ty),
-            _ => None,
-        }
-    }
-    fn strip(mut ty: &Type) -> &Type {
-        loop {
-            match ty {
-                Type::Group(g) => ty = &g.elem,
-                Type::Paren(p) => ty = &p.elem,
-                _ => return ty,
-            }
-        }
-    }
-    let ReturnType::Type(_, ty) = output else {
-        return false;
-    };
-    if let Type::ImplTrait(imp) = strip(ty) {
-        return future(imp.bounds.iter());
-    }
-    match arg(ty, "Pin").and_then(|b| arg(b, "Box")).map(strip) {
-        Some(Type::TraitObject(object)) => future(object.bounds.iter()),
-        _ => false,
-    }
-}
-
-/// Whether a future-returning body is one `async` block or one
-/// `Box::pin(async …)`, which `#[profile]` times poll by poll.
-fn future_body(stmts: &[Stmt]) -> bool {
-    let [Stmt::Expr(expr, None)] = stmts else {
-        return false;
-    };
-    match expr {
-        Expr::Async(_) => true,
-        Expr::Call(call) => {
-            let boxed = matches!(&*call.func, Expr::Path(p)
-                if p.path.segments.len() >= 2
-                && p.path.segments.iter().rev().nth(1).is_some_and(|s| s.ident == "Box")
-                && p.path.segments.last().is_some_and(|s| s.ident == "pin"));
-            boxed && call.args.len() == 1 && matches!(call.args.first(), Some(Expr::Async(_)))
-        }
-        _ => false,
     }
 }
 

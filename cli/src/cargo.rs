@@ -5,6 +5,7 @@
 pub(crate) mod args;
 mod child;
 mod copy;
+mod lock;
 mod manifest;
 mod meta;
 mod plan;
@@ -24,6 +25,10 @@ const BUILT_FROM: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
 pub(crate) struct Tally {
     files: usize,
     marked: usize,
+    /// Functions marked per crate (as names show it), in order of first mark.
+    crates: Vec<(String, usize)>,
+    /// Marked functions compiled only under `cfg(test)`.
+    test_only: usize,
     skipped: BTreeMap<Reason, usize>,
     /// (file, line, name, reason) of each function left unmarked.
     unmarked: Vec<(PathBuf, usize, String, Reason)>,
@@ -31,20 +36,45 @@ pub(crate) struct Tally {
     unparsed: Vec<(PathBuf, String)>,
 }
 
+/// What the summary line says besides the marks.
+#[derive(Default)]
+pub(crate) struct Notes {
+    /// The command builds for `run` (or only copies): `cfg(test)` code is
+    /// not compiled.
+    pub(crate) no_tests: bool,
+    /// Packages of the user's lock moved in the copy's: (name, from, to).
+    pub(crate) moved: Vec<(String, String, String)>,
+    /// Whether the copy has a lock of the user's to compare with.
+    pub(crate) user_lock: bool,
+}
+
 impl Tally {
-    /// Adds one file's rewrite (`shown` is its path as printed).
-    fn add(&mut self, shown: &Path, result: &Result<mark::Rewrite, String>) {
+    /// Adds one file's rewrite (`shown` is its path as printed) of crate
+    /// `krate`.
+    fn add(&mut self, shown: &Path, krate: &str, result: &Result<mark::Rewrite, String>) {
         match result {
             Ok(r) => {
-                if r.marked() > 0 {
+                let marked = r.marked();
+                if marked > 0 {
                     self.files += 1;
+                    match self.crates.iter_mut().find(|(c, _)| c == krate) {
+                        Some((_, n)) => *n += marked,
+                        None => self.crates.push((krate.to_string(), marked)),
+                    }
                 }
-                self.marked += r.marked();
+                self.marked += marked;
                 for f in &r.functions {
-                    if let Some(reason) = f.skipped {
-                        *self.skipped.entry(reason).or_default() += 1;
-                        self.unmarked
-                            .push((shown.to_path_buf(), f.line, f.name.clone(), reason));
+                    match f.skipped {
+                        None => self.test_only += usize::from(f.test_only),
+                        Some(reason) => {
+                            *self.skipped.entry(reason).or_default() += 1;
+                            self.unmarked.push((
+                                shown.to_path_buf(),
+                                f.line,
+                                f.name.clone(),
+                                reason,
+                            ));
+                        }
                     }
                 }
             }
@@ -52,14 +82,31 @@ impl Tally {
         }
     }
 
-    /// "marked N functions in K files (skipped M: …)" and, with
-    /// `verbose`, one line per function left unmarked.
-    fn print(&self, verbose: bool) {
+    /// The summary line: "marked N functions in K files of CRATE, …
+    /// (T under #[cfg(test)] …; skipped M: …); lock: …".
+    fn line(&self, notes: &Notes, verbose: bool) -> String {
         let total: usize = self.skipped.values().sum();
+        let crates = match self.crates.as_slice() {
+            [] => String::new(),
+            [(c, _)] => format!(" of {c}"),
+            many => {
+                let each: Vec<String> = many.iter().map(|(c, n)| format!("{c} {n}")).collect();
+                format!(": {}", each.join(", "))
+            }
+        };
         let mut line = format!(
-            "cargo tickprof: marked {} functions in {} files (skipped {total}",
+            "cargo tickprof: marked {} functions in {} files{crates} (",
             self.marked, self.files
         );
+        if self.test_only > 0 {
+            let when = if notes.no_tests {
+                "not built by `run`"
+            } else {
+                "built by `test`"
+            };
+            let _ = write!(line, "{} under #[cfg(test)], {when}; ", self.test_only);
+        }
+        let _ = write!(line, "skipped {total}");
         for (i, (reason, n)) in self.skipped.iter().enumerate() {
             let sep = if i == 0 { ": " } else { ", " };
             let _ = write!(line, "{sep}{n} {}", reason.label());
@@ -72,10 +119,28 @@ impl Tally {
                 self.unparsed.len()
             );
         }
+        if notes.user_lock {
+            if notes.moved.is_empty() {
+                line.push_str("; lock: yours, nothing moved");
+            } else {
+                let moved: Vec<String> = notes
+                    .moved
+                    .iter()
+                    .map(|(n, a, b)| format!("{n} {a} → {b}"))
+                    .collect();
+                let _ = write!(line, "; lock: moved {}", moved.join(", "));
+            }
+        }
         if !verbose && (total > 0 || !self.unparsed.is_empty()) {
             line.push_str("; -v lists them");
         }
-        eprintln!("{}", safe(&line));
+        line
+    }
+
+    /// Prints the summary line and, with `verbose`, one line per function
+    /// left unmarked.
+    fn print(&self, notes: &Notes, verbose: bool) {
+        eprintln!("{}", safe(&self.line(notes, verbose)));
         if verbose {
             for (file, line, name, reason) in &self.unmarked {
                 let at = format!("{}:{line}", file.display());
@@ -139,12 +204,25 @@ pub(crate) fn main(args: Args) -> Result<ExitCode, String> {
         &mut |path, content| plan.transform(path, content, &mut tally),
     )
     .map_err(|e| format!("cannot update the copy in {}: {e}", copy.display()))?;
-    seed_lock(&ws.root, &copy, &dir, &source)?;
-    tally.print(args.verbose);
+    let user_lock = seed_lock(&ws.root, &copy, &dir, &source)?;
     let rel = manifest
         .strip_prefix(&ws.root)
         .unwrap_or(Path::new("Cargo.toml"));
     let copied_manifest = copy.join(rel);
+    let resolved = lock::resolve(
+        &cargo,
+        &copied_manifest,
+        &copy.join("Cargo.lock"),
+        &[],
+        user_lock.as_deref(),
+    )?;
+    let _graph = &resolved.metadata;
+    let notes = Notes {
+        no_tests: matches!(action, Action::Run | Action::Build | Action::Copy),
+        moved: resolved.moved,
+        user_lock: user_lock.is_some(),
+    };
+    tally.print(&notes, args.verbose);
     let Some(command) = action.cargo_command() else {
         println!("{}", copied_manifest.display());
         return Ok(ExitCode::SUCCESS);
@@ -155,11 +233,6 @@ pub(crate) fn main(args: Args) -> Result<ExitCode, String> {
         .arg(&copied_manifest)
         .args(&args.cargo_args)
         .env("CARGO_TARGET_DIR", dir.join("target"));
-    // With every function marked, the callers' total times tell little:
-    // the report is sorted by self time unless the user chose.
-    if std::env::var_os("TICKPROF_SORT").is_none() {
-        cmd.env("TICKPROF_SORT", "self");
-    }
     if let Some(rest) = &args.program_args {
         cmd.arg("--").args(rest);
     }
@@ -206,10 +279,10 @@ fn mark_in_place(
                         .map_err(|e| format!("{}: {e}", file.display()))?;
                 }
             }
-            tally.add(&file, &result);
+            tally.add(&file, &opts.crate_name, &result);
         }
     }
-    tally.print(args.verbose);
+    tally.print(&Notes::default(), args.verbose);
     Ok(ExitCode::SUCCESS)
 }
 
@@ -243,27 +316,29 @@ fn tickprof_source(flag: Option<&Path>) -> Result<manifest::Source, String> {
 
 /// Gives the copy its own `Cargo.lock`, seeded from the user's (plus
 /// tickprof's dependencies), re-seeded only when that seed changes, so
-/// cargo's own updates to the copy's lock are kept between runs.
+/// cargo's own updates to the copy's lock are kept between runs. Returns
+/// the user's lock, if any.
 fn seed_lock(
     root: &Path,
     copy: &Path,
     dir: &Path,
     source: &manifest::Source,
-) -> Result<(), String> {
+) -> Result<Option<String>, String> {
     let user = std::fs::read_to_string(root.join("Cargo.lock")).ok();
     let theirs = match source {
         manifest::Source::Path(p) => std::fs::read_to_string(p.join("Cargo.lock")).ok(),
         manifest::Source::Version(_) => None,
     };
     let Some(seed) = manifest::seed_lock(user.as_deref(), theirs.as_deref()) else {
-        return Ok(());
+        return Ok(user);
     };
     let record = dir.join("lock-seed");
     let lock = copy.join("Cargo.lock");
     if std::fs::read_to_string(&record).ok().as_deref() == Some(&seed) && lock.is_file() {
-        return Ok(());
+        return Ok(user);
     }
     let write = |p: &Path| std::fs::write(p, &seed).map_err(|e| format!("{}: {e}", p.display()));
     write(&lock)?;
-    write(&record)
+    write(&record)?;
+    Ok(user)
 }

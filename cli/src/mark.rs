@@ -115,6 +115,9 @@ pub(crate) struct Function {
     pub(crate) line: usize,
     /// `None` when marked, else why not.
     pub(crate) skipped: Option<Reason>,
+    /// Compiled only under `cfg(test)` (`#[cfg(test)]` module, `#[test]`
+    /// function, or inside one): it runs under `cargo tickprof test` only.
+    pub(crate) test_only: bool,
 }
 
 /// The result of rewriting one file.

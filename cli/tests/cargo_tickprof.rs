@@ -108,8 +108,8 @@ fn sites(path: &Path) -> BTreeMap<String, u64> {
         .collect()
 }
 
-const SUMMARY: &str =
-    "cargo tickprof: marked 13 functions in 4 files (skipped 2: 1 const fn, 1 defined by a macro)";
+const SUMMARY: &str = "cargo tickprof: marked 13 functions in 4 files: app 4, old 2, util 7 \
+     (2 under #[cfg(test)], not built by `run`; skipped 2: 1 const fn, 1 defined by a macro)";
 
 #[test]
 fn run_keeps_exit_code_reports_every_function_and_leaves_the_tree() {
@@ -201,7 +201,10 @@ fn test_keeps_cargo_test_exit_code() {
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(0), "{err}");
     assert!(
-        err.contains("cargo tickprof: marked 7 functions in 1 files (skipped 0)"),
+        err.contains(
+            "cargo tickprof: marked 7 functions in 1 files of util \
+             (2 under #[cfg(test)], built by `test`; skipped 0)"
+        ),
         "{err}"
     );
     let report = std::fs::read_dir(&reports)
@@ -321,7 +324,7 @@ fn globs_choose_the_functions_and_mark_rewrites_in_place() {
     assert_eq!(out.status.code(), Some(0), "{err}");
     assert!(
         err.contains(
-            "marked 4 functions in 1 files (skipped 11: 1 const fn, 1 defined by a macro, \
+            "marked 4 functions in 1 files of util (skipped 11: 1 const fn, 1 defined by a macro, \
              9 left out by --mark/--skip); -v lists them"
         ),
         "{err}"
@@ -370,7 +373,8 @@ fn globs_choose_the_functions_and_mark_rewrites_in_place() {
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(
         stderr(&out),
-        "cargo tickprof: marked 1 functions in 1 files (skipped 1: 1 const fn); -v lists them\n"
+        "cargo tickprof: marked 1 functions in 1 files of mark_in_place (skipped 1: 1 const fn); \
+         -v lists them\n"
     );
     assert_eq!(
         std::fs::read_to_string(dir.join("lib.rs")).unwrap(),
@@ -384,7 +388,7 @@ fn bad_input_gets_one_line_and_exit_2() {
     for (args, message) in [
         (
             &["frob"][..],
-            "cargo tickprof: expected run, test, bench, copy or mark, found `frob`",
+            "cargo tickprof: expected run, test, bench, build, copy or mark, found `frob`",
         ),
         (
             &["run", "-p", "nope"][..],

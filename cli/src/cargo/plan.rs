@@ -151,7 +151,7 @@ impl<'a> Plan<'a> {
         };
         let shown = path.strip_prefix(&self.ws.root).unwrap_or(path);
         let result = mark::rewrite(&text, &module, &opts);
-        tally.add(shown, &result);
+        tally.add(shown, &opts.crate_name, &result);
         match result {
             Ok(r) => r.text.into_bytes(),
             Err(_) => text.into_bytes(),

@@ -26,6 +26,7 @@ pub(super) fn find(file: &syn::File, path: Vec<String>, opts: &Options) -> Found
         uses: vec![names::uses_of(&file.items)],
         owner: Vec::new(),
         in_marked: 0,
+        in_test: 0,
         found: Found {
             insert_at: Vec::new(),
             functions: Vec::new(),
@@ -58,6 +59,8 @@ struct Finder<'o> {
     owner: Vec<Owner>,
     /// How many enclosing containers carry a mark.
     in_marked: usize,
+    /// How many enclosing items are compiled only under `cfg(test)`.
+    in_test: usize,
     found: Found,
 }
 
@@ -112,6 +115,7 @@ impl Finder<'_> {
             name: names.into_iter().next().unwrap_or_default(),
             line: sig.ident.span().start().line,
             skipped,
+            test_only: self.in_test > 0 || attrs.iter().any(test_only),
         });
     }
 
@@ -121,6 +125,7 @@ impl Finder<'_> {
             name,
             line,
             skipped: Some(reason),
+            test_only: self.in_test > 0,
         });
     }
 
@@ -145,18 +150,26 @@ impl Finder<'_> {
     /// Visits a container's items with `pushed` set up around them.
     fn container(&mut self, attrs: &[Attribute], inner: impl FnOnce(&mut Self)) {
         let marked = attrs.iter().any(|a| self.is_mark(a));
+        let test = attrs.iter().any(test_only);
         self.in_marked += usize::from(marked);
+        self.in_test += usize::from(test);
         inner(self);
         self.in_marked -= usize::from(marked);
+        self.in_test -= usize::from(test);
     }
 
     /// Visits a function's body with its name on the path.
-    fn body(&mut self, name: &syn::Ident, block: &syn::Block) {
+    /// A test function's body is test code too; a mark on the function
+    /// does not reach the functions nested in it.
+    fn body(&mut self, attrs: &[Attribute], name: &syn::Ident, block: &syn::Block) {
+        let test = attrs.iter().any(test_only);
+        self.in_test += usize::from(test);
         self.path.push(name.to_string());
         let owners = std::mem::take(&mut self.owner);
         self.visit_block(block);
         self.owner = owners;
         self.path.pop();
+        self.in_test -= usize::from(test);
     }
 
     /// Counts the functions a macro would define: each `fn NAME` (or
@@ -200,6 +213,31 @@ fn expects_dead(attr: &Attribute) -> bool {
     }
     let text = attr.meta.to_token_stream().to_string();
     text.contains("expect") && (text.contains("dead_code") || text.contains("unused"))
+}
+
+/// Whether `attr` makes its item compiled under `cfg(test)` only:
+/// `#[cfg(test)]`, `#[cfg(all(.., test, ..))]`, or a test attribute
+/// (`#[test]`, `#[tokio::test]`: a path ending in `test`).
+fn test_only(attr: &Attribute) -> bool {
+    fn requires_test(meta: &syn::Meta) -> bool {
+        match meta {
+            syn::Meta::Path(p) => p.is_ident("test"),
+            syn::Meta::List(l) if l.path.is_ident("all") => l
+                .parse_args_with(
+                    syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated,
+                )
+                .is_ok_and(|all| all.iter().any(requires_test)),
+            _ => false,
+        }
+    }
+    let path = attr.path();
+    if path.segments.last().is_some_and(|s| s.ident == "test") {
+        return true;
+    }
+    path.is_ident("cfg")
+        && attr
+            .parse_args::<syn::Meta>()
+            .is_ok_and(|m| requires_test(&m))
 }
 
 /// Each `fn NAME` / `fn $NAME` in `tokens`, with its line.
@@ -270,7 +308,7 @@ impl<'a> Visit<'a> for Finder<'_> {
     fn visit_item_fn(&mut self, f: &'a syn::ItemFn) {
         let first = first_token(Some(&f.vis), None, &f.sig);
         self.function(&f.attrs, first, &f.sig, &f.block.stmts);
-        self.body(&f.sig.ident, &f.block);
+        self.body(&f.attrs, &f.sig.ident, &f.block);
     }
 
     fn visit_impl_item_fn(&mut self, f: &'a syn::ImplItemFn) {
@@ -281,7 +319,7 @@ impl<'a> Visit<'a> for Finder<'_> {
         } else {
             self.function(&f.attrs, first, &f.sig, &f.block.stmts);
         }
-        self.body(&f.sig.ident, &f.block);
+        self.body(&f.attrs, &f.sig.ident, &f.block);
     }
 
     fn visit_trait_item_fn(&mut self, f: &'a syn::TraitItemFn) {
@@ -292,7 +330,7 @@ impl<'a> Visit<'a> for Finder<'_> {
                 &f.sig,
                 &block.stmts,
             );
-            self.body(&f.sig.ident, block);
+            self.body(&f.attrs, &f.sig.ident, block);
         }
     }
 

@@ -1,0 +1,222 @@
+//! The copy's graph, resolved against the user's lock: `cargo metadata`
+//! on the copy; when cargo cannot select a version, only the packages it
+//! names are updated, in the copy's lock, and the moves are said.
+
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+use toml_edit::{DocumentMut, Item};
+
+/// How many packages may be updated, one `cargo update -p` each, before
+/// giving up.
+const MAX_UPDATES: usize = 12;
+
+/// The copy's resolved graph and what moved to get it.
+pub(crate) struct Resolved {
+    /// `cargo metadata` of the copy (with dependencies).
+    pub(crate) metadata: Value,
+    /// Packages of the user's lock at another version in the copy's:
+    /// (name, from, to), sorted.
+    pub(crate) moved: Vec<(String, String, String)>,
+}
+
+/// Resolves the copy at `manifest`, whose lock is `lock` (already seeded
+/// from `user`, the user's lock text).
+///
+/// # Errors
+///
+/// Cargo's last error when no update of the packages it named helps.
+pub(crate) fn resolve(
+    cargo: &Path,
+    manifest: &Path,
+    lock: &Path,
+    config: &[String],
+    user: Option<&str>,
+) -> Result<Resolved, String> {
+    let mut updated: Vec<String> = Vec::new();
+    loop {
+        let out = Command::new(cargo)
+            .args(["metadata", "--format-version", "1", "--manifest-path"])
+            .arg(manifest)
+            .args(config)
+            .output()
+            .map_err(|e| format!("cannot run {}: {e}", cargo.display()))?;
+        if out.status.success() {
+            let metadata: Value = serde_json::from_slice(&out.stdout)
+                .map_err(|e| format!("cannot read `cargo metadata` output: {e}"))?;
+            let copy = std::fs::read_to_string(lock).unwrap_or_default();
+            let moved = user.map_or_else(Vec::new, |u| moves(u, &copy));
+            return Ok(Resolved { metadata, moved });
+        }
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        let next = conflicting(&err).into_iter().find(|p| !updated.contains(p));
+        let Some(package) = next.filter(|_| updated.len() < MAX_UPDATES) else {
+            eprint!("{err}");
+            return Err(format!(
+                "the marked copy does not resolve against the lock{} (cargo's error above)",
+                if updated.is_empty() {
+                    String::new()
+                } else {
+                    format!(" even with {} updated", updated.join(", "))
+                }
+            ));
+        };
+        update(cargo, manifest, lock, config, &package)?;
+        updated.push(package);
+    }
+}
+
+/// `cargo update -p NAME` in the copy; with several versions of NAME in
+/// the lock, each of them.
+fn update(
+    cargo: &Path,
+    manifest: &Path,
+    lock: &Path,
+    config: &[String],
+    name: &str,
+) -> Result<(), String> {
+    let run = |spec: &str| {
+        Command::new(cargo)
+            .args(["update", "--quiet", "--manifest-path"])
+            .arg(manifest)
+            .args(config)
+            .args(["-p", spec])
+            .output()
+            .map_err(|e| format!("cannot run {}: {e}", cargo.display()))
+    };
+    if run(name)?.status.success() {
+        return Ok(());
+    }
+    let lock = std::fs::read_to_string(lock).unwrap_or_default();
+    for version in versions(&lock).remove(name).unwrap_or_default() {
+        // Failures are left to the next resolution, which says why.
+        let _ = run(&format!("{name}@{version}"))?;
+    }
+    Ok(())
+}
+
+/// The packages cargo's resolution error names as the ones it could not
+/// select (`failed to select a version for `X``, `… for the requirement
+/// `X = "…"``) and the locked ones they conflict with (`previously
+/// selected package `X v1.2.3``), in that order.
+pub(crate) fn conflicting(err: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut push = |name: &str| {
+        let name = name.trim();
+        if !name.is_empty() && !out.iter().any(|n| n == name) {
+            out.push(name.to_string());
+        }
+    };
+    for line in err.lines() {
+        for (marker, end) in [
+            ("previously selected package `", ' '),
+            ("failed to select a version for the requirement `", ' '),
+            ("failed to select a version for `", '`'),
+        ] {
+            if let Some(rest) = line.split(marker).nth(1) {
+                push(rest.split([end, '`']).next().unwrap_or(""));
+            }
+        }
+    }
+    // The locked package that blocks is the one to move: first.
+    if let Some(i) = err
+        .lines()
+        .find_map(|l| l.split("previously selected package `").nth(1))
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|name| out.iter().position(|n| n == name))
+    {
+        let blocker = out.remove(i);
+        out.insert(0, blocker);
+    }
+    out
+}
+
+/// Name → versions of the registry and git packages of a lock.
+fn versions(lock: &str) -> BTreeMap<String, Vec<String>> {
+    let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let Ok(doc) = lock.parse::<DocumentMut>() else {
+        return out;
+    };
+    let Some(pkgs) = doc.get("package").and_then(Item::as_array_of_tables) else {
+        return out;
+    };
+    for p in pkgs {
+        let get = |k: &str| p.get(k).and_then(Item::as_str);
+        if let (Some(name), Some(version), Some(_)) = (get("name"), get("version"), get("source")) {
+            out.entry(name.to_string())
+                .or_default()
+                .push(version.to_string());
+        }
+    }
+    out
+}
+
+/// The packages of `user` (a lock) whose versions differ in `copy`:
+/// (name, from, to); several versions of one name are joined with `, `.
+pub(crate) fn moves(user: &str, copy: &str) -> Vec<(String, String, String)> {
+    let (before, after) = (versions(user), versions(copy));
+    let mut out = Vec::new();
+    for (name, mut from) in before {
+        let Some(mut to) = after.get(&name).cloned() else {
+            continue;
+        };
+        from.sort();
+        to.sort();
+        let kept: Vec<String> = from.iter().filter(|v| to.contains(v)).cloned().collect();
+        from.retain(|v| !kept.contains(v));
+        to.retain(|v| !kept.contains(v));
+        if !from.is_empty() && !to.is_empty() {
+            out.push((name, from.join(", "), to.join(", ")));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{conflicting, moves};
+
+    #[test]
+    fn names_the_conflicting_packages() {
+        let err = "error: failed to select a version for `proc-macro2`.\n    \
+                   ... required by package `syn v3.0.9`\n\
+                   all possible versions conflict with previously selected packages.\n\n  \
+                   previously selected package `proc-macro2 v1.0.88`\n";
+        assert_eq!(conflicting(err), ["proc-macro2"]);
+        let err = "error: failed to select a version for the requirement `syn = \"^2.0.46\"`\n\
+                   candidate versions found which didn't match: 2.0.20\n";
+        assert_eq!(conflicting(err), ["syn"]);
+        assert!(conflicting("error: no such file").is_empty());
+    }
+
+    #[test]
+    fn lists_what_moved() {
+        let pkg = |n: &str, v: &str| {
+            format!("[[package]]\nname = \"{n}\"\nversion = \"{v}\"\nsource = \"registry+x\"\n\n")
+        };
+        let user = [
+            pkg("syn", "1.0.0"),
+            pkg("syn", "2.0.50"),
+            pkg("quote", "1.0.30"),
+            pkg("gone", "1.0.0"),
+            "[[package]]\nname = \"app\"\nversion = \"0.1.0\"\n".into(),
+        ]
+        .concat();
+        let copy = [
+            pkg("syn", "1.0.0"),
+            pkg("syn", "2.0.119"),
+            pkg("quote", "1.0.30"),
+            pkg("added", "1.0.0"),
+        ]
+        .concat();
+        assert_eq!(
+            moves(&user, &copy),
+            [(
+                "syn".to_string(),
+                "2.0.50".to_string(),
+                "2.0.119".to_string()
+            )]
+        );
+    }
+}

@@ -5,6 +5,7 @@
 pub(crate) mod args;
 mod child;
 mod copy;
+mod deps;
 mod lock;
 mod manifest;
 mod meta;
@@ -34,6 +35,8 @@ pub(crate) struct Tally {
     unmarked: Vec<(PathBuf, usize, String, Reason)>,
     /// Files syn could not parse, with its error.
     unparsed: Vec<(PathBuf, String)>,
+    /// Symbolic links `mark` did not follow: (link, target).
+    links: Vec<(PathBuf, PathBuf)>,
 }
 
 /// What the summary line says besides the marks.
@@ -131,7 +134,10 @@ impl Tally {
                 let _ = write!(line, "; lock: moved {}", moved.join(", "));
             }
         }
-        if !verbose && (total > 0 || !self.unparsed.is_empty()) {
+        if !self.links.is_empty() {
+            let _ = write!(line, "; {} links not followed", self.links.len());
+        }
+        if !verbose && (total > 0 || !self.unparsed.is_empty() || !self.links.is_empty()) {
             line.push_str("; -v lists them");
         }
         line
@@ -149,6 +155,13 @@ impl Tally {
                     safe(name),
                     safe(&at),
                     reason.label()
+                );
+            }
+            for (link, to) in &self.links {
+                eprintln!(
+                    "  not followed {} -> {}: a symbolic link",
+                    safe(&link.display().to_string()),
+                    safe(&to.display().to_string())
                 );
             }
             for (file, e) in &self.unparsed {
@@ -194,8 +207,19 @@ pub(crate) fn main(args: Args) -> Result<ExitCode, String> {
     let dir = base.join("tickprof");
     let copy = dir.join("ws");
     let mut tally = Tally::default();
-    let plan = plan::Plan::new(&ws, &chosen, &source, mark, skip);
-    let exclude = [ws.target_dir.clone(), base.clone(), ws.root.join(".git")];
+    let plan = plan::Plan::new(&ws, &chosen, &source, mark.clone(), skip.clone());
+    // Compared as canonical paths: a target directory named through a link
+    // or `..` (`../d/tt`) is still left out, and the copy never copies
+    // itself.
+    std::fs::create_dir_all(&copy)
+        .map_err(|e| format!("cannot create the copy in {}: {e}", copy.display()))?;
+    let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let exclude = [
+        canonical(&ws.target_dir),
+        canonical(&base),
+        canonical(&dir),
+        canonical(&ws.root).join(".git"),
+    ];
     copy::sync(
         &ws.root,
         &copy,
@@ -209,14 +233,21 @@ pub(crate) fn main(args: Args) -> Result<ExitCode, String> {
         .strip_prefix(&ws.root)
         .unwrap_or(Path::new("Cargo.toml"));
     let copied_manifest = copy.join(rel);
-    let resolved = lock::resolve(
-        &cargo,
-        &copied_manifest,
-        &copy.join("Cargo.lock"),
-        &[],
-        user_lock.as_deref(),
-    )?;
-    let _graph = &resolved.metadata;
+    let resolve = |config: &[String]| {
+        lock::resolve(
+            &cargo,
+            &copied_manifest,
+            &copy.join("Cargo.lock"),
+            config,
+            user_lock.as_deref(),
+        )
+    };
+    let mut resolved = resolve(&[])?;
+    let chosen_deps = deps::choose(&resolved.metadata, &globs(&args.deps));
+    let config = deps::sync(&chosen_deps, &dir, &source, &mark, &skip, &mut tally)?;
+    if !config.is_empty() {
+        resolved = resolve(&config)?;
+    }
     let notes = Notes {
         no_tests: matches!(action, Action::Run | Action::Build | Action::Copy),
         moved: resolved.moved,
@@ -231,6 +262,7 @@ pub(crate) fn main(args: Args) -> Result<ExitCode, String> {
     cmd.arg(command)
         .arg("--manifest-path")
         .arg(&copied_manifest)
+        .args(&config)
         .args(&args.cargo_args)
         .env("CARGO_TARGET_DIR", dir.join("target"));
     if let Some(rest) = &args.program_args {
@@ -266,8 +298,13 @@ fn mark_in_place(
             mark: mark.clone(),
             skip: skip.clone(),
         };
-        let mut files = Vec::new();
-        plan::rust_files(dir, &mut files).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let (mut files, mut links) = (Vec::new(), Vec::new());
+        plan::rust_files(dir, &mut files, &mut links)
+            .map_err(|e| format!("{}: {e}", dir.display()))?;
+        for link in links {
+            let to = std::fs::read_link(&link).unwrap_or_default();
+            tally.links.push((link, to));
+        }
         for file in files {
             let text =
                 std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;

@@ -48,6 +48,9 @@ pub(crate) struct Args {
     pub(crate) mark: Vec<String>,
     /// `--skip GLOB`.
     pub(crate) skip: Vec<String>,
+    /// `--deps NAME[,NAME…]` (globs; `--all-deps` is `*`): dependencies
+    /// marked too.
+    pub(crate) deps: Vec<String>,
     /// `-v`: list the functions left unmarked.
     pub(crate) verbose: bool,
     /// `--manifest-path`.
@@ -91,6 +94,9 @@ Options:
       --workspace        mark every member (also passed to cargo)
       --mark GLOB        mark only functions whose name matches (repeatable)
       --skip GLOB        never mark functions whose name matches (repeatable)
+      --deps NAME,...    mark these registry or git dependencies too (globs,
+                         repeatable); never tickprof's own, proc macros
+      --all-deps         mark every dependency that can be (slow to build)
   -v, --verbose          list the functions left unmarked, with the reason
       --manifest-path P  the workspace to profile (default: found from the
                          current directory)
@@ -175,6 +181,13 @@ pub(crate) fn parse(mut argv: Vec<String>) -> Result<Args, String> {
             }
             "--mark" => args.mark.push(value("--mark")?),
             "--skip" => args.skip.push(value("--skip")?),
+            "--deps" => args.deps.extend(
+                value("--deps")?
+                    .split(',')
+                    .filter(|d| !d.is_empty())
+                    .map(String::from),
+            ),
+            "--all-deps" => args.deps.push("*".into()),
             "-v" | "--verbose" => args.verbose = true,
             "--manifest-path" => args.manifest_path = Some(value("--manifest-path")?.into()),
             "--target-dir" => args.target_dir = Some(value("--target-dir")?.into()),

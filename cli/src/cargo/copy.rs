@@ -18,8 +18,9 @@ pub(crate) struct Synced {
 }
 
 /// Brings `copy` up to date with `root`: every file below `root` except
-/// the directories in `exclude` (and `keep`, names at the top of `copy`
-/// that are neither copied nor removed), passed through `transform`
+/// the directories in `exclude` (as written or canonical; and `keep`,
+/// names at the top of `copy` that are neither copied nor removed),
+/// passed through `transform`
 /// (original path, content → content to write).
 ///
 /// # Errors
@@ -76,6 +77,11 @@ fn copy_dir(
             continue;
         }
         let meta = fs::symlink_metadata(&from)?;
+        // `exclude` holds canonical paths: a directory is compared by its
+        // own (links in `root`'s path resolved).
+        if meta.is_dir() && fs::canonicalize(&from).is_ok_and(|c| exclude.contains(&c)) {
+            continue;
+        }
         seen.insert(rel.clone());
         if meta.file_type().is_symlink() {
             let target = fs::read_link(&from)?;

@@ -193,20 +193,29 @@ pub(crate) fn module_of(rel: &Path) -> Vec<String> {
     parts
 }
 
-/// Every `.rs` file under `dir`, sorted.
+/// Every `.rs` file under `dir`, sorted. Symbolic links are never
+/// followed (a link may lead out of `dir`, or back into it, in a loop):
+/// they go to `links`, each visited file is a real file under `dir`, once.
 ///
 /// # Errors
 ///
 /// A directory that cannot be read.
-pub(crate) fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+pub(crate) fn rust_files(
+    dir: &Path,
+    out: &mut Vec<PathBuf>,
+    links: &mut Vec<PathBuf>,
+) -> std::io::Result<()> {
     let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?
         .map(|e| e.map(|e| e.path()))
         .collect::<std::io::Result<_>>()?;
     entries.sort();
     for p in entries {
-        if p.is_dir() {
-            rust_files(&p, out)?;
-        } else if p.extension().is_some_and(|x| x == "rs") {
+        let kind = std::fs::symlink_metadata(&p)?.file_type();
+        if kind.is_symlink() {
+            links.push(p);
+        } else if kind.is_dir() {
+            rust_files(&p, out, links)?;
+        } else if kind.is_file() && p.extension().is_some_and(|x| x == "rs") {
             out.push(p);
         }
     }

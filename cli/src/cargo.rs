@@ -85,6 +85,11 @@ impl Tally {
         }
     }
 
+    /// A file copied as it is without being parsed, and why.
+    fn not_parsed(&mut self, shown: &Path, why: String) {
+        self.unparsed.push((shown.to_path_buf(), why));
+    }
+
     /// The summary line: "marked N functions in K files of CRATE, …
     /// (T under #[cfg(test)] …; skipped M: …); lock: …".
     fn line(&self, notes: &Notes, verbose: bool) -> String {

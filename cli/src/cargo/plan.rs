@@ -14,6 +14,11 @@ use super::Tally;
 use crate::mark::{self, Glob};
 use std::path::{Path, PathBuf};
 
+/// The largest source file parsed (syn's tree takes about a hundred
+/// times the text): a larger one, a generated table most likely, is
+/// copied unmarked and named on the summary line.
+const MAX_PARSED: usize = 4 << 20;
+
 /// One marked directory.
 struct Dir {
     path: PathBuf,
@@ -119,13 +124,23 @@ impl<'a> Plan<'a> {
         let nested = self.ws.members.iter().any(|m| {
             m.dir() != dir.package && m.dir().starts_with(&dir.package) && path.starts_with(m.dir())
         });
+        if nested {
+            return content;
+        }
+        let shown = path.strip_prefix(&self.ws.root).unwrap_or(path);
+        if content.len() > MAX_PARSED {
+            let mib = MAX_PARSED >> 20;
+            tally.not_parsed(shown, format!("larger than {mib} MiB: copied unmarked"));
+            return content;
+        }
         let text = match String::from_utf8(content) {
             Ok(text) => text,
-            Err(e) => return e.into_bytes(),
+            Err(e) => {
+                let at = e.utf8_error().valid_up_to();
+                tally.not_parsed(shown, format!("not UTF-8 (byte {at}): copied as it is"));
+                return e.into_bytes();
+            }
         };
-        if nested {
-            return text.into_bytes();
-        }
         let rel = path.strip_prefix(&dir.path).unwrap_or(path);
         let (crate_name, module) = match dir.roots.iter().find(|(root, _)| root == path) {
             Some((_, name)) => (name.clone(), Vec::new()),
@@ -149,7 +164,6 @@ impl<'a> Plan<'a> {
             mark: self.mark.clone(),
             skip: self.skip.clone(),
         };
-        let shown = path.strip_prefix(&self.ws.root).unwrap_or(path);
         let result = mark::rewrite(&text, &module, &opts);
         tally.add(shown, &opts.crate_name, &result);
         match result {

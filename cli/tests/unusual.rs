@@ -136,6 +136,7 @@ fn links_large_and_invalid_files_build_as_in_the_original() {
             .args(["tickprof", "run", "-v", "--target-dir"])
             .arg(&target)
             .current_dir(&user)
+            .env_remove("CARGO_TARGET_DIR")
             .env("CARGO_NET_OFFLINE", "true")
             .env("TICKPROF_STDERR", "off")
             .env("TICKPROF_OUT", &json)

@@ -124,7 +124,11 @@ fn link_target(root: &Path, rel: &Path, target: &Path, exclude: &[PathBuf]) -> P
     };
     let canon_root = fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     match resolved.strip_prefix(&canon_root) {
-        Ok(inside) if !exclude.iter().any(|e| resolved.starts_with(e)) => {
+        Ok(inside)
+            if !exclude
+                .iter()
+                .any(|e| e.starts_with(&canon_root) && resolved.starts_with(e)) =>
+        {
             let up = parent.components().count();
             let mut out: PathBuf = std::iter::repeat("..").take(up).collect();
             out.push(inside);

@@ -22,7 +22,14 @@ pub(crate) struct Resolved {
 }
 
 /// Resolves the copy at `manifest`, whose lock is `lock` (already seeded
-/// from `user`, the user's lock text).
+/// from `user`, the user's lock text, plus tickprof's own versions).
+///
+/// When that does not resolve, tickprof's versions give way first: the
+/// lock is seeded from the user's alone and cargo picks versions of
+/// tickprof's dependencies that fit it (nothing of the user's moves).
+/// When that does not resolve either, the packages cargo names are
+/// unlocked, together, in one `cargo update -p A -p B …`, and each error
+/// of that update adds the packages it names, up to [`MAX_UPDATES`].
 ///
 /// # Errors
 ///
@@ -34,66 +41,93 @@ pub(crate) fn resolve(
     config: &[String],
     user: Option<&str>,
 ) -> Result<Resolved, String> {
-    let mut updated: Vec<String> = Vec::new();
-    loop {
-        let out = Command::new(cargo)
+    let metadata = |()| {
+        Command::new(cargo)
             .args(["metadata", "--format-version", "1", "--manifest-path"])
             .arg(manifest)
             .args(config)
             .output()
-            .map_err(|e| format!("cannot run {}: {e}", cargo.display()))?;
+            .map_err(|e| format!("cannot run {}: {e}", cargo.display()))
+    };
+    let done = |out: &std::process::Output| -> Result<Resolved, String> {
+        let metadata: Value = serde_json::from_slice(&out.stdout)
+            .map_err(|e| format!("cannot read `cargo metadata` output: {e}"))?;
+        let copy = std::fs::read_to_string(lock).unwrap_or_default();
+        let moved = user.map_or_else(Vec::new, |u| moves(u, &copy));
+        Ok(Resolved { metadata, moved })
+    };
+    let out = metadata(())?;
+    if out.status.success() {
+        return done(&out);
+    }
+    let mut err = String::from_utf8_lossy(&out.stderr).into_owned();
+    if let Some(user) = user {
+        std::fs::write(lock, user).map_err(|e| format!("{}: {e}", lock.display()))?;
+        let out = metadata(())?;
         if out.status.success() {
-            let metadata: Value = serde_json::from_slice(&out.stdout)
-                .map_err(|e| format!("cannot read `cargo metadata` output: {e}"))?;
-            let copy = std::fs::read_to_string(lock).unwrap_or_default();
-            let moved = user.map_or_else(Vec::new, |u| moves(u, &copy));
-            return Ok(Resolved { metadata, moved });
+            return done(&out);
         }
-        let err = String::from_utf8_lossy(&out.stderr).into_owned();
-        let next = conflicting(&err).into_iter().find(|p| !updated.contains(p));
-        let Some(package) = next.filter(|_| updated.len() < MAX_UPDATES) else {
+        err = String::from_utf8_lossy(&out.stderr).into_owned();
+    }
+    let mut unlocked: Vec<String> = Vec::new();
+    loop {
+        let new: Vec<String> = conflicting(&err)
+            .into_iter()
+            .filter(|p| !unlocked.contains(p))
+            .collect();
+        if new.is_empty() || unlocked.len() >= MAX_UPDATES {
             eprint!("{err}");
             return Err(format!(
                 "the marked copy does not resolve against the lock{} (cargo's error above)",
-                if updated.is_empty() {
+                if unlocked.is_empty() {
                     String::new()
                 } else {
-                    format!(" even with {} updated", updated.join(", "))
+                    format!(" even with {} updated", unlocked.join(", "))
                 }
             ));
-        };
-        update(cargo, manifest, lock, config, &package)?;
-        updated.push(package);
+        }
+        unlocked.extend(new);
+        let out = update(cargo, manifest, lock, config, &unlocked)?;
+        if out.status.success() {
+            let out = metadata(())?;
+            if out.status.success() {
+                return done(&out);
+            }
+            err = String::from_utf8_lossy(&out.stderr).into_owned();
+        } else {
+            err = String::from_utf8_lossy(&out.stderr).into_owned();
+        }
     }
 }
 
-/// `cargo update -p NAME` in the copy; with several versions of NAME in
-/// the lock, each of them.
+/// `cargo update -p NAME …` in the copy, each NAME as `NAME@VERSION` when
+/// the lock holds several versions of it.
 fn update(
     cargo: &Path,
     manifest: &Path,
     lock: &Path,
     config: &[String],
-    name: &str,
-) -> Result<(), String> {
-    let run = |spec: &str| {
-        Command::new(cargo)
-            .args(["update", "--quiet", "--manifest-path"])
-            .arg(manifest)
-            .args(config)
-            .args(["-p", spec])
-            .output()
-            .map_err(|e| format!("cannot run {}: {e}", cargo.display()))
-    };
-    if run(name)?.status.success() {
-        return Ok(());
+    names: &[String],
+) -> Result<std::process::Output, String> {
+    let locked = versions(&std::fs::read_to_string(lock).unwrap_or_default());
+    let mut cmd = Command::new(cargo);
+    cmd.args(["update", "--quiet", "--manifest-path"])
+        .arg(manifest)
+        .args(config);
+    for name in names {
+        match locked.get(name).map(Vec::as_slice) {
+            Some([_, _, ..]) => {
+                for v in &locked[name] {
+                    cmd.args(["-p", &format!("{name}@{v}")]);
+                }
+            }
+            _ => {
+                cmd.args(["-p", name]);
+            }
+        }
     }
-    let lock = std::fs::read_to_string(lock).unwrap_or_default();
-    for version in versions(&lock).remove(name).unwrap_or_default() {
-        // Failures are left to the next resolution, which says why.
-        let _ = run(&format!("{name}@{version}"))?;
-    }
-    Ok(())
+    cmd.output()
+        .map_err(|e| format!("cannot run {}: {e}", cargo.display()))
 }
 
 /// The packages cargo's resolution error names as the ones it could not

@@ -4,6 +4,11 @@
 
 use super::{Estimate, Facts};
 
+/// Sampling periods of the program's time the sampler must have found in
+/// a counted node's subtree for its figure to be shown (good to about
+/// half of it); below, the node's timed sample's estimate.
+pub(crate) const MIN_FOUND: f64 = 4.0;
+
 /// Periods the sampler must have looked at the threads for its figures of
 /// counted nodes to be shown (below, their timed sample's: see
 /// [`Estimate`]).
@@ -67,6 +72,7 @@ impl Instrumentation {
             sampled: self.sampled_ticks as f64 >= MIN_SAMPLES * period,
             per_call: self.per_call_ticks,
             resolution: facts.resolution_ticks,
+            min_found: MIN_FOUND * period,
         }
     }
 

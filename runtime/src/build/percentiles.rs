@@ -65,21 +65,36 @@ impl PerCall {
 /// the clock's read within each call is a few nanoseconds.
 const AGREE: f64 = 1.25;
 
-/// Scales the calls' figures (sorted, in ticks) so that their mean is
-/// `mean` ticks, the site's mean from its totals, by a factor of at most
-/// [`AGREE`] either way (`free`: any factor): a bucket's midpoint stands
-/// for calls anywhere in the bucket, and a single call's figure is then
-/// its own time; a counted site's timed sample gives the calls' spread,
-/// the sampler their level. The order is kept.
-fn agree_with_mean(sorted: &mut [(f64, u64)], mean: f64, free: bool) {
+/// Brings the calls' figures (sorted, in ticks) to the site's mean
+/// (`mean` ticks, from its totals), keeping their order:
+///
+/// - a timed site's: scaled so that their mean is the site's, by a factor
+///   of at most [`AGREE`] either way (a bucket's midpoint stands for calls
+///   anywhere in the bucket; a single call's figure is then its own time);
+/// - a counted site's (`sampled`: its timed sample's calls, its level the
+///   sampler's): scaled down only, until their median is the site's mean,
+///   when the sample's median lies above it — its calls were too short
+///   for the clock to resolve, and the sampler found them shorter. A
+///   median below the mean is a spread the mean's tail explains: kept.
+fn agree_with_mean(sorted: &mut [(f64, u64)], mean: f64, sampled: bool) {
     let (sum, n) = sorted.iter().fold((0.0, 0.0), |(s, n), &(t, c)| {
         (s + t * c as f64, n + c as f64)
     });
-    if sum <= 0.0 || mean <= 0.0 || !mean.is_finite() {
+    if sum <= 0.0 || mean < 0.0 || !mean.is_finite() {
         return;
     }
-    let k = mean * n / sum;
-    let k = if free { k } else { k.clamp(1.0 / AGREE, AGREE) };
+    let k = if sampled {
+        let median = crate::hist::quantile_of(sorted, 0.5).unwrap_or(0.0);
+        if median > mean {
+            mean / median
+        } else {
+            1.0
+        }
+    } else if mean > 0.0 {
+        (mean * n / sum).clamp(1.0 / AGREE, AGREE)
+    } else {
+        1.0
+    };
     for x in sorted.iter_mut() {
         x.0 *= k;
     }

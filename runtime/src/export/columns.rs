@@ -503,7 +503,9 @@ mod tests {
         r.run.complete = false;
         let n = notes(&r);
         assert_eq!(n.len(), 4, "{n:?}");
-        assert!(n[0].1.starts_with("2 call paths set to 0: less the instrumentation"));
+        assert!(n[0]
+            .1
+            .starts_with("2 call paths set to 0: less the instrumentation"));
         assert!(n[1]
             .1
             .starts_with("1 call path raised to the total of the marked calls inside"));

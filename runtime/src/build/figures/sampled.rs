@@ -70,6 +70,10 @@ pub(crate) struct Estimate {
     /// The clock's resolution, in ticks: the clock read inside each timed
     /// call, taken off a timed sample's calls.
     pub resolution: f64,
+    /// The program's time, in ticks, the sampler must have found in a
+    /// counted node's subtree for its figure to be the sampler's (a few
+    /// sampling periods).
+    pub min_found: f64,
 }
 
 /// Each node's own figure in ticks, raw (instrumentation left in) and
@@ -109,7 +113,10 @@ pub(crate) fn own_figures(
                 let t = a.ticks as f64;
                 return (t, t - ins * stretch);
             }
-            if est.sampled {
+            // The sampler's figure, where it looked at the threads enough
+            // and found this node a few times at least (a count of zero or
+            // one says too little: the timed sample's estimate, below).
+            if est.sampled && p >= est.min_found {
                 return (p + ins + w, p * stretch);
             }
             let accepted = a.accepted();

@@ -238,6 +238,7 @@ pub(crate) fn main(args: Args) -> Result<ExitCode, String> {
         .strip_prefix(&ws.root)
         .unwrap_or(Path::new("Cargo.toml"));
     let copied_manifest = copy.join(rel);
+    let platforms = lock::platforms(&args.cargo_args);
     let resolve = |config: &[String]| {
         lock::resolve(
             &cargo,
@@ -245,6 +246,7 @@ pub(crate) fn main(args: Args) -> Result<ExitCode, String> {
             &copy.join("Cargo.lock"),
             config,
             user_lock.as_deref(),
+            &platforms,
         )
     };
     let mut resolved = resolve(&[])?;

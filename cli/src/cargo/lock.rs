@@ -23,6 +23,10 @@ pub(crate) struct Resolved {
 
 /// Resolves the copy at `manifest`, whose lock is `lock` (already seeded
 /// from `user`, the user's lock text, plus tickprof's own versions).
+/// The graph read is the one of the build's `platforms` (its target
+/// triples): `cargo metadata` without a filter downloads every package of
+/// every platform, which fails offline on a fresh machine and fetches
+/// crates the build never compiles.
 ///
 /// When that does not resolve, tickprof's versions give way first: the
 /// lock is seeded from the user's alone and cargo picks versions of
@@ -40,13 +44,17 @@ pub(crate) fn resolve(
     lock: &Path,
     config: &[String],
     user: Option<&str>,
+    platforms: &[String],
 ) -> Result<Resolved, String> {
     let metadata = |()| {
-        Command::new(cargo)
-            .args(["metadata", "--format-version", "1", "--manifest-path"])
+        let mut cmd = Command::new(cargo);
+        cmd.args(["metadata", "--format-version", "1", "--manifest-path"])
             .arg(manifest)
-            .args(config)
-            .output()
+            .args(config);
+        for p in platforms {
+            cmd.args(["--filter-platform", p]);
+        }
+        cmd.output()
             .map_err(|e| format!("cannot run {}: {e}", cargo.display()))
     };
     let done = |out: &std::process::Output| -> Result<Resolved, String> {
@@ -207,9 +215,36 @@ pub(crate) fn moves(user: &str, copy: &str) -> Vec<(String, String, String)> {
     out
 }
 
+/// The target triples the build compiles for: each `--target T` (or
+/// `--target=T`) of `cargo_args`, else the host of the `rustc` cargo runs
+/// (`RUSTC`, else `rustc`), else none (then the graph is read whole).
+pub(crate) fn platforms(cargo_args: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut it = cargo_args.iter();
+    while let Some(a) = it.next() {
+        if a == "--target" {
+            out.extend(it.next().cloned());
+        } else if let Some(t) = a.strip_prefix("--target=") {
+            out.push(t.to_string());
+        }
+    }
+    if out.is_empty() {
+        let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+        if let Ok(o) = Command::new(rustc).arg("-vV").output() {
+            let text = String::from_utf8_lossy(&o.stdout);
+            out.extend(
+                text.lines()
+                    .find_map(|l| l.strip_prefix("host: "))
+                    .map(|h| h.trim().to_string()),
+            );
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{conflicting, moves};
+    use super::{conflicting, moves, platforms};
 
     #[test]
     fn names_the_conflicting_packages() {
@@ -252,5 +287,17 @@ mod tests {
                 "2.0.119".to_string()
             )]
         );
+    }
+
+    #[test]
+    fn platforms_are_the_targets_asked_for_else_the_host() {
+        let args = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            platforms(&args(&["--release", "--target", "a-b-c", "--target=d-e-f"])),
+            ["a-b-c", "d-e-f"]
+        );
+        let host = platforms(&args(&["--release"]));
+        assert_eq!(host.len(), 1, "{host:?}");
+        assert!(host[0].contains('-'), "{host:?}");
     }
 }

@@ -7,7 +7,7 @@
 //! holds whatever the machine's load: exact call counts, self <= total,
 //! min <= mean <= max, a child's total within its parent's (raw and
 //! compensated). Whether a leaf is flagged as below the clock's resolution
-//! depends on the calibration taken on the loaded machine: the rule is
+//! depends on the clock's resolution measured on the loaded machine: the rule is
 //! unit-tested in the runtime (`resolution_looks_at_the_shortest_call_then_the_mean`)
 //! and the flags of these cases are printed by the bench.
 #![cfg(feature = "enabled")]

@@ -652,8 +652,7 @@ fn run_cases() {
         failure_persistence: None,
         ..Config::default()
     });
-    // The first report calibrates (on a thread of its own): done before
-    // the cases.
+    // The first report (its one-time work) done before the cases.
     let _ = tickprof::report();
     let names = Names::find();
     let result = runner.run(&vec(op(), 0..32), |ops| {

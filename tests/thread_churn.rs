@@ -64,7 +64,7 @@ fn child_workload() {
     let Ok(mode) = std::env::var(CHILD) else {
         return;
     };
-    // The first marked call (and the calibration) on the main thread.
+    // The first marked call (and the start-up) on the main thread.
     on_main();
     let parts: Vec<&str> = mode.split(':').collect();
     match parts.as_slice() {

@@ -13,7 +13,7 @@
 //! - a node's total is `max(own, Σ children's totals)`, computed bottom-up
 //!   in the unit shown (ticks or nanoseconds, each own figure rounded down
 //!   once), where `own` is the node's measured ticks (raw) or the measured
-//!   ticks less the calibrated cost (compensated, at least 0). Raising a node to
+//!   ticks less the instrumentation the sampler measured inside (compensated, at least 0). Raising a node to
 //!   its children's sum is counted (`carried`), a negative compensated
 //!   figure set to 0 is counted (`clamped`): neither is hidden;
 //! - a node's self is its total less its children's totals, so the selves

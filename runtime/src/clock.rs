@@ -6,8 +6,8 @@
 //! we measured it costs twice as much as `rdtsc` (≈19 ns vs ≈10 ns), doubling
 //! the instrumentation cost that lands inside every measured interval. The
 //! out-of-order window that a plain `rdtsc` can skip is a few dozen cycles and
-//! is the same for every call, so it is absorbed by overhead calibration
-//! instead. Other targets use `std::time::Instant` as a monotonic counter with
+//! is the same for every call, so it falls in the instrumentation's cost the
+//! sampler measures instead. Other targets use `std::time::Instant` as a monotonic counter with
 //! nanosecond ticks.
 
 use std::time::Instant;

@@ -154,8 +154,8 @@ settings! {
             default: DEFAULT_SAMPLE_HZ,
             help: "samples per second of each recording thread's shadow stack, taken by a thread of tickprof's own: where the time of counted sites is found, and what the instrumentation costs (see [the sampler](accuracy.md#the-sampler)); `0`: no sampler: times are raw, and a counted site's come from its timed calls (one in 64)",
         },
-        /// Show figures with the calibrated instrumentation cost subtracted
-        /// (true) or raw (false).
+        /// Show figures with the instrumentation the sampler measured
+        /// taken out (true) or raw (false).
         compensate: bool {
             var: "TICKPROF_COMPENSATE",
             parse: Switch,

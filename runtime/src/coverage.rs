@@ -10,8 +10,8 @@
 //! its cost is the platforms it supports: Linux, Android, macOS/iOS,
 //! Windows, illumos, FreeBSD/OpenBSD and bare-metal ELF (no wasm).
 //!
-//! Internal sites (calibration) are registered nowhere and filtered out
-//! regardless.
+//! Internal sites (tickprof's own, in its tests) are registered nowhere
+//! and filtered out regardless.
 
 use crate::report::{Coverage, Mark, SiteStats};
 use crate::site::CallSite;

@@ -66,7 +66,7 @@ pub struct CallSite {
     file: &'static str,
     line: u32,
     column: u32,
-    /// tickprof's own site (calibration): recorded like any other, left
+    /// tickprof's own site (in its tests): recorded like any other, left
     /// out of every report.
     #[cfg_attr(not(feature = "enabled"), allow(dead_code))]
     internal: bool,
@@ -219,7 +219,7 @@ impl CallSite {
         s
     }
 
-    /// Whether this is tickprof's own site (calibration), left out of every
+    /// Whether this is tickprof's own site (in its tests), left out of every
     /// report.
     #[cfg(feature = "enabled")]
     pub(crate) fn is_internal(&self) -> bool {

@@ -47,8 +47,8 @@ pub(crate) static SAMPLE_HZ: AtomicU64 = AtomicU64::new(crate::defaults::DEFAULT
 pub(crate) static RECORDED_ANY: AtomicBool = AtomicBool::new(false);
 
 /// Sets the switches from `config`; `hz` converts the maximum delta to
-/// ticks. Tracing is switched on separately ([`set_tracing`]), after the
-/// start-up calibration, whose calls are not the program's.
+/// ticks. Tracing is switched on separately ([`set_tracing`]), once
+/// start-up is done.
 pub(crate) fn apply(config: &Config, nominal_hz: Option<f64>) {
     {
         let _toggle = toggle();

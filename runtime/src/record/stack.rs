@@ -127,7 +127,7 @@ pub(super) enum AllocTarget {
     Node(&'static Node),
     /// The thread has no tree yet: its pending counters.
     Pending,
-    /// Not counted: tickprof's own work, its calibration thread, or a
+    /// Not counted: tickprof's own work, its sampler thread, or a
     /// thread whose state was torn down.
     Skip,
 }

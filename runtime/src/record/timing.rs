@@ -334,8 +334,7 @@ static READ_COST: AtomicU64 = AtomicU64::new(0);
 /// costs (the cheapest of [`READ_ROUNDS`] rounds of [`READS`] reads back
 /// to back) and the counter's smallest step between two reads; measured
 /// once (a few µs, on the first decision). It stands for the
-/// instrumentation's inner cost (the calibrated one is measured later,
-/// when the first report is built): the end read of a timed call is what
+/// instrumentation's inner cost: the end read of a timed call is what
 /// lands inside it.
 pub(crate) fn read_cost() -> f64 {
     let bits = READ_COST.load(Ordering::Relaxed);

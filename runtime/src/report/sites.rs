@@ -100,12 +100,11 @@ pub struct SiteStats {
     /// <= max_ns` always holds.
     pub mean_ns: f64,
     /// Whether the site's calls are long enough to be timed: its shortest
-    /// raw call is at least twice the calibrated cost of the
-    /// instrumentation inside a timed call (`RunInfo::overhead_inner_ns`),
-    /// so the call's own time is at least that cost, or its raw mean at
-    /// least eight times that cost. When it is not, its times are estimates below
-    /// what TSC instrumentation can resolve: the text and HTML reports show
-    /// them as `~15 ns`. Always true without a calibration.
+    /// raw call is at least twice the clock's resolution (what one read
+    /// costs, or the counter's step if larger: `RunInfo::overhead_inner_ns`),
+    /// or its raw mean at least eight times that. When it is not, or the
+    /// site is counted, its times are estimates below what the clock can
+    /// resolve: the text and HTML reports show them as `~15 ns`.
     pub resolved: bool,
     /// Shortest accepted call, in nanoseconds (0 if none).
     pub min_ns: u64,
@@ -192,7 +191,7 @@ impl SiteStats {
 
     /// What the site's marks cost, in nanoseconds: its timed calls at
     /// `run.overhead_call_ns` and its counted calls at
-    /// `run.overhead_counted_ns` (0 when not calibrated).
+    /// `run.overhead_counted_ns` (0 when the sampler did not run).
     pub fn instrumentation_ns(&self, run: &super::RunInfo) -> f64 {
         let counted = self.calls.saturating_sub(self.timed_calls);
         self.timed_calls as f64 * run.overhead_call_ns + counted as f64 * run.overhead_counted_ns

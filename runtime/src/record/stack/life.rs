@@ -339,7 +339,7 @@ impl ThreadState {
 
 impl ThreadState {
     /// Appends one event to this thread's trace buffer (tickprof's own
-    /// calibration calls are not traced).
+    /// internal sites are not traced).
     #[cold]
     #[inline(never)]
     pub(in crate::record) fn trace(&self, node: &Node, start: u64, end: u64) {

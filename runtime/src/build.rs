@@ -40,6 +40,7 @@ use std::collections::HashMap;
 
 mod figures;
 mod instrumentation;
+pub(crate) use instrumentation::enough as instrumentation_measured;
 mod nodes;
 mod percentiles;
 mod trace;
@@ -191,9 +192,9 @@ pub(crate) fn build(c: &Capture, facts: &Facts) -> Report {
             compensated: shown_comp,
             overhead_inner_ns: resolution * ns.0,
             overhead_inner_ticks: resolution,
-            overhead_call_ns: inst.per_call_ticks * ns.0,
-            overhead_call_ticks: inst.per_call_ticks,
-            overhead_counted_ns: inst.per_call_ticks * ns.0,
+            overhead_call_ns: inst.measured_per_call(facts) * ns.0,
+            overhead_call_ticks: inst.measured_per_call(facts),
+            overhead_counted_ns: inst.measured_per_call(facts) * ns.0,
             counted_sites: sites.iter().filter(|s| s.timing == Timing::Counted).count() as u64,
             counted_calls: sites.iter().map(|s| s.calls - s.timed_calls).sum(),
             debug_build: cfg!(debug_assertions),

@@ -28,6 +28,21 @@ pub(super) struct Instrumentation {
     pub waited_ticks: u64,
 }
 
+/// The sampling period in ticks (infinite with the sampler off).
+fn period(facts: &Facts) -> f64 {
+    if facts.sample_hz == 0 {
+        f64::INFINITY
+    } else {
+        facts.hz / facts.sample_hz as f64
+    }
+}
+
+/// Whether instrumentation of `inside_ns` found by a sampler at
+/// `sample_hz` is enough to measure it ([`MIN_FOUND`] periods).
+pub(crate) fn enough(inside_ns: u64, sample_hz: u64) -> bool {
+    sample_hz > 0 && inside_ns as f64 * sample_hz as f64 >= MIN_FOUND * 1e9
+}
+
 impl Instrumentation {
     pub(super) fn of(tree: &crate::tree::Tree) -> Instrumentation {
         let (mut sampled, mut inside, mut calls, mut waited) = (0u64, 0u64, 0u64, 0u64);
@@ -60,17 +75,25 @@ impl Instrumentation {
         }
     }
 
+    /// The instrumentation per marked call, in ticks, where the sampler
+    /// found it in [`MIN_FOUND`] periods at least; else 0: fewer samples
+    /// say too little (one sample in a run of 20 long calls read as 50 µs
+    /// a call), and the header says it was too little to measure.
+    pub(super) fn measured_per_call(&self, facts: &Facts) -> f64 {
+        if self.inside_ticks as f64 >= MIN_FOUND * period(facts) {
+            self.per_call_ticks
+        } else {
+            0.0
+        }
+    }
+
     /// How counted nodes are figured: the sampler's figures where it
     /// looked at the threads for [`MIN_SAMPLES`] periods or more.
     pub(super) fn estimate(&self, facts: &Facts) -> Estimate {
-        let period = if facts.sample_hz == 0 {
-            f64::INFINITY
-        } else {
-            facts.hz / facts.sample_hz as f64
-        };
+        let period = period(facts);
         Estimate {
             sampled: self.sampled_ticks as f64 >= MIN_SAMPLES * period,
-            per_call: self.per_call_ticks,
+            per_call: self.measured_per_call(facts),
             resolution: facts.resolution_ticks,
             min_found: MIN_FOUND * period,
         }

@@ -242,6 +242,31 @@ fn resolution_looks_at_the_shortest_call_then_the_mean() {
     assert!(resolved(10, 960, 5), "mean 96: a rare short call");
 }
 
+/// Instrumentation found in fewer than four sampling periods gives no
+/// cost per call (one period over a few long calls would read as a large
+/// one), while what was found is still taken out where it was found.
+#[test]
+fn instrumentation_found_in_under_four_periods_gives_no_cost_per_call() {
+    let t = Tree::from_nodes(vec![
+        TNode::ROOT,
+        sampled(node(0, 0, 1, 100), 50, 10, 3),
+        sampled(node(1, 1, 2, 30), 28, 0, 4),
+    ]);
+    // 17 ticks of instrumentation found; a period of 5 ticks: 3.4 periods.
+    let mut f = facts(true);
+    f.sample_hz = 200_000_000;
+    let r = build(&capture(vec![t.clone()]), &f);
+    assert_eq!(r.run.instrumentation_ns, 17);
+    assert_eq!(r.run.overhead_call_ns, 0.0);
+    assert_eq!(r.site("a").unwrap().total_ns, 86);
+    assert!(!crate::build::instrumentation_measured(17, 200_000_000));
+    // A period of 4 ticks: 4.25 periods, measured.
+    f.sample_hz = 250_000_000;
+    let r = build(&capture(vec![t]), &f);
+    assert!((r.run.overhead_call_ns - 17.0 / 3.0).abs() < 1e-9);
+    assert!(crate::build::instrumentation_measured(17, 250_000_000));
+}
+
 #[test]
 fn measured_figures_take_out_the_instrumentation_the_sampler_found_inside() {
     // root → a(100) → b(2 calls, 30). Inside a's calls the sampler found

@@ -136,6 +136,18 @@ fn instrumentation_line(run: &crate::report::RunInfo) -> String {
     } else {
         "left in the times below (raw: TICKPROF_COMPENSATE=off)"
     };
+    if !crate::build::instrumentation_measured(run.instrumentation_ns, run.sample_hz) {
+        // Found in fewer than four periods: a bound, not a figure.
+        let bound = 4.0e9 / run.sample_hz.max(1) as f64;
+        return format!(
+            "instrumentation {}: {} of the recording threads' {}, fewer samples than it takes to measure it (4 periods, {}: under {:.1}% of that time); what was found is {taken}",
+            run.calibration,
+            fmt_ns(run.instrumentation_ns as f64),
+            fmt_ns(run.sampled_ns as f64),
+            fmt_ns(bound),
+            100.0 * bound / run.sampled_ns.max(1) as f64,
+        );
+    }
     format!(
         "instrumentation {}: {:.1}% of the recording threads' time ({} of {}), {} per marked call; {taken}",
         run.calibration,

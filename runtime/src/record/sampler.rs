@@ -19,7 +19,10 @@
 //! share the waits out between the program and the instrumentation).
 //! Time the thread was blocked (in a system call, on a lock, asleep) is
 //! the program's, as a timed call's wall time counts it. Where the kernel
-//! gives no run-queue delay, every moment is the program's.
+//! gives no run-queue delay, every moment is the program's. A thread
+//! found doing tickprof's own work outside any marked call (building a
+//! report, the exit, a server's answer: `Sampled::Tool`) is credited to
+//! nothing: that time is not the run's.
 //!
 //! Threads are listed in a fixed table ([`SLOTS`] entries; a thread
 //! beyond it is not sampled and is counted). The sampler reads a thread's
@@ -314,6 +317,10 @@ fn sweep() {
                         Sampled::Program => &node.c.sampled,
                         Sampled::Calls => &node.c.sampled_inst,
                         Sampled::Own => &node.c.sampled_own,
+                        Sampled::Tool => {
+                            READING.store(NONE, Ordering::Release);
+                            continue;
+                        }
                     };
                     bump(cell, program);
                     bump(&node.c.sampled_wait, waited);

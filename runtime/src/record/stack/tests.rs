@@ -130,6 +130,29 @@ fn a_new_child_asked_for_while_busy_gets_no_frame_and_is_counted() {
     });
 }
 
+/// What the sampler sees: the program, a call's instrumentation, and
+/// tickprof's own work (credited to nothing), on the node on top.
+#[test]
+fn the_sampler_sees_tickprofs_own_work_apart_from_the_instrumentation() {
+    use super::view::Sampled;
+    on_fresh_thread(|s| {
+        let (n, d) = s.push(&A);
+        assert_eq!(s.sampled().map(|x| x.1), Some(Sampled::Program));
+        s.inst_on(d + 1);
+        assert_eq!(s.sampled().map(|x| x.1), Some(Sampled::Calls));
+        s.inst_off();
+        s.inst_on(d);
+        assert_eq!(s.sampled().map(|x| x.1), Some(Sampled::Own));
+        s.inst_off();
+        assert_eq!(
+            s.while_busy(|| s.sampled().map(|x| x.1)),
+            Some(Sampled::Tool)
+        );
+        assert_eq!(s.sampled().map(|x| x.1), Some(Sampled::Program));
+        assert!(s.pop_frame(d, n));
+    });
+}
+
 #[test]
 fn a_cached_child_asked_for_while_busy_gets_no_frame_either() {
     on_fresh_thread(|s| {

@@ -66,6 +66,14 @@ pub(crate) enum Sampled {
     /// The node's own call's instrumentation, after its push or before
     /// its pop (`sampled_own`: outside its call's time).
     Own,
+    /// tickprof's own work outside any marked call
+    /// ([`ThreadState::while_busy`]: capturing and writing reports, the
+    /// exit, a server's answer): neither the program's nor a call's
+    /// instrumentation, and credited to nothing. (Counted as the
+    /// instrumentation, the exit report's last period read as a
+    /// millisecond of instrumentation spread over the run's calls: 50 µs a
+    /// call in a run of 20.)
+    Tool,
 }
 
 impl ThreadState {
@@ -115,6 +123,7 @@ impl ThreadState {
         let node = unsafe { slot(stack, top.min(len - 1)) };
         let what = match inst {
             0 => Sampled::Program,
+            usize::MAX => Sampled::Tool,
             f if top >= f => Sampled::Own,
             _ => Sampled::Calls,
         };

@@ -114,7 +114,7 @@ fn facts(rt: &Runtime, wall_ns: u64) -> Facts {
         compensate: rt.config.compensate,
         tracing: switches::tracing(),
         trace_origin: rt.clock.start_ticks,
-        pid: std::process::id(),
+        pid: crate::report::process_id(),
         pauses: crate::pause::totals(),
     }
 }

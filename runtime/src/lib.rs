@@ -38,7 +38,7 @@ mod defaults;
 mod exit;
 pub mod export;
 pub mod fail;
-#[cfg(feature = "enabled")]
+#[cfg(all(feature = "enabled", unix))]
 mod fork_lock;
 #[cfg(feature = "enabled")]
 mod hist;

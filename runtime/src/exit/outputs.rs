@@ -77,7 +77,7 @@ pub(crate) fn expand_path(template: &Path) -> PathBuf {
             .ok()
             .and_then(|p| p.file_name().map(|n| os_bytes(n).into_owned()))
             .unwrap_or_else(|| b"unknown".to_vec());
-        os_from_bytes(expand_with(&bytes, std::process::id(), &exe))
+        os_from_bytes(expand_with(&bytes, crate::report::process_id(), &exe))
     } else {
         template.to_owned()
     };

@@ -99,7 +99,7 @@ pub(crate) fn start(settings: Settings, source: Source) -> Vec<String> {
     let target = settings.target.clone();
     let shared = Shared {
         target: target.clone(),
-        pid: std::process::id(),
+        pid: crate::report::process_id(),
         queue: Mutex::new(VecDeque::new()),
         finishing: AtomicBool::new(false),
         done: Mutex::new(false),
@@ -295,7 +295,7 @@ fn send_front(shared: &Shared, name: &str, cap: Option<Instant>) -> Option<Resul
 pub(crate) fn counts() -> (u64, u64, u64) {
     SHARED
         .get()
-        .filter(|s| s.pid == std::process::id())
+        .filter(|s| s.pid == crate::report::process_id())
         .map_or((0, 0, 0), |s| {
             (
                 s.sent.load(Ordering::Relaxed),
@@ -311,7 +311,9 @@ pub(crate) fn counts() -> (u64, u64, u64) {
 /// without `TICKPROF_PUSH`, on a second call, or in a forked child, which
 /// pushes nothing).
 pub(crate) fn finish() -> Option<String> {
-    let shared = SHARED.get().filter(|s| s.pid == std::process::id())?;
+    let shared = SHARED
+        .get()
+        .filter(|s| s.pid == crate::report::process_id())?;
     if shared.finishing.swap(true, Ordering::AcqRel) {
         return None;
     }

@@ -30,6 +30,16 @@ impl ClockSource {
     }
 }
 
+/// The process id; 0 on wasm, which has none (`std::process::id` panics
+/// there).
+pub(crate) fn process_id() -> u32 {
+    #[cfg(target_family = "wasm")]
+    let id = 0;
+    #[cfg(not(target_family = "wasm"))]
+    let id = std::process::id();
+    id
+}
+
 /// A frequency for the report header: `2.596 GHz`, `24.000 MHz`.
 pub(crate) fn fmt_hz(hz: f64) -> String {
     if hz >= 1e9 {
@@ -190,7 +200,7 @@ impl RunInfo {
             carried: 0,
             tracing: false,
             trace_dropped: 0,
-            pid: std::process::id(),
+            pid: process_id(),
             alloc_installed: false,
             outside: AllocStats::default(),
             pushed: 0,

@@ -1,8 +1,9 @@
-//! Accuracy with and without overhead compensation: prints the exact errors
-//! of the cases `tests/accuracy.rs` checks, and of case D (a parent
-//! alternating a ~20 ns leaf and a ~2 µs child), and whether each case's
-//! sites were timed or counted. Run: `cargo bench --bench accuracy`;
-//! `ACCURACY_BUSY=1` runs a spinning thread per core meanwhile.
+//! Accuracy with the measured instrumentation taken out ("measured") and
+//! raw: prints the errors of the cases `tests/accuracy.rs` checks, of case
+//! D (a parent alternating a ~20 ns leaf and a ~2 µs child) and of case E
+//! (a parent's median call with 40 marked calls beneath each), and whether
+//! each case's sites were timed or counted. Run: `cargo bench --bench
+//! accuracy`; `ACCURACY_BUSY=1` runs a spinning thread per core meanwhile.
 
 #[path = "../tests/support/accuracy_cases.rs"]
 mod cases;
@@ -23,13 +24,11 @@ fn main() {
     );
     let r = tickprof::report();
     println!(
-        "calibration: inner {:.1} ns ({:.0} ticks), call {:.1} ns ({:.0} ticks), counted call {:.2} ns; TSC {:.3} GHz",
+        "clock resolution {:.1} ns ({:.0} ticks); TSC {:.3} GHz; sampler {} per second",
         r.run.overhead_inner_ns,
         r.run.overhead_inner_ticks,
-        r.run.overhead_call_ns,
-        r.run.overhead_call_ticks,
-        r.run.overhead_counted_ns,
-        r.run.frequency_hz / 1e9
+        r.run.frequency_hz / 1e9,
+        r.run.sample_hz
     );
     for (case, title, leaf) in [
         (
@@ -50,12 +49,12 @@ fn main() {
             e.leaf_ns
         );
         println!(
-            "parent total vs uninstrumented loop: compensated {:+.1}%, raw {:+.1}%",
+            "parent total vs uninstrumented loop: measured {:+.1}%, raw {:+.1}%",
             e.parent * 100.0,
             e.parent_raw * 100.0
         );
         println!(
-            "leaf mean / true cost:               compensated {:.2}x, raw {:.2}x",
+            "leaf mean / true cost:               measured {:.2}x, raw {:.2}x",
             e.leaf_ratio, e.leaf_raw_ratio
         );
         println!(
@@ -71,12 +70,13 @@ fn main() {
         println!("leaf: {}", extra::timing(&tickprof::report(), leaf));
     }
     case_d();
+    case_e();
     #[cfg(target_arch = "x86_64")]
     {
         println!("\n== C: 3-level spin tree (100 us -> 5 x 10 us -> 5 x 1 us), 100 calls, median of 11 rounds");
         for (name, what, c, raw) in cases::spin_tree(100, 11) {
             println!(
-                "{name:<16} {what:<5} compensated {:+.2}%  raw {:+.2}%",
+                "{name:<16} {what:<5} measured {:+.2}%  raw {:+.2}%",
                 c * 100.0,
                 raw * 100.0
             );
@@ -85,8 +85,37 @@ fn main() {
     let r = tickprof::report();
     drop(busy);
     println!(
-        "\nestimated instrumentation share of this run: {:.1}%",
+        "\ninstrumentation share of this run, measured: {:.1}%",
         r.run.overhead_share * 100.0
+    );
+}
+
+/// Case E: the parent's median call against its true per-call cost.
+fn case_e() {
+    let e = extra::case_e(5_000, 11);
+    println!("\n== E: a parent of ~2 us making 40 marked ~20 ns calls beneath each call, x 5,000, median of 11 rounds");
+    println!(
+        "true cost per call (uninstrumented twin): {:.1} ns",
+        e.truth_ns
+    );
+    println!(
+        "parent p50 vs true cost:  measured {:+.2}%, raw {:+.2}%",
+        e.p50.0 * 100.0,
+        e.p50.1 * 100.0
+    );
+    println!(
+        "parent mean vs true cost: measured {:+.2}%, raw {:+.2}%",
+        e.mean.0 * 100.0,
+        e.mean.1 * 100.0
+    );
+    println!(
+        "kid: {}; invariants: {}",
+        extra::timing(&tickprof::report(), "::e_kid"),
+        if e.broken.is_empty() {
+            "hold".to_owned()
+        } else {
+            format!("{:?}", e.broken)
+        }
     );
 }
 
@@ -102,17 +131,17 @@ fn case_d() {
         e.child_ns, e.leaf_ns
     );
     println!(
-        "parent total vs uninstrumented loop: compensated {:+.2}%, raw {:+.2}%",
+        "parent total vs uninstrumented loop: measured {:+.2}%, raw {:+.2}%",
         e.parent.0 * 100.0,
         e.parent.1 * 100.0
     );
     println!(
-        "child mean vs true cost:             compensated {:+.2}%, raw {:+.2}%",
+        "child mean vs true cost:             measured {:+.2}%, raw {:+.2}%",
         e.child.0 * 100.0,
         e.child.1 * 100.0
     );
     println!(
-        "leaf mean / true cost:               compensated {:.2}x, raw {:.2}x",
+        "leaf mean / true cost:               measured {:.2}x, raw {:.2}x",
         e.leaf.0, e.leaf.1
     );
     let r = tickprof::report();

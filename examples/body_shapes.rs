@@ -4,8 +4,8 @@
 //! bodies from empty to ~130 ns. Prints, per shape, the marked and unmarked
 //! loop's time per call (medians of 15 interleaved rounds), their
 //! difference (the marginal cost of the instrumentation), and the leaf's
-//! raw mean as recorded. The calibration takes the empty body's marginal
-//! cost, the one figure both shapes share (see the crate docs, *Accuracy*).
+//! raw mean as recorded: what the sampler's instrumentation figure stands
+//! for is this marginal cost (see docs/accuracy.md).
 //!
 //! Run: `cargo run --release --example body_shapes`
 

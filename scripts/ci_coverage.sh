@@ -11,7 +11,7 @@ out=target/ci-coverage
 rm -rf "$out"
 mkdir -p "$out"
 cargo test -q --test coverage --no-run
-TICKPROF_COVERAGE_CHILD=1 TICKPROF_OUT="$PWD/$out/marks.lcov" \
+TPTEST_COVERAGE_CHILD=1 TICKPROF_OUT="$PWD/$out/marks.lcov" \
   cargo test -q --test coverage -- --exact child_workload >/dev/null
 summary=$(lcov --summary "$out/marks.lcov" 2>&1)
 echo "$summary"

@@ -25,14 +25,9 @@
 # Prints one summary line; exits non-zero when a check fails.
 set -euo pipefail
 
-cd "$(dirname "$0")/.."
-if ! command -v go >/dev/null; then
-    apt-get install -y -qq golang-go >/dev/null 2>&1 ||
-        { apt-get update -qq >/dev/null && apt-get install -y -qq golang-go >/dev/null; }
-fi
+source "$(dirname "$0")/pprof_common.sh"
 out=target/pprof-check
-rm -rf "$out"
-mkdir -p "$out"
+fresh_dir "$out"
 TICKPROF_STDERR=0 TICKPROF_OUT="$out/run.pb.gz,$out/run.pb,$out/run.json" \
     cargo run --quiet --release --example report_gallery -- --out "$out/gallery" --large 10 >/dev/null
 
@@ -49,18 +44,10 @@ TICKPROF_STDERR=0 TICKPROF_OUT="$out/alloc.pb.gz,$out/alloc.json" \
 pprof -top -sample_index=alloc_space -unit=B "$out/alloc.pb.gz" >"$out/top-bytes.txt" 2>&1
 pprof -top -sample_index=alloc_objects "$out/alloc.pb.gz" >"$out/top-allocs.txt" 2>&1
 
-cargo build --quiet --release --example service
-port=$((20000 + RANDOM % 20000))
-TICKPROF_STDERR=0 TICKPROF_HTTP="127.0.0.1:$port" target/release/examples/service --seconds 6 >/dev/null &
-service=$!
-for _ in $(seq 50); do
-    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
-    sleep 0.1
-done
+start_service 6
 (cd "$out" && HOME="$PWD" go tool pprof -seconds 1 -top -unit=ns \
     "http://127.0.0.1:$port/debug/pprof/profile") >"$out/http-top.txt" 2>&1 || true
-kill "$service" 2>/dev/null || true
-wait "$service" 2>/dev/null || true
+stop_service
 
 python3 - "$out" <<'PY'
 import json, re, sys

@@ -2,9 +2,9 @@
 # published crate's source, the rewriter that marks every fn, the release
 # workloads, and the copies made of them. Not a script of its own.
 #
-# In:  tp (the tickprof checkout, absolute), crate (hashbrown, indexmap or
-#      semver), ver (empty: the default version), work (the scratch
-#      directory).
+# In:  tp (the tickprof checkout, absolute), crate (hashbrown, indexmap,
+#      semver or pulldown-cmark), ver (empty: the default version), work
+#      (the scratch directory).
 # Out: ver, key (tp as a directory name), logs ($work/$key/logs), src (the
 #      published source), rw (the rewriter), the functions workload and
 #      make_copy, and the copies' paths: unmarked (shared by every
@@ -15,7 +15,8 @@ case "$crate" in
   hashbrown) def_ver=0.17.1 ;;
   indexmap) def_ver=2.14.2 ;;
   semver) def_ver=1.0.28 ;;
-  *) echo "no workload for crate $crate (hashbrown, indexmap, semver)" >&2; exit 2 ;;
+  pulldown-cmark) def_ver=0.12.2 ;;
+  *) echo "no workload for crate $crate (hashbrown, indexmap, semver, pulldown-cmark)" >&2; exit 2 ;;
 esac
 ver=${ver:-$def_ver}
 key=$(printf '%s' "$tp" | tr -c 'A-Za-z0-9' '_')
@@ -224,6 +225,25 @@ fn main() {
 }
 EOF
     ;;
+    pulldown-cmark) cat <<'EOF'
+//! Release workload: the crate's HTML rendering of a Markdown file
+//! (TP_INPUT), with tables, strikethrough, task lists and footnotes on (its
+//! binary's -T -S -L -F).
+use pulldown_cmark::{html, Options, Parser};
+use std::hint::black_box;
+fn main() {
+    let path = std::env::var("TP_INPUT").expect("TP_INPUT: a Markdown file");
+    let text = std::fs::read_to_string(path).expect("TP_INPUT is readable");
+    let opts = Options::ENABLE_TABLES
+        | Options::ENABLE_STRIKETHROUGH
+        | Options::ENABLE_TASKLISTS
+        | Options::ENABLE_FOOTNOTES;
+    let mut out = String::with_capacity(text.len() * 3 / 2);
+    html::push_html(&mut out, Parser::new_ext(&text, opts));
+    black_box(out.len());
+}
+EOF
+    ;;
     semver) cat <<'EOF'
 //! Release workload: parse and compare 1M versions and requirements.
 use std::hint::black_box;
@@ -249,6 +269,12 @@ make_copy() {
     # shared between checkouts): rewritten when it differs, so that every
     # copy runs this checkout's workload.
     workload >"$dir/.tp-workload.new"
+    if [ "$mode" != unmarked ]; then
+      mkdir -p "$dir/.tp-cmp" && cp "$dir/.tp-workload.new" "$dir/.tp-cmp/w.rs"
+      "$rw/target/release/tp-rewriter" "$dir/.tp-cmp" >/dev/null
+      mv "$dir/.tp-cmp/w.rs" "$dir/.tp-workload.new"
+      rm -rf "$dir/.tp-cmp"
+    fi
     if cmp -s "$dir/.tp-workload.new" "$dir/examples/tp_workload.rs"; then
       rm -f "$dir/.tp-workload.new"
     else
@@ -271,11 +297,31 @@ make_copy() {
   } >>"$dir/Cargo.toml"
   if [ "$mode" != unmarked ]; then
     "$rw/target/release/tp-rewriter" "$dir/src" | tee "$dir/.tp-marked"
+    # The workload's main too, so that the report's top-level total is
+    # the whole program's (scripts/whole_run.sh compares it with the
+    # unmarked run's wall time; perf_compare.py leaves it out).
+    "$rw/target/release/tp-rewriter" "$dir/examples" >/dev/null
   fi
   # The published lockfile does not list tickprof's dependencies.
   rm -f "$dir/Cargo.lock"
   touch "$dir/.tp-ready"
 }
+
+# pulldown-cmark's input: every Markdown file in cargo's registry, sorted,
+# concatenated to at least $TP_INPUT_MB MiB (default 6): deterministic for
+# a given registry.
+if [ "$crate" = pulldown-cmark ]; then
+  export TP_INPUT=${TP_INPUT:-$work/pulldown-input.md}
+  if [ ! -s "$TP_INPUT" ]; then
+    want=$(( ${TP_INPUT_MB:-6} * 1024 * 1024 ))
+    : >"$TP_INPUT"
+    files=$(find "${CARGO_HOME:-$HOME/.cargo}/registry/src" -name '*.md' -size -2M | LC_ALL=C sort)
+    while [ "$(stat -c %s "$TP_INPUT")" -lt "$want" ]; do
+      for f in $files; do cat "$f" >>"$TP_INPUT"; printf '\n' >>"$TP_INPUT"; done
+    done
+    echo "pulldown-cmark input: $TP_INPUT, $(stat -c %s "$TP_INPUT") bytes from $(echo "$files" | wc -l) Markdown files of the cargo registry" >&2
+  fi
+fi
 
 unmarked=$work/unmarked-$crate-$ver
 disabled=$work/$key/disabled-$crate-$ver

@@ -255,6 +255,10 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--top", type=int, default=20)
+    ap.add_argument("--counted", choices=("own", "caller"), default="own",
+                    help="own: every function keeps its samples, counted or not (the "
+                         "comparison of record); caller: a counted site's samples go to its "
+                         "nearest timed caller (what tickprof reported before its sampler)")
     a = ap.parse_args()
     binary = os.path.realpath(a.binary)
 
@@ -297,15 +301,22 @@ def main():
                 if s.get("timing", "timed") == "counted":
                     votes[s["name"]] = votes.get(s["name"], 0) + 1
         counted = {k for k, v in votes.items() if 2 * v > len(reps)}
-        sampled = [sampler_profile(run, chains, table, sites, counted) for run in stacks]
+        # Sites whose samples go to their nearest timed caller (on both
+        # sides): none when every function keeps its own.
+        moved = counted if a.counted == "caller" else set()
+        sampled = [sampler_profile(run, chains, table, sites, moved) for run in stacks]
         samp_runs = [normalise(x[0]) for x in sampled]
         pooled = {}
         for c, *_ in sampled:
             for k, v in c.items():
                 pooled[k] = pooled.get(k, 0) + v
         samp = normalise(pooled)
+        # The workload's own main (marked so that whole_run.sh has the
+        # program's total) is left out: the sampler's side leaves out the
+        # workload's own code too.
         tp_runs = [normalise({s["name"]: s["self_ns"] for s in r["sites"]
-                              if s["name"] not in counted and s["calls"] > 0})
+                              if s["name"] not in moved and s["calls"] > 0
+                              and "examples/" not in s.get("file", "")})
                    for r in reps]
         tp_med = median_profile(tp_runs)
         per_run = [(spearman(samp, t)[0], top10_delta(samp, t), overlap(samp, t)) for t in tp_runs]
@@ -326,8 +337,10 @@ def main():
     for mode, r in results.items():
         rho, n = r["rho"]
         print()
-        print("== TICKPROF_TIME=%s: %d of %d sites counted (their samples charged to the nearest "
-              "timed caller)" % (mode, len(r["counted"]), r["nsites"]))
+        print("== TICKPROF_TIME=%s: %d of %d sites counted (%s)"
+              % (mode, len(r["counted"]), r["nsites"],
+                 "each keeps its samples" if a.counted == "own"
+                 else "their samples charged to the nearest timed caller"))
         n_all = max(1, r["samples"])
         print("sampler: %d samples: %.1f%% in a marked call, %.1f%% in the workload's own code "
               "outside any, %.1f%% with no frame of the binary (exec, exit, page tables)"

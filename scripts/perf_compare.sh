@@ -116,4 +116,4 @@ lost=$(cat "$out"/perf.*.log | grep -o 'lost [0-9]* chunks' | awk '{n++; s += $2
 echo "sampler: perf cpu-clock at $freq Hz, dwarf call graphs, $runs runs of $repeat workload processes (unmarked release + debug info); runs that lost chunks, chunks lost: $lost"
 echo "tickprof: $runs runs per mode of the marked release workload; $(cat "$marked/.tp-marked")"
 python3 "$here/perf_compare.py" --binary "$plain_ex" --out "$out" \
-  --runs "$runs" --top "${TOP:-20}"
+  --runs "$runs" --top "${TOP:-20}" --counted "${COUNTED:-own}"

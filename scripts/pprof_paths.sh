@@ -14,23 +14,10 @@
 # Prints one line per path; exits non-zero when a check fails.
 set -euo pipefail
 
-cd "$(dirname "$0")/.."
-if ! command -v go >/dev/null; then
-    apt-get install -y -qq golang-go >/dev/null 2>&1 ||
-        { apt-get update -qq >/dev/null && apt-get install -y -qq golang-go >/dev/null; }
-fi
+source "$(dirname "$0")/pprof_common.sh"
 out=target/pprof-paths
-rm -rf "$out"
-mkdir -p "$out"
-cargo build --quiet --release --example service
-port=$((20000 + RANDOM % 20000))
-TICKPROF_STDERR=0 TICKPROF_HTTP="127.0.0.1:$port" target/release/examples/service --seconds 30 >/dev/null &
-service=$!
-trap 'kill "$service" 2>/dev/null || true; wait "$service" 2>/dev/null || true' EXIT
-for _ in $(seq 100); do
-    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
-    sleep 0.1
-done
+fresh_dir "$out"
+start_service 30
 
 fetch() { # name path
     python3 - "$port" "$2" "$out/$1.pb.gz" <<'PY'

@@ -32,7 +32,7 @@ run() { # kind label outputs...
   for f in "$@"; do paths="$paths,$out/$kind.$f"; done
   rm -f "$out/$kind".*
   set +e
-  env -u TICKPROF TICKPROF_DEEP_CHILD="$kind:$depth" TICKPROF_OUT="${paths#,}" \
+  env -u TICKPROF TPTEST_DEEP_CHILD="$kind:$depth" TICKPROF_OUT="${paths#,}" \
     TICKPROF_REPORT=tree TICKPROF_STDERR=0 \
     /usr/bin/time -v -o "$out/time" "$bin" --exact child_workload >"$out/log" 2>&1
   local code=$?

@@ -19,7 +19,7 @@ churn=$(bin_of thread_churn)
 fork=$(bin_of fork)
 peak() { grep "Maximum resident set size" "$1" | awk '{print $NF}'; }
 run_churn() {
-    env -u TICKPROF_OUT TICKPROF_STDERR=0 TICKPROF_CHURN_CHILD="churn:$threads" "$@" \
+    env -u TICKPROF_OUT TICKPROF_STDERR=0 TPTEST_CHURN_CHILD="churn:$threads" "$@" \
         /usr/bin/time -v "$churn" --exact child_workload --nocapture 2>"$tmp/time" >/dev/null
     grep "^churn:" "$tmp/time" || true
 }
@@ -35,7 +35,7 @@ if ((on - off > limit_kb)); then
     echo "FAIL: more than 24 MB above TICKPROF=off" >&2
     exit 1
 fi
-TICKPROF_STDERR=0 TICKPROF_FORK_CHILD="forks:$forks" "$fork" --exact child_workload --nocapture 2>"$tmp/fork" >/dev/null || {
+TICKPROF_STDERR=0 TPTEST_FORK_CHILD="forks:$forks" "$fork" --exact child_workload --nocapture 2>"$tmp/fork" >/dev/null || {
     cat "$tmp/fork" >&2
     exit 1
 }

@@ -16,6 +16,7 @@
 /// | `crate = path` | where the `tickprof` crate is, if renamed or re-exported | `::tickprof` |
 /// | `fail` | a failpoint's `return` (`TICKPROF_FAIL`, [`fail::cfg`]) makes the function return `Err(Injected{..}.into())` without running its body; the function must return `Result<_, E>` with `E: From<`[`Injected`]`>` (a compile error otherwise, and on `async fn`) | off: `panic`, `sleep`, `delay`, `print`, `yield` still work at every mark |
 /// | `skip` | on a function (or nested `impl`, `trait`, `mod`) inside a marked container: leave it unmarked; a compile error anywhere else | not given |
+/// | `always` | for a build that always records, as the copy `cargo tickprof` makes: a short body is emitted once (the recording path alone) instead of twice, halving the code to compile per mark; `TICKPROF=off` and pauses still stop the recording, through the guard's own mode test (a call then costs the out-of-line call and that test, not one branch). On a container: every function inside | off: a short body twice, the plain copy run when off or paused |
 ///
 /// # Containers: `impl`, `trait` and inline `mod`
 ///

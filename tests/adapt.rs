@@ -17,7 +17,7 @@ mod time_modes;
 use std::collections::BTreeMap;
 use time_modes::{paths, short};
 
-const CHILD: &str = "TICKPROF_ADAPT_CHILD";
+const CHILD: &str = "TPTEST_ADAPT_CHILD";
 const THREADS: u64 = 3;
 const LEAF_CALLS: u64 = 20_000;
 
@@ -191,7 +191,6 @@ fn counted_sites_keep_the_invariants_in_the_report() {
             "{name}: {s}"
         );
         if s["timing"] == "counted" {
-            assert_eq!(f("self_ns"), 0, "{name}: its time is in its callers' self");
             assert!(!s["resolved"].as_bool().unwrap(), "{name}: estimates");
         }
         for e in s["callers"].as_array().unwrap() {

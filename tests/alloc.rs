@@ -206,7 +206,7 @@ fn building_reports_is_not_counted() {
     assert_eq!(alloc_of(&b, "probe").0, stats(1, 64, 1, 64));
 }
 
-const CHILD: &str = "TICKPROF_TEST_ALLOC_CHILD";
+const CHILD: &str = "TPTEST_ALLOC_CHILD";
 
 /// The child process: marked allocations, then the exit report to a JSON
 /// file and stderr with the wrapper installed.

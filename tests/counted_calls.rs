@@ -20,7 +20,7 @@ use time_modes::{paths, short};
 #[global_allocator]
 static ALLOC: tickprof::Alloc = tickprof::Alloc::system();
 
-const CHILD: &str = "TICKPROF_COUNTED_CHILD";
+const CHILD: &str = "TPTEST_COUNTED_CHILD";
 const THREADS: u64 = 2;
 /// Calls of each tiny site before the late events (past the 256 learning
 /// calls).

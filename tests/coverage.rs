@@ -14,7 +14,7 @@ mod child;
 use tickprof::profile;
 use tickprof_compat_coverage_lib::{self as lib, Shape};
 
-const CHILD: &str = "TICKPROF_COVERAGE_CHILD";
+const CHILD: &str = "TPTEST_COVERAGE_CHILD";
 
 #[profile]
 fn called() -> u32 {

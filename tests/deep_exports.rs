@@ -2,7 +2,7 @@
 //! readable: folded stacks and the SVG collapse direct recursion into one
 //! frame and cut mutual recursion at `export::stacks::MAX_DEPTH` frames.
 //!
-//! Each test re-runs this binary as a child (`TICKPROF_DEEP_CHILD=kind:depth`)
+//! Each test re-runs this binary as a child (`TPTEST_DEEP_CHILD=kind:depth`)
 //! that recurses on a thread with a 1 GiB stack, then reads the files it
 //! wrote at exit. `scripts/stress_exports.sh` runs the same child at depth
 //! 200,000 and measures its peak memory.
@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use tickprof::export::stacks::MAX_DEPTH;
 use tickprof::profile;
 
-const CHILD: &str = "TICKPROF_DEEP_CHILD";
+const CHILD: &str = "TPTEST_DEEP_CHILD";
 /// The depth the tests use (the stress script: 200,000).
 const DEPTH: u32 = 20_000;
 const FORMATS: [&str; 5] = ["folded", "svg", "json", "html", "txt"];

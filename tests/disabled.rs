@@ -46,13 +46,13 @@ fn marks_keep_behaviour_and_record_nothing() {
 
 #[test]
 fn the_program_prints_no_report() {
-    if std::env::var_os("TICKPROF_DISABLED_CHILD").is_some() {
+    if std::env::var_os("TPTEST_DISABLED_CHILD").is_some() {
         assert_eq!(add(1, 1), 2);
         return;
     }
     let out = std::process::Command::new(std::env::current_exe().unwrap())
         .args(["--exact", "the_program_prints_no_report", "--nocapture"])
-        .env("TICKPROF_DISABLED_CHILD", "1")
+        .env("TPTEST_DISABLED_CHILD", "1")
         .output()
         .unwrap();
     assert!(out.status.success());

@@ -22,7 +22,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tickprof::profile;
 
-const CHILD: &str = "TICKPROF_DUMP_CHILD";
+const CHILD: &str = "TPTEST_DUMP_CHILD";
 
 #[profile]
 fn work() {
@@ -79,6 +79,16 @@ fn child_workload() {
             loop {
                 std::thread::sleep(Duration::from_millis(10));
             }
+        }
+        "every-1ns" => {
+            // A period below the minimum is taken as the minimum, 100 ms.
+            tickprof::dump_every(Duration::from_nanos(1));
+            (0..3).for_each(|_| work());
+            std::thread::sleep(Duration::from_secs(1));
+        }
+        "sleep-1s" => {
+            (0..3).for_each(|_| work());
+            std::thread::sleep(Duration::from_secs(1));
         }
         _ => {}
     }
@@ -368,4 +378,43 @@ fn on_term_runs_the_programs_own_handler_too() {
     assert_eq!(std::fs::read_to_string(&marker).unwrap(), "X");
     assert_eq!(calls_in(&out), 3);
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The stderr headings of the dumps written.
+fn dumps_in(stderr: &str) -> usize {
+    stderr
+        .lines()
+        .filter(|l| l.starts_with("tickprof: report ") && l.contains("TICKPROF_DUMP_INTERVAL"))
+        .count()
+}
+
+#[test]
+fn a_period_below_the_minimum_is_refused_or_raised_not_a_flood() {
+    // The variable: one warning, no periodic report.
+    let (out, err) = child::run(CHILD, "sleep-1s", &[("TICKPROF_DUMP_INTERVAL", "1ns")]);
+    assert!(out.status.success(), "{err}");
+    let warnings: Vec<&str> = err.lines().filter(|l| l.contains("warning")).collect();
+    assert_eq!(
+        warnings,
+        ["tickprof: warning: TICKPROF_DUMP_INTERVAL=\"1ns\" is shorter than the minimum, 100ms; using the default (unset, none)"]
+    );
+    assert_eq!(dumps_in(&err), 0, "{err}");
+    // The API: the period raised to 100 ms, so at most 11 reports in the
+    // child's second (without the floor, one per report written).
+    let (out, err) = child::run(CHILD, "every-1ns", &[]);
+    assert!(out.status.success(), "{err}");
+    let n = dumps_in(&err);
+    assert!((1..=11).contains(&n), "{n} periodic reports in 1 s");
+    // A period too long for the clock: no report, no panic.
+    let (out, err) = child::run(
+        CHILD,
+        "sleep-1s",
+        &[("TICKPROF_DUMP_INTERVAL", "3000000000000000h")],
+    );
+    assert!(out.status.success(), "{err}");
+    assert_eq!(dumps_in(&err), 0, "{err}");
+    assert!(
+        !err.contains("warning") && !err.contains("panicked"),
+        "{err}"
+    );
 }

@@ -1,7 +1,7 @@
 //! The report printed at process exit, the CSV file, and the environment.
 //!
 //! Each test re-runs this test binary as a child process that runs only
-//! `child_workload` (with `TICKPROF_EXIT_CHILD` set), then parses the
+//! `child_workload` (with `TPTEST_EXIT_CHILD` set), then parses the
 //! child's stderr and files.
 #![cfg(feature = "enabled")]
 
@@ -9,7 +9,7 @@ use std::process::Output;
 use std::time::Duration;
 use tickprof::profile;
 
-const CHILD: &str = "TICKPROF_EXIT_CHILD";
+const CHILD: &str = "TPTEST_EXIT_CHILD";
 
 #[path = "support/spin.rs"]
 mod spin_support;
@@ -410,10 +410,20 @@ fn deep_recursion_beyond_the_node_cap_is_folded_not_lost() {
 #[test]
 fn the_header_says_whether_times_are_compensated() {
     let (_, err) = run_child("plain", &[]);
-    assert!(err.contains("times are compensated"), "{err}");
-    assert!(err.contains("overhead per marked call:"), "{err}");
+    assert!(err.contains("tickprof: instrumentation "), "{err}");
     let (out, err) = run_child("plain", &[("TICKPROF_COMPENSATE", "0")]);
     assert!(out.status.success());
-    assert!(err.contains("times are raw"), "{err}");
+    assert!(
+        err.contains("left in the times below") || err.contains("times are raw"),
+        "{err}"
+    );
+    let (out, err) = run_child("plain", &[("TICKPROF_SAMPLE", "0")]);
+    assert!(out.status.success());
+    assert!(
+        err.contains(
+            "instrumentation not measured: the sampler is off (TICKPROF_SAMPLE=0): times are raw"
+        ),
+        "{err}"
+    );
     assert_eq!(rows(&err).len(), 3);
 }

@@ -651,7 +651,7 @@ fn temp_dir(tag: &str) -> PathBuf {
 }
 
 /// Set in the child process of [`tickprof_out_writes_every_format`].
-const CHILD: &str = "TICKPROF_EXPORT_TEST_CHILD";
+const CHILD: &str = "TPTEST_EXPORT_CHILD";
 
 known_profile!(out_case, "out <a> & \"a\"", "out b; ✓", "out c, C");
 

@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use tickprof::fail::{self, FailScenario};
 use tickprof::{profile, Injected};
 
-const CHILD: &str = "TICKPROF_FAILPOINTS_CHILD";
+const CHILD: &str = "TPTEST_FAILPOINTS_CHILD";
 
 /// Bodies run, to check that an injected `return` skips the body.
 static BODIES: AtomicU64 = AtomicU64::new(0);
@@ -276,28 +276,50 @@ const CONFIGS: &[&str] = &[
 fn the_table_syntax_matches_the_fail_crate() {
     let _s = FailScenario::setup();
     for (i, config) in CONFIGS.iter().enumerate() {
-        let name = format!("p{i}");
-        let theirs = ::fail::cfg(name.clone(), config);
-        let ours = fail::cfg("compared", config);
-        assert_eq!(
-            ours.is_ok(),
-            theirs.is_ok(),
-            "{config:?}: {ours:?} vs {theirs:?}"
-        );
-        if ours.is_err() || config.contains("0%") && !config.contains("100%") {
+        if !config.contains("print") {
+            compare(i);
             continue;
         }
-        let reference = || -> Option<Option<String>> {
-            ::fail::fail_point!(&name, Some);
-            None
+        // `print` writes to stderr, past the test harness's capture: in a
+        // child, whose stderr is read here.
+        let (out, stderr) = child::run_quiet(CHILD, &format!("compare {i}"), &[]);
+        assert!(out.status.success(), "{config:?}: {stderr}");
+        let printed: Vec<&str> = stderr.lines().collect();
+        let want: &[&str] = match *config {
+            "print->return" => &["failpoint failpoints::compared executed."; 6],
+            "1*print(hi)->return" => &["hi"],
+            other => panic!("no expected output for {other:?}"),
         };
-        for call in 0..6 {
-            let expected = reference();
-            let got = compared().err().map(|e| e.message);
-            assert_eq!(got, expected, "{config:?}, call {call}");
-        }
-        ::fail::remove(&name);
+        assert_eq!(printed, want, "{config:?}");
     }
+}
+
+/// Compares `CONFIGS[i]` on `compared` with the `fail` crate's reading of
+/// it: accepted or rejected alike and, without a probability below 100%,
+/// six calls firing alike.
+fn compare(i: usize) {
+    let config = CONFIGS[i];
+    let name = format!("p{i}");
+    let theirs = ::fail::cfg(name.clone(), config);
+    let ours = fail::cfg("compared", config);
+    assert_eq!(
+        ours.is_ok(),
+        theirs.is_ok(),
+        "{config:?}: {ours:?} vs {theirs:?}"
+    );
+    if ours.is_err() || config.contains("0%") && !config.contains("100%") {
+        return;
+    }
+    let reference = || -> Option<Option<String>> {
+        ::fail::fail_point!(&name, Some);
+        None
+    };
+    for call in 0..6 {
+        let expected = reference();
+        let got = compared().err().map(|e| e.message);
+        assert_eq!(got, expected, "{config:?}, call {call}");
+    }
+    ::fail::remove(&name);
 }
 
 /// The child: runs what `mode` names, with `TICKPROF_FAIL` from the parent.
@@ -316,7 +338,12 @@ fn child_workload() {
                 plain();
             }
         }
-        _ => {}
+        _ => {
+            if let Some(i) = mode.strip_prefix("compare ") {
+                let _s = FailScenario::setup();
+                compare(i.parse().unwrap());
+            }
+        }
     }
 }
 

@@ -23,13 +23,13 @@ mod child;
 #[path = "support/quiet.rs"]
 mod quiet;
 
-const CHILD: &str = "TICKPROF_FILE_WRITES_CHILD";
+const CHILD: &str = "TPTEST_FILE_WRITES_CHILD";
 /// The file whose appearance lets the child go on to exit.
-const GO: &str = "TICKPROF_FILE_WRITES_GO";
+const GO: &str = "TPTEST_FILE_WRITES_GO";
 /// The file the child creates when its main runs.
-const STARTED: &str = "TICKPROF_FILE_WRITES_STARTED";
+const STARTED: &str = "TPTEST_FILE_WRITES_STARTED";
 /// The directory the child changes to after its work.
-const CHDIR: &str = "TICKPROF_FILE_WRITES_CHDIR";
+const CHDIR: &str = "TPTEST_FILE_WRITES_CHDIR";
 /// Another user's id (`nobody`), for files planted by "another user".
 const NOBODY: u32 = 65534;
 /// The longest a child may take: past it the test fails (a hang).

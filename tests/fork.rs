@@ -3,7 +3,7 @@
 //! report header carries the process id.
 //!
 //! Each test re-runs this binary as a child process (`child_workload`, with
-//! `TICKPROF_FORK_CHILD=<scenario>`); that process forks while another of
+//! `TPTEST_FORK_CHILD=<scenario>`); that process forks while another of
 //! its threads churns threads. `scripts/thread_fork_stress.sh` runs the
 //! `forks` scenario at full size (400 forks).
 #![cfg(all(feature = "enabled", unix))]
@@ -22,7 +22,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use tickprof::profile;
 
-const CHILD: &str = "TICKPROF_FORK_CHILD";
+const CHILD: &str = "TPTEST_FORK_CHILD";
 
 extern "C" {
     fn exit(code: i32) -> !;

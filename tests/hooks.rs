@@ -2,7 +2,7 @@
 //! that calls a marked function or panics, async polls, the profile off.
 //!
 //! A hook is process-wide and installed once, so each scenario runs in a
-//! child process (this test binary re-run with `TICKPROF_HOOK_CHILD` set),
+//! child process (this test binary re-run with `TPTEST_HOOK_CHILD` set),
 //! which asserts and exits non-zero on failure.
 #![cfg(feature = "enabled")]
 
@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 use std::sync::Mutex;
 use tickprof::{profile, Enter, Exit, Hook};
 
-const CHILD: &str = "TICKPROF_HOOK_CHILD";
+const CHILD: &str = "TPTEST_HOOK_CHILD";
 
 /// Per site name: enters, exits, completed exits, unwinding exits,
 /// out-of-order exits.

@@ -13,190 +13,55 @@
 //! bounds on time are generous (well under a slow client's lifetime).
 #![cfg(all(feature = "enabled", unix))]
 
-#[path = "support/child.rs"]
-mod child;
+#[path = "support/http.rs"]
+mod http;
 #[path = "support/pprof_proto.rs"]
 mod pprof_proto;
 #[path = "support/quiet.rs"]
 mod quiet;
 
-use pprof_proto::{unstore, Profile};
-use std::collections::HashMap;
-use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
-use std::net::{Shutdown, TcpListener, TcpStream};
-use std::process::{Child, ChildStdin, ChildStdout, Stdio};
+use http::{read_answer, Server, PATIENCE};
+use pprof_proto::Profile;
+use std::io::{ErrorKind, Read, Write};
+use std::net::{Shutdown, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
-use tickprof::profile;
+use std::time::Duration;
 
-const CHILD: &str = "TICKPROF_HTTP_CHILD";
-/// The child's answer to `work N`.
-const DONE: &str = "tickprof-http-child: done";
+const CHILD: &str = "TPTEST_HTTP_CHILD";
 const PROFILE: &str = "/debug/pprof/profile";
 /// The server's cap on connections whose head is arriving.
 const MAX_PENDING: usize = 512;
-/// Long enough for any answer on a busy machine; a test that waits this
-/// long has failed.
-const PATIENCE: Duration = Duration::from_secs(60);
-
-#[profile]
-fn work() {
-    std::hint::black_box(0);
-}
 
 /// The child: `work N` makes N marked calls, `exit C` exits with C.
 #[test]
 fn child_workload() {
-    if std::env::var(CHILD).is_err() {
-        return;
-    }
-    let mut out = std::io::stdout();
-    for line in std::io::stdin().lock().lines() {
-        let line = line.unwrap();
-        match line.split_once(' ') {
-            Some(("work", n)) => {
-                (0..n.parse::<u32>().unwrap()).for_each(|_| work());
-                writeln!(out, "{DONE}").unwrap();
-                out.flush().unwrap();
-            }
-            Some(("exit", c)) => std::process::exit(c.parse().unwrap()),
-            _ => panic!("unknown command {line:?}"),
-        }
+    if std::env::var(CHILD).is_ok() {
+        http::child_loop(|n| (0..n).for_each(|_| http::work()));
     }
 }
 
-/// A child serving on a port of its own.
-struct Server {
-    child: Child,
-    stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
-    port: u16,
-}
-
-impl Server {
-    fn start() -> Server {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let mut cmd = child::child_command(CHILD, "1");
-        cmd.env("TICKPROF_HTTP", format!("127.0.0.1:{port}"))
-            .env("TICKPROF_STDERR", "0")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped());
-        let mut child = cmd.spawn().unwrap();
-        let stdin = child.stdin.take().unwrap();
-        let stdout = BufReader::new(child.stdout.take().unwrap());
-        let server = Server {
-            child,
-            stdin,
-            stdout,
-            port,
-        };
-        // HEAD takes no profile and moves no base.
-        let start = Instant::now();
-        while server
-            .try_request(&format!("HEAD {PROFILE} HTTP/1.1\r\n\r\n"))
-            .map(|r| r.0)
-            != Some(200)
-        {
-            assert!(start.elapsed() < PATIENCE, "the server did not start");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        server
-    }
-
-    fn connect(&self) -> TcpStream {
-        TcpStream::connect(("127.0.0.1", self.port)).unwrap()
-    }
-
-    /// Makes `n` marked calls in the child.
-    fn work(&mut self, n: u32) {
-        writeln!(self.stdin, "work {n}").unwrap();
-        // The test harness prints on the same stdout (`test child_workload
-        // ... ` without a line end, before the first answer).
-        let mut line = String::new();
-        while !line.trim_end().ends_with(DONE) {
-            line.clear();
-            assert_ne!(
-                self.stdout.read_line(&mut line).unwrap(),
-                0,
-                "the child ended"
-            );
-        }
-    }
-
-    /// Sends `raw` and reads the whole answer: status and body.
-    fn try_request(&self, raw: &str) -> Option<(u16, Vec<u8>)> {
-        let mut s = TcpStream::connect(("127.0.0.1", self.port)).ok()?;
-        s.write_all(raw.as_bytes()).ok()?;
-        read_answer(&mut s).ok()
-    }
-
-    fn request(&self, raw: &str) -> (u16, Vec<u8>) {
-        self.try_request(raw).expect("an answer")
-    }
-
-    fn get(&self, target: &str) -> (u16, Vec<u8>) {
-        self.request(&format!("GET {target} HTTP/1.1\r\nHost: x\r\n\r\n"))
-    }
-
-    /// The calls to `work` in a delta scrape.
-    fn delta_calls(&self) -> i64 {
-        let (status, body) = self.get(PROFILE);
-        assert_eq!(status, 200, "{}", String::from_utf8_lossy(&body));
-        work_calls(&body)
-    }
-
-    /// Ends the child with `exit code`; returns its exit code.
-    fn exit(mut self, code: i32) -> Option<i32> {
-        writeln!(self.stdin, "exit {code}").unwrap();
-        self.child.wait().unwrap().code()
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// Reads a response to its end: its status code and body.
-fn read_answer(s: &mut TcpStream) -> std::io::Result<(u16, Vec<u8>)> {
-    s.set_read_timeout(Some(PATIENCE))?;
-    let mut all = Vec::new();
-    s.read_to_end(&mut all)?;
-    let end = all
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .ok_or(ErrorKind::InvalidData)?;
-    let head = String::from_utf8_lossy(&all[..end]).into_owned();
-    let status = head
-        .strip_prefix("HTTP/1.1 ")
-        .and_then(|r| r.get(..3))
-        .and_then(|c| c.parse().ok())
-        .ok_or(ErrorKind::InvalidData)?;
-    Ok((status, all[end + 4..].to_vec()))
+fn start() -> Server {
+    Server::start(CHILD, &[], PROFILE)
 }
 
 /// The calls of `work` in a `.pb.gz` profile.
 fn work_calls(gz: &[u8]) -> i64 {
-    let p: Profile = prost::Message::decode(unstore(gz).as_slice()).unwrap();
+    let p = Profile::from_gz(gz);
     assert_eq!(p.types()[0], ("calls", "count"));
-    let names: HashMap<u64, &str> = p.function.iter().map(|f| (f.id, p.s(f.name))).collect();
-    let loc: HashMap<u64, &str> = p
-        .location
-        .iter()
-        .map(|l| (l.id, names[&l.line[0].function_id]))
-        .collect();
-    p.sample
-        .iter()
-        .filter(|s| loc[&s.location_id[0]].ends_with("::work"))
-        .map(|s| s.value[0])
-        .sum()
+    p.leaf_sum("::work", ("calls", "count"))
+}
+
+/// The calls to `work` in a delta scrape.
+fn delta_calls(server: &Server) -> i64 {
+    let a = server.get(PROFILE);
+    assert_eq!(a.status, 200, "{}", a.text());
+    work_calls(&a.body)
+}
+
+/// The status of the answer to `raw`, which must come.
+fn status_of(server: &Server, raw: &str) -> u16 {
+    server.request(raw).expect("an answer").status
 }
 
 /// Whether `s` is still open with nothing to read.
@@ -209,7 +74,7 @@ fn still_waiting(s: &TcpStream) -> bool {
 
 #[test]
 fn slow_and_idle_clients_do_not_delay_a_normal_request() {
-    let mut server = Server::start();
+    let mut server = start();
     let idle: Vec<TcpStream> = (0..40).map(|_| server.connect()).collect();
     // A client that sends its request a byte per second (a minute's worth).
     let slow_request = format!(
@@ -256,14 +121,14 @@ fn slow_and_idle_clients_do_not_delay_a_normal_request() {
                 .unwrap();
             let answer = read_answer(&mut s).unwrap();
             done.store(true, Ordering::SeqCst);
-            answer.0
+            answer.status
         })
     };
     std::thread::sleep(Duration::from_secs(1));
     server.work(3);
-    assert_eq!(server.delta_calls(), 3);
+    assert_eq!(delta_calls(&server), 3);
     server.work(2);
-    assert_eq!(server.delta_calls(), 2);
+    assert_eq!(delta_calls(&server), 2);
     assert!(
         !slow_done.load(Ordering::SeqCst),
         "answered while the slow client is connected"
@@ -277,7 +142,7 @@ fn slow_and_idle_clients_do_not_delay_a_normal_request() {
     // The head deadline then ends both: 408, long before the slow
     // client's last byte.
     for mut s in idle {
-        assert_eq!(read_answer(&mut s).unwrap().0, 408);
+        assert_eq!(read_answer(&mut s).unwrap().status, 408);
     }
     assert_eq!(waiting.join().unwrap(), 200);
     let (sent, len, answer) = slow_thread.join().unwrap();
@@ -288,9 +153,9 @@ fn slow_and_idle_clients_do_not_delay_a_normal_request() {
 
 #[test]
 fn bad_seconds_get_400_and_do_not_move_the_delta_base() {
-    let mut server = Server::start();
+    let mut server = start();
     server.work(2);
-    assert_eq!(server.delta_calls(), 2);
+    assert_eq!(delta_calls(&server), 2);
     server.work(5);
     for bad in [
         "-1",
@@ -304,51 +169,54 @@ fn bad_seconds_get_400_and_do_not_move_the_delta_base() {
         "5&seconds=5",
         "5&x=1",
     ] {
-        let (status, body) = server.get(&format!("{PROFILE}?seconds={bad}"));
+        let http::Answer { status, body, .. } = server.get(&format!("{PROFILE}?seconds={bad}"));
         assert_eq!(status, 400, "seconds={bad}");
         assert!(
             String::from_utf8_lossy(&body).starts_with("tickprof: "),
             "{bad}"
         );
     }
-    let (status, _) = server.request(&format!("POST {PROFILE} HTTP/1.1\r\n\r\n"));
-    assert_eq!(status, 405);
-    let (status, body) = server.request(&format!("HEAD {PROFILE} HTTP/1.1\r\n\r\n"));
+    assert_eq!(
+        status_of(&server, &format!("POST {PROFILE} HTTP/1.1\r\n\r\n")),
+        405
+    );
+    let head = server.request(&format!("HEAD {PROFILE} HTTP/1.1\r\n\r\n"));
+    let http::Answer { status, body, .. } = head.expect("an answer");
     assert_eq!((status, body.len()), (200, 0));
     // A well-formed ?seconds request has its own interval, not the base.
-    let (status, body) = server.get(&format!("{PROFILE}?seconds=1"));
+    let http::Answer { status, body, .. } = server.get(&format!("{PROFILE}?seconds=1"));
     assert_eq!((status, work_calls(&body)), (200, 0));
-    assert_eq!(server.delta_calls(), 5, "the calls before the bad requests");
-    assert_eq!(server.delta_calls(), 0);
+    assert_eq!(delta_calls(&server), 5, "the calls before the bad requests");
+    assert_eq!(delta_calls(&server), 0);
     assert_eq!(server.exit(0), Some(0));
 }
 
 #[test]
 fn a_large_head_gets_a_431_the_client_reads() {
-    let server = Server::start();
+    let server = start();
     let mut big = format!("GET {PROFILE} HTTP/1.1\r\nX-Big: ").into_bytes();
     big.resize(big.len() + (1 << 20), b'a');
     big.extend_from_slice(b"\r\n\r\n");
     let mut s = server.connect();
     s.write_all(&big)
         .expect("the server reads the whole request");
-    let (status, body) = read_answer(&mut s).expect("an answer, not a reset");
+    let http::Answer { status, body, .. } = read_answer(&mut s).expect("an answer, not a reset");
     assert_eq!(status, 431, "{}", String::from_utf8_lossy(&body));
     let many = format!(
         "GET {PROFILE} HTTP/1.1\r\n{}\r\n",
         "X: y\r\n".repeat(10_000)
     );
-    assert_eq!(server.request(&many).0, 431);
-    assert_eq!(server.get(PROFILE).0, 200);
+    assert_eq!(status_of(&server, &many), 431);
+    assert_eq!(server.get(PROFILE).status, 200);
 }
 
 #[test]
 fn bad_requests_get_their_status_with_a_reason() {
-    let server = Server::start();
-    let (status, body) = server.get("/debug/pprof/heap");
+    let server = start();
+    let http::Answer { status, body, .. } = server.get("/debug/pprof/heap");
     assert_eq!(status, 404);
     assert!(String::from_utf8_lossy(&body).contains(PROFILE));
-    assert_eq!(server.get("/../../etc/passwd").0, 404);
+    assert_eq!(server.get("/../../etc/passwd").status, 404);
     for line in [
         "GET\r\n\r\n",
         "GET / HTTP/2.0\r\n\r\n",
@@ -356,14 +224,14 @@ fn bad_requests_get_their_status_with_a_reason() {
         "\u{1b}[31m / HTTP/1.1\r\n\r\n",
         "\r\n\r\n",
     ] {
-        assert_eq!(server.request(line).0, 400, "{line:?}");
+        assert_eq!(status_of(&server, line), 400, "{line:?}");
     }
-    assert_eq!(server.request("DELETE / HTTP/1.1\r\n\r\n").0, 404);
+    assert_eq!(status_of(&server, "DELETE / HTTP/1.1\r\n\r\n"), 404);
     assert_eq!(
-        server.request(&format!("PUT {PROFILE} HTTP/1.0\r\n\r\n")).0,
+        status_of(&server, &format!("PUT {PROFILE} HTTP/1.0\r\n\r\n")),
         405
     );
-    assert_eq!(server.get(PROFILE).0, 200);
+    assert_eq!(server.get(PROFILE).status, 200);
 }
 
 /// Without `tickprof::Alloc` (this binary has none), `/debug/pprof/allocs`
@@ -371,11 +239,11 @@ fn bad_requests_get_their_status_with_a_reason() {
 /// comment saying why; no path but the delta profile moves its base.
 #[test]
 fn allocs_without_alloc_is_an_empty_profile_that_says_why() {
-    let mut server = Server::start();
+    let mut server = start();
     server.work(5);
-    let (status, body) = server.get("/debug/pprof/allocs");
+    let http::Answer { status, body, .. } = server.get("/debug/pprof/allocs");
     assert_eq!(status, 200);
-    let p: Profile = prost::Message::decode(unstore(&body).as_slice()).unwrap();
+    let p = Profile::from_gz(&body);
     assert_eq!(
         p.types(),
         [("alloc_objects", "count"), ("alloc_space", "bytes")]
@@ -390,21 +258,25 @@ fn allocs_without_alloc_is_an_empty_profile_that_says_why() {
         "/debug/pprof/mutex",
         "/debug/pprof/goroutine",
     ] {
-        assert_eq!(server.get(path).0, 200, "{path}");
-        assert_eq!(server.get(&format!("{path}?seconds=5")).0, 200, "{path}");
+        assert_eq!(server.get(path).status, 200, "{path}");
+        assert_eq!(
+            server.get(&format!("{path}?seconds=5")).status,
+            200,
+            "{path}"
+        );
     }
-    assert_eq!(server.delta_calls(), 5, "the other paths left the base");
+    assert_eq!(delta_calls(&server), 5, "the other paths left the base");
 }
 
 #[test]
 fn connections_beyond_the_cap_get_503_and_the_server_recovers() {
-    let mut server = Server::start();
+    let mut server = start();
     let extra = 40;
     let conns: Vec<TcpStream> = (0..MAX_PENDING + extra).map(|_| server.connect()).collect();
     let mut busy = 0;
     let mut timed_out = 0;
     for mut s in conns {
-        match read_answer(&mut s).map(|a| a.0) {
+        match read_answer(&mut s).map(|a| a.status) {
             Ok(503) => busy += 1,
             Ok(408) => timed_out += 1,
             other => panic!("{other:?}"),
@@ -415,13 +287,13 @@ fn connections_beyond_the_cap_get_503_and_the_server_recovers() {
     assert!(busy >= 1 && busy <= extra, "{busy} refused");
     assert_eq!(busy + timed_out, MAX_PENDING + extra);
     server.work(4);
-    assert_eq!(server.delta_calls(), 4);
+    assert_eq!(delta_calls(&server), 4);
     assert_eq!(server.exit(0), Some(0));
 }
 
 #[test]
 fn the_exit_code_is_the_programs_with_clients_connected() {
-    let mut server = Server::start();
+    let mut server = start();
     server.work(1);
     let _idle = server.connect();
     let mut waiting = server.connect();
@@ -437,7 +309,7 @@ fn the_exit_code_is_the_programs_with_clients_connected() {
 
 #[test]
 fn clients_that_stay_open_after_their_answer_hold_no_worker() {
-    let mut server = Server::start();
+    let mut server = start();
     // More clients than workers (32), each answered (a 404) and then
     // neither closing nor sending: the server's drain waits on each until
     // its deadline, which must not keep a worker from other requests.
@@ -445,12 +317,12 @@ fn clients_that_stay_open_after_their_answer_hold_no_worker() {
         .map(|_| {
             let mut s = server.connect();
             s.write_all(b"GET /nope HTTP/1.1\r\n\r\n").unwrap();
-            assert_eq!(read_answer(&mut s).unwrap().0, 404);
+            assert_eq!(read_answer(&mut s).unwrap().status, 404);
             s
         })
         .collect();
     server.work(3);
-    assert_eq!(server.delta_calls(), 3);
+    assert_eq!(delta_calls(&server), 3);
     drop(open);
     assert_eq!(server.exit(0), Some(0));
 }

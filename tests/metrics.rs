@@ -6,45 +6,35 @@
 //! answered while a `?seconds=N` profile is in flight.
 #![cfg(all(feature = "enabled", unix))]
 
-#[path = "support/child.rs"]
-mod child;
+#[path = "support/http.rs"]
+mod http;
 #[path = "support/quiet.rs"]
 mod quiet;
 
+use http::Server;
 use std::collections::{BTreeMap, HashMap};
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
-use std::process::Stdio;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use tickprof::profile;
 
-const CHILD: &str = "TICKPROF_METRICS_CHILD";
-const DONE: &str = "tickprof-metrics-child: done";
+const CHILD: &str = "TPTEST_METRICS_CHILD";
 const HOSTILE: &str = "a\"b\\c\nd";
-const WORK_CALLS: usize = 1234;
+const WORK_CALLS: u32 = 1234;
 const HOSTILE_CALLS: usize = 7;
-
-#[profile]
-fn work() {
-    std::hint::black_box(0);
-}
 
 #[profile(name = "a\"b\\c\nd")]
 fn hostile() {
     std::hint::black_box(1);
 }
 
-/// The child: the calls, then `DONE`, then waits for its stdin to close.
+/// The child: `work N` makes N calls of `work` and 7 of `hostile`.
 #[test]
 fn child_workload() {
-    if std::env::var(CHILD).is_err() {
-        return;
+    if std::env::var(CHILD).is_ok() {
+        http::child_loop(|n| {
+            (0..n).for_each(|_| http::work());
+            (0..HOSTILE_CALLS).for_each(|_| hostile());
+        });
     }
-    (0..WORK_CALLS).for_each(|_| work());
-    (0..HOSTILE_CALLS).for_each(|_| hostile());
-    println!("{DONE}");
-    std::io::stdout().flush().unwrap();
-    let _ = std::io::stdin().read_to_end(&mut Vec::new());
 }
 
 /// One sample: name, labels, value.
@@ -129,58 +119,13 @@ fn parse(text: &str) -> (Vec<Sample>, HashMap<String, String>) {
     (samples, types)
 }
 
-/// Sends `raw`; the head and the body.
-fn request(port: u16, raw: &str) -> Option<(String, Vec<u8>)> {
-    let mut s = TcpStream::connect(("127.0.0.1", port)).ok()?;
-    s.set_read_timeout(Some(Duration::from_secs(60))).ok()?;
-    s.write_all(raw.as_bytes()).ok()?;
-    let mut all = Vec::new();
-    s.read_to_end(&mut all).ok()?;
-    let end = all.windows(4).position(|w| w == b"\r\n\r\n")?;
-    Some((
-        String::from_utf8_lossy(&all[..end]).into_owned(),
-        all[end + 4..].to_vec(),
-    ))
-}
-
-fn get(port: u16, target: &str) -> (String, Vec<u8>) {
-    request(port, &format!("GET {target} HTTP/1.1\r\nHost: x\r\n\r\n")).expect("an answer")
-}
-
 #[test]
 fn metrics_are_exact_escaped_and_well_formed() {
-    let port = TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let mut cmd = child::child_command(CHILD, "1");
     // Every call timed, so each histogram counts every call (adaptive
     // timing would sample the calls of the short sites).
-    cmd.env("TICKPROF_HTTP", format!("127.0.0.1:{port}"))
-        .env("TICKPROF_TIME", "all")
-        .env("TICKPROF_STDERR", "0")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped());
-    let mut child = cmd.spawn().unwrap();
-    let stdin = child.stdin.take().unwrap();
-    let mut out = BufReader::new(child.stdout.take().unwrap());
-    let mut line = String::new();
-    while !line.trim_end().ends_with(DONE) {
-        line.clear();
-        assert_ne!(out.read_line(&mut line).unwrap(), 0, "the child ended");
-    }
-    let start = Instant::now();
-    let (head, body) = loop {
-        if let Some(r) = request(port, "GET /metrics HTTP/1.1\r\n\r\n") {
-            break r;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(60),
-            "the server did not start"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let mut server = Server::start(CHILD, &[("TICKPROF_TIME", "all")], "/metrics");
+    server.work(WORK_CALLS);
+    let http::Answer { head, body, .. } = server.get("/metrics");
     assert!(head.starts_with("HTTP/1.1 200"), "{head}");
     assert!(
         head.contains("Content-Type: text/plain; version=0.0.4; charset=utf-8"),
@@ -252,24 +197,23 @@ fn metrics_are_exact_escaped_and_well_formed() {
     }
     assert!(text.contains("\ntickprof_info{version=\""), "{text}");
 
-    let (head, body) = request(port, "HEAD /metrics HTTP/1.1\r\n\r\n").unwrap();
+    let http::Answer { head, body, .. } = server
+        .request("HEAD /metrics HTTP/1.1\r\n\r\n")
+        .expect("an answer");
     assert!(
         head.starts_with("HTTP/1.1 200") && body.is_empty(),
         "{head}"
     );
-    let (head, _) = get(port, "/metrics?name=x");
+    let head = server.get("/metrics?name=x").head;
     assert!(head.starts_with("HTTP/1.1 400"), "{head}");
 
     // A scrape is answered while a 3-second profile is in flight.
-    let profile = std::thread::spawn(move || get(port, "/debug/pprof/profile?seconds=3"));
+    let port = server.port;
+    let profile = std::thread::spawn(move || http::get(port, "/debug/pprof/profile?seconds=3"));
     std::thread::sleep(Duration::from_millis(300));
-    let (head, _) = get(port, "/metrics");
+    let head = server.get("/metrics").head;
     assert!(head.starts_with("HTTP/1.1 200"), "{head}");
     assert!(!profile.is_finished(), "/metrics waited for the profile");
-    assert!(profile.join().unwrap().0.starts_with("HTTP/1.1 200"));
-
-    drop(stdin);
-    // Read to the end: the child's test harness still writes its result.
-    let _ = out.read_to_end(&mut Vec::new());
-    assert_eq!(child.wait().unwrap().code(), Some(0));
+    assert_eq!(profile.join().unwrap().status, 200);
+    assert_eq!(server.exit(0), Some(0));
 }

@@ -9,27 +9,22 @@
 //! (an ordering, not a timing).
 #![cfg(all(feature = "enabled", unix))]
 
-#[path = "support/child.rs"]
-mod child;
+#[path = "support/http.rs"]
+mod http;
 #[path = "support/pprof_proto.rs"]
 mod pprof_proto;
 
-use pprof_proto::{unstore, Profile};
-use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
-use std::process::{Child, ChildStdin, ChildStdout, Stdio};
+use http::Server;
+use pprof_proto::Profile;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use tickprof::profile;
 
 #[global_allocator]
 static A: tickprof::Alloc = tickprof::Alloc::system();
 
-const CHILD: &str = "TICKPROF_PPROF_PATHS_CHILD";
-const DONE: &str = "tickprof-pprof-paths-child: done";
-const PATIENCE: Duration = Duration::from_secs(60);
+const CHILD: &str = "TPTEST_PPROF_PATHS_CHILD";
 
 /// Three allocations a call.
 #[profile]
@@ -42,111 +37,33 @@ fn allocating() {
 /// The child: `work N` makes N calls of `allocating`.
 #[test]
 fn child_workload() {
-    if std::env::var(CHILD).is_err() {
-        return;
-    }
-    let mut out = std::io::stdout();
-    for line in std::io::stdin().lock().lines() {
-        let line = line.unwrap();
-        if let Some(n) = line.strip_prefix("work ") {
-            (0..n.parse::<u32>().unwrap()).for_each(|_| allocating());
-            writeln!(out, "{DONE}").unwrap();
-            out.flush().unwrap();
-        } else {
-            std::process::exit(0);
-        }
+    if std::env::var(CHILD).is_ok() {
+        http::child_loop(|n| (0..n).for_each(|_| allocating()));
     }
 }
 
-struct Server {
-    child: Child,
-    stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
-    port: u16,
+fn start() -> Server {
+    Server::start(CHILD, &[], "/debug/pprof/goroutine")
 }
 
-impl Server {
-    fn start() -> Server {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let mut cmd = child::child_command(CHILD, "1");
-        cmd.env("TICKPROF_HTTP", port.to_string())
-            .env("TICKPROF_STDERR", "0")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped());
-        let mut child = cmd.spawn().unwrap();
-        let stdin = child.stdin.take().unwrap();
-        let stdout = BufReader::new(child.stdout.take().unwrap());
-        let s = Server {
-            child,
-            stdin,
-            stdout,
-            port,
-        };
-        let start = Instant::now();
-        while s.get_raw("HEAD /debug/pprof/goroutine").map(|r| r.0) != Some(200) {
-            assert!(start.elapsed() < PATIENCE, "the server did not start");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        s
-    }
-
-    fn work(&mut self, n: u32) {
-        writeln!(self.stdin, "work {n}").unwrap();
-        let mut line = String::new();
-        while !line.trim_end().ends_with(DONE) {
-            line.clear();
-            assert_ne!(self.stdout.read_line(&mut line).unwrap(), 0, "child ended");
-        }
-    }
-
-    fn get_raw(&self, request_line: &str) -> Option<(u16, Vec<u8>)> {
-        get_at(self.port, request_line)
-    }
-
-    /// `GET path`, which must answer `200`: the decoded profile.
-    fn profile(&self, path: &str) -> Profile {
-        let (status, body) = self.get_raw(&format!("GET {path}")).expect("an answer");
-        assert_eq!(status, 200, "{path}: {}", String::from_utf8_lossy(&body));
-        prost::Message::decode(unstore(&body).as_slice()).unwrap()
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// Sends `request_line` to the child on `port`; its status and body.
+/// `METHOD target` (`request_line` without its version) on `port`: its
+/// status and body, if it answers.
 fn get_at(port: u16, request_line: &str) -> Option<(u16, Vec<u8>)> {
-    let mut s = TcpStream::connect(("127.0.0.1", port)).ok()?;
-    write!(s, "{request_line} HTTP/1.1\r\nHost: x\r\n\r\n").ok()?;
-    s.set_read_timeout(Some(PATIENCE)).ok()?;
-    let mut all = Vec::new();
-    s.read_to_end(&mut all).ok()?;
-    let end = all.windows(4).position(|w| w == b"\r\n\r\n")?;
-    let status = std::str::from_utf8(&all[9..12]).ok()?.parse().ok()?;
-    Some((status, all[end + 4..].to_vec()))
+    let raw = format!("{request_line} HTTP/1.1\r\nHost: x\r\n\r\n");
+    http::request(port, &raw).map(|a| (a.status, a.body))
+}
+
+/// `GET path`, which must answer `200`: the decoded profile.
+fn profile(s: &Server, path: &str) -> Profile {
+    let a = s.get(path);
+    assert_eq!(a.status, 200, "{path}: {}", a.text());
+    Profile::from_gz(&a.body)
 }
 
 /// The sum of value `index` over samples whose leaf is `allocating`.
 fn leaf_sum(p: &Profile, index: usize) -> i64 {
-    let names: HashMap<u64, &str> = p.function.iter().map(|f| (f.id, p.s(f.name))).collect();
-    let loc: HashMap<u64, &str> = p
-        .location
-        .iter()
-        .map(|l| (l.id, names[&l.line[0].function_id]))
-        .collect();
-    p.sample
-        .iter()
-        .filter(|s| loc[&s.location_id[0]].ends_with("::allocating"))
-        .map(|s| s.value[index])
-        .sum()
+    let (kind, unit) = p.types()[index];
+    p.leaf_sum("::allocating", (kind, unit))
 }
 
 fn now_ns() -> i64 {
@@ -168,10 +85,10 @@ fn check_metadata(p: &Profile, period: (&str, &str)) {
 
 #[test]
 fn every_agent_path_answers_a_valid_profile_with_metadata() {
-    let mut s = Server::start();
+    let mut s = start();
     s.work(7);
     let before = now_ns();
-    let p = s.profile("/debug/pprof/profile");
+    let p = profile(&s, "/debug/pprof/profile");
     assert_eq!(
         p.types(),
         [
@@ -193,7 +110,7 @@ fn every_agent_path_answers_a_valid_profile_with_metadata() {
     // allocs: the whole run (cumulative, as Go's), allocation types only.
     s.work(5);
     for _ in 0..2 {
-        let a = s.profile("/debug/pprof/allocs");
+        let a = profile(&s, "/debug/pprof/allocs");
         assert_eq!(
             a.types(),
             [("alloc_objects", "count"), ("alloc_space", "bytes")]
@@ -216,21 +133,27 @@ fn every_agent_path_answers_a_valid_profile_with_metadata() {
         ),
         ("/debug/pprof/goroutine", vec![("goroutine", "count")]),
     ] {
-        let p = s.profile(path);
+        let p = profile(&s, path);
         assert_eq!(p.types(), types, "{path}");
         assert!(p.sample.is_empty(), "{path}");
         check_metadata(&p, *types.last().unwrap());
         assert_eq!(p.comment.len(), 1, "{path}");
         assert!(p.s(p.comment[0]).starts_with("tickprof: no "), "{path}");
         // A `?seconds=N` is checked, and answered at once.
-        assert_eq!(s.get_raw(&format!("GET {path}?seconds=0")).unwrap().0, 400);
-        assert_eq!(s.get_raw(&format!("HEAD {path}")).unwrap(), (200, vec![]));
+        assert_eq!(
+            get_at(s.port, &format!("GET {path}?seconds=0")).unwrap().0,
+            400
+        );
+        assert_eq!(
+            get_at(s.port, &format!("HEAD {path}")).unwrap(),
+            (200, vec![])
+        );
     }
 }
 
 #[test]
 fn a_profile_in_flight_holds_no_other_path() {
-    let mut s = Server::start();
+    let mut s = start();
     s.work(3);
     let port = s.port;
     let finished = Arc::new(AtomicBool::new(false));
@@ -252,7 +175,7 @@ fn a_profile_in_flight_holds_no_other_path() {
         "/debug/pprof/block",
         "/debug/pprof/profile",
     ] {
-        let p = s.profile(path);
+        let p = profile(&s, path);
         assert!(
             !finished.load(Ordering::SeqCst),
             "{path} was answered after the ?seconds=3 profile"
@@ -263,6 +186,6 @@ fn a_profile_in_flight_holds_no_other_path() {
     }
     let (status, body) = slow.join().unwrap().expect("an answer");
     assert_eq!(status, 200);
-    let p: Profile = prost::Message::decode(unstore(&body).as_slice()).unwrap();
+    let p = Profile::from_gz(&body);
     assert_eq!(leaf_sum(&p, 2), 4, "the calls made during the 3 s");
 }

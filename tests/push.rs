@@ -16,29 +16,24 @@
 //!   `TICKPROF_ON_TERM=1` a SIGTERM pushes the final profile.
 #![cfg(all(feature = "enabled", unix))]
 
-#[path = "support/child.rs"]
-mod child;
+#[path = "support/http.rs"]
+mod http;
 #[path = "support/pprof_proto.rs"]
 mod pprof_proto;
 
-use pprof_proto::{unstore, Profile};
+use http::{find, free_port, read_request, Request};
+use pprof_proto::Profile;
 use std::collections::HashMap;
 use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use tickprof::profile;
 
-const CHILD: &str = "TICKPROF_PUSH_CHILD";
+const CHILD: &str = "TPTEST_PUSH_CHILD";
 /// Calls the child makes: `ROUNDS` rounds of `PER_ROUND`, a pause after
 /// each (so that several pushes happen during the run).
 const ROUNDS: u64 = 8;
 const PER_ROUND: u64 = 250;
-
-#[profile]
-fn work() {
-    std::hint::black_box(0);
-}
 
 /// The child: the calls, then exit code 3 (its own).
 #[test]
@@ -48,37 +43,28 @@ fn child_workload() {
     };
     if mode == "term" {
         // 500 calls, then wait for SIGTERM (TICKPROF_ON_TERM=1).
-        (0..500).for_each(|_| work());
+        (0..500).for_each(|_| http::work());
         println!("ready");
         std::thread::sleep(Duration::from_secs(60));
         std::process::exit(4);
     }
     for _ in 0..ROUNDS {
-        (0..PER_ROUND).for_each(|_| work());
+        (0..PER_ROUND).for_each(|_| http::work());
         std::thread::sleep(Duration::from_millis(100));
     }
     std::process::exit(3);
 }
 
-/// One recorded request: its request line, header fields and body.
-#[derive(Debug)]
-struct Request {
-    target: String,
-    fields: Vec<(String, String)>,
-    body: Vec<u8>,
+/// What the tests read of a pushed request.
+trait Pushed {
+    fn query(&self) -> HashMap<String, String>;
+    fn parts(&self) -> HashMap<String, Vec<u8>>;
 }
 
-impl Request {
-    fn field(&self, name: &str) -> &str {
-        self.fields
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(name))
-            .map_or("", |(_, v)| v.as_str())
-    }
-
+impl Pushed for Request {
     /// The query parameters, percent-decoded.
     fn query(&self) -> HashMap<String, String> {
-        let q = self.target.split_once('?').map_or("", |(_, q)| q);
+        let q = self.target().split_once('?').map_or("", |(_, q)| q);
         q.split('&')
             .filter_map(|p| p.split_once('='))
             .map(|(k, v)| (k.to_owned(), decode(v)))
@@ -117,10 +103,6 @@ impl Request {
     }
 }
 
-fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    hay.windows(needle.len()).position(|w| w == needle)
-}
-
 fn decode(v: &str) -> String {
     let b = v.as_bytes();
     let mut out = Vec::new();
@@ -144,6 +126,8 @@ enum Receiver {
     Works,
     /// Reads the request, never answers, keeps the connection open.
     Hangs,
+    /// Answers these bytes to every request, then closes.
+    Says(&'static [u8]),
 }
 
 /// Starts a receiver; its port and the requests it recorded.
@@ -157,6 +141,11 @@ fn receiver(kind: Receiver) -> (u16, Arc<Mutex<Vec<Request>>>) {
         for s in l.incoming() {
             let Ok(mut s) = s else { continue };
             if let Some(r) = read_request(&mut s) {
+                assert!(
+                    r.line.starts_with("POST ") && r.line.ends_with(" HTTP/1.1"),
+                    "{}",
+                    r.line
+                );
                 g.lock().unwrap().push(r);
             }
             match kind {
@@ -164,56 +153,13 @@ fn receiver(kind: Receiver) -> (u16, Arc<Mutex<Vec<Request>>>) {
                     let _ = s.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n");
                 }
                 Receiver::Hangs => held.push(s),
+                Receiver::Says(answer) => {
+                    let _ = s.write_all(answer);
+                }
             }
         }
     });
     (port, got)
-}
-
-fn read_request(s: &mut TcpStream) -> Option<Request> {
-    s.set_read_timeout(Some(Duration::from_secs(30))).ok()?;
-    let mut all = Vec::new();
-    let mut buf = [0u8; 65536];
-    let head_end = loop {
-        if let Some(e) = find(&all, b"\r\n\r\n") {
-            break e;
-        }
-        let n = s.read(&mut buf).ok()?;
-        if n == 0 {
-            return None;
-        }
-        all.extend_from_slice(&buf[..n]);
-    };
-    let head = String::from_utf8_lossy(&all[..head_end]).into_owned();
-    let mut lines = head.split("\r\n");
-    let line = lines.next()?;
-    assert!(
-        line.starts_with("POST ") && line.ends_with(" HTTP/1.1"),
-        "{line}"
-    );
-    let target = line[5..line.len() - 9].to_owned();
-    let fields: Vec<(String, String)> = lines
-        .filter_map(|l| l.split_once(": "))
-        .map(|(k, v)| (k.to_owned(), v.to_owned()))
-        .collect();
-    let len: usize = fields
-        .iter()
-        .find(|(k, _)| k.eq_ignore_ascii_case("content-length"))?
-        .1
-        .parse()
-        .ok()?;
-    while all.len() < head_end + 4 + len {
-        let n = s.read(&mut buf).ok()?;
-        if n == 0 {
-            return None;
-        }
-        all.extend_from_slice(&buf[..n]);
-    }
-    Some(Request {
-        target,
-        fields,
-        body: all[head_end + 4..head_end + 4 + len].to_vec(),
-    })
 }
 
 /// Runs the child pushing to `port`; its exit code, stderr and run time.
@@ -227,28 +173,13 @@ fn run_child(port: u16, extra: &[(&str, &str)]) -> (Option<i32>, String, Duratio
     ];
     env.extend_from_slice(extra);
     let start = Instant::now();
-    let (out, stderr) = child::run_quiet(CHILD, "1", &env);
+    let (out, stderr) = http::child::run_quiet(CHILD, "1", &env);
     (out.status.code(), stderr, start.elapsed())
 }
 
 /// The calls of `work` in a pushed `profile` part.
 fn work_calls(p: &Profile) -> i64 {
-    let names: HashMap<u64, &str> = p.function.iter().map(|f| (f.id, p.s(f.name))).collect();
-    let loc: HashMap<u64, &str> = p
-        .location
-        .iter()
-        .map(|l| (l.id, names[&l.line[0].function_id]))
-        .collect();
-    let calls = p
-        .types()
-        .iter()
-        .position(|t| *t == ("calls", "count"))
-        .unwrap();
-    p.sample
-        .iter()
-        .filter(|s| loc[&s.location_id[0]].ends_with("::work"))
-        .map(|s| s.value[calls])
-        .sum()
+    p.leaf_sum("::work", ("calls", "count"))
 }
 
 #[test]
@@ -261,7 +192,7 @@ fn pushed_deltas_sum_to_the_exact_calls_in_pyroscopes_ingest_form() {
     let mut total = 0;
     let mut last_until = 0u64;
     for r in reqs.iter() {
-        assert!(r.target.starts_with("/ingest?"), "{}", r.target);
+        assert!(r.target().starts_with("/ingest?"), "{}", r.line);
         let q = r.query();
         assert_eq!(q["name"], "push-test{service_name=api,env=ci}");
         assert_eq!(q["format"], "pprof");
@@ -274,7 +205,7 @@ fn pushed_deltas_sum_to_the_exact_calls_in_pyroscopes_ingest_form() {
         let config = String::from_utf8(parts["sample_type_config"].clone()).unwrap();
         assert!(config.contains(r#""calls":{"units":"samples","aggregation":"sum""#));
         assert!(config.contains(r#""time":{"units":"nanoseconds","aggregation":"sum""#));
-        let p: Profile = prost::Message::decode(unstore(&parts["profile"]).as_slice()).unwrap();
+        let p = Profile::from_gz(&parts["profile"]);
         assert_eq!(p.types(), [("calls", "count"), ("time", "nanoseconds")]);
         total += work_calls(&p);
     }
@@ -309,11 +240,7 @@ fn the_report_counts_the_pushes() {
     assert_eq!(counted(&json), (sent, 0, 0), "{stderr}");
     // Down: every interval's push queued, the oldest dropped past 8, the
     // rest failed at the final push.
-    let down = TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let down = free_port();
     let (code, stderr, _) = run_child(down, &[("TICKPROF_OUT", &out)]);
     assert_eq!(code, Some(3), "{stderr}");
     let (pushed, failed, dropped) = counted(&json);
@@ -349,11 +276,7 @@ fn go_reads(gz: &[u8]) {
 
 #[test]
 fn a_receiver_that_is_down_costs_the_exit_nothing_and_is_counted() {
-    let port = TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = free_port();
     let (code, stderr, took) = run_child(port, &[]);
     assert_eq!(code, Some(3), "{stderr}");
     assert_eq!(
@@ -395,7 +318,7 @@ fn a_termination_signal_pushes_the_final_profile() {
     use std::io::BufRead;
     use std::os::unix::process::ExitStatusExt;
     let (port, got) = receiver(Receiver::Works);
-    let mut cmd = child::child_command(CHILD, "term");
+    let mut cmd = http::child::child_command(CHILD, "term");
     cmd.env("TICKPROF_PUSH", format!("http://127.0.0.1:{port}"))
         .env("TICKPROF_PUSH_INTERVAL", "1h")
         .env("TICKPROF_ON_TERM", "1")
@@ -425,8 +348,95 @@ fn a_termination_signal_pushes_the_final_profile() {
         .unwrap();
     let reqs = got.lock().unwrap();
     assert_eq!(reqs.len(), 1, "{err}");
-    let p: Profile =
-        prost::Message::decode(unstore(&reqs[0].parts()["profile"]).as_slice()).unwrap();
+    let p = Profile::from_gz(&reqs[0].parts()["profile"]);
     assert_eq!(work_calls(&p), 500);
     assert!(err.contains(": 1 pushed, 0 failed, 0 dropped"), "{err}");
+}
+
+/// Answers that are not a well-formed `HTTP/1.x 2xx` status line are
+/// failures, each kind warned about once and named by what it is.
+#[test]
+fn only_a_well_formed_2xx_status_line_counts_as_pushed() {
+    for answer in [
+        &b"HTTP/1.1 2999 OK\r\n\r\n"[..],
+        b"HTTP/1.1 204x\r\n\r\n",
+        b"HTTP/1.9 200 OK\r\n\r\n",
+        b"\x16\x03\x01 not http at all\r\n",
+    ] {
+        let (port, got) = receiver(Receiver::Says(answer));
+        let (code, stderr, _) = run_child(port, &[]);
+        assert_eq!(code, Some(3), "{stderr}");
+        let sent = got.lock().unwrap().len();
+        assert!(sent >= 1, "{stderr}");
+        let line = format!(": 0 pushed, {sent} failed, 0 dropped (queue full)");
+        assert!(stderr.contains(&line), "{line} in {stderr}");
+        let warnings: Vec<&str> = stderr.lines().filter(|l| l.contains("warning")).collect();
+        assert_eq!(warnings.len(), 1, "{stderr}");
+        assert!(
+            warnings[0].contains(": the receiver's answer is not an HTTP/1.x status line: \""),
+            "{}",
+            warnings[0]
+        );
+    }
+    // A receiver that closes without a word is said to have done so.
+    let (port, _) = receiver(Receiver::Says(b""));
+    let (_, stderr, _) = run_child(port, &[]);
+    assert!(
+        stderr.contains(": the receiver closed the connection without answering (later"),
+        "{stderr}"
+    );
+}
+
+/// A push interval too long for the clock pushes only at exit (no panic
+/// on the push thread); one below the minimum gives one warning and the
+/// default.
+#[test]
+fn huge_and_tiny_push_intervals() {
+    for (interval, warning) in [
+        ("3000000000000000h", None),
+        ("1ns", Some("tickprof: warning: TICKPROF_PUSH_INTERVAL=\"1ns\" is shorter than the minimum, 100ms; using the default (15s)")),
+    ] {
+        let (port, got) = receiver(Receiver::Works);
+        let mut env = vec![
+            ("TICKPROF_PUSH", format!("http://127.0.0.1:{port}")),
+            ("TICKPROF_PUSH_INTERVAL", interval.to_owned()),
+        ];
+        env.push(("TICKPROF_PUSH_NAME", "push-test".to_owned()));
+        let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let (out, stderr) = http::child::run_quiet(CHILD, "1", &env);
+        assert_eq!(out.status.code(), Some(3), "{interval}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{stderr}");
+        let warnings: Vec<&str> = stderr.lines().filter(|l| l.contains("warning")).collect();
+        assert_eq!(warnings, warning.into_iter().collect::<Vec<_>>(), "{stderr}");
+        assert_eq!(got.lock().unwrap().len(), 1, "only the final push: {stderr}");
+        assert!(stderr.contains(": 1 pushed, 0 failed, 0 dropped"), "{stderr}");
+    }
+}
+
+/// Without `TICKPROF_PUSH_NAME`, the executable's file name is the
+/// application name, held to the same rule: `svc{x=1}` would read as a
+/// name with a label, so it is pushed as `svc_x_1_` with one warning.
+#[test]
+fn the_default_name_is_checked_like_the_variable() {
+    let dir = std::env::temp_dir().join(format!("tickprof-push-name-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let exe = dir.join("svc{x=1}");
+    std::fs::copy(std::env::current_exe().unwrap(), &exe).unwrap();
+    let (port, got) = receiver(Receiver::Works);
+    let out = http::child::child_command_of(&exe, CHILD, "1")
+        .env("TICKPROF_PUSH", format!("http://127.0.0.1:{port}"))
+        .env("TICKPROF_PUSH_INTERVAL", "1h")
+        .env("TICKPROF_STDERR", "0")
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    let reqs = got.lock().unwrap();
+    assert_eq!(reqs.len(), 1, "{stderr}");
+    assert_eq!(reqs[0].query()["name"], "svc_x_1_{}");
+    assert_eq!(
+        stderr.lines().filter(|l| l.contains("warning")).collect::<Vec<_>>(),
+        [format!("tickprof: warning: TICKPROF_PUSH=http://127.0.0.1:{port}: the executable's file name \"svc{{x=1}}\" is not a name of letters, digits and -._/:; pushing as \"svc_x_1_\" (TICKPROF_PUSH_NAME sets the name)")]
+    );
 }

@@ -1,6 +1,6 @@
 //! `docs/configuration.md` holds the settings table that the runtime's
 //! settings table generates: a variable, default or help text added or
-//! changed in code without its docs row fails here. `TICKPROF_BLESS=1`
+//! changed in code without its docs row fails here. `TPTEST_BLESS=1`
 //! rewrites the page's table instead.
 
 const PAGE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/configuration.md");
@@ -20,14 +20,14 @@ fn the_configuration_page_holds_the_generated_settings_table() {
     if table == generated {
         return;
     }
-    if std::env::var_os("TICKPROF_BLESS").is_some_and(|v| v == "1") {
+    if std::env::var_os("TPTEST_BLESS").is_some_and(|v| v == "1") {
         std::fs::write(PAGE, format!("{head}{BEGIN}{generated}{END}{tail}"))
             .expect("docs/configuration.md is writable");
         return;
     }
     panic!(
         "docs/configuration.md's settings table differs from the generated one \
-         (rerun with TICKPROF_BLESS=1 to rewrite it). Generated:\n{generated}"
+         (rerun with TPTEST_BLESS=1 to rewrite it). Generated:\n{generated}"
     );
 }
 

@@ -14,7 +14,7 @@ mod quiet;
 use std::os::unix::thread::JoinHandleExt;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-const CHILD: &str = "TICKPROF_TEST_SIGNALS";
+const CHILD: &str = "TPTEST_SIGNALS_CHILD";
 
 static HANDLED: AtomicU64 = AtomicU64::new(0);
 
@@ -81,6 +81,56 @@ fn first_marked_call_from_a_signal_handler_while_threads_start() {
     }
 }
 
+/// A thread's first marked calls made in a signal handler that
+/// interrupted the program's allocator (threads allocating hard, signalled
+/// before and during their first marked call): setting the thread up must
+/// take no lock and allocate nothing, or the handler waits forever on the
+/// allocator's lock its own thread holds. 200 child processes, each
+/// bounded by a deadline: none may hang.
+#[test]
+fn first_marked_calls_in_handlers_that_interrupted_malloc_never_hang() {
+    let runs: usize = std::env::var("TICKPROF_TEST_SIGNAL_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(200);
+    let deadline = std::time::Duration::from_secs(20);
+    let mut hung = Vec::new();
+    // Two children at a time (the machine has two cores).
+    for pair in (0..runs).collect::<Vec<_>>().chunks(2) {
+        let mut kids: Vec<_> = pair
+            .iter()
+            .map(|&i| {
+                let mut cmd = child::child_command(CHILD, "hammer");
+                cmd.env("TICKPROF_STDERR", "0");
+                cmd.stdout(std::process::Stdio::null());
+                cmd.stderr(std::process::Stdio::piped());
+                (i, cmd.spawn().expect("child runs"))
+            })
+            .collect();
+        let start = std::time::Instant::now();
+        for (i, kid) in &mut kids {
+            loop {
+                if let Some(status) = kid.try_wait().expect("wait") {
+                    assert!(status.success(), "run {i}: {status}");
+                    break;
+                }
+                if start.elapsed() > deadline {
+                    let _ = kid.kill();
+                    let _ = kid.wait();
+                    hung.push(*i);
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+        }
+    }
+    assert!(
+        hung.is_empty(),
+        "{} of {runs} runs hung: {hung:?}",
+        hung.len()
+    );
+}
+
 #[test]
 fn marked_calls_from_a_signal_handler_with_tracing_on() {
     for _ in 0..3 {
@@ -134,6 +184,48 @@ fn child_workload() {
             stop.store(true, Ordering::Relaxed);
             killer.join().expect("killer");
             std::hint::black_box(x);
+        }
+        "hammer" => {
+            // Threads allocate and free as fast as they can, and make a
+            // marked call now and then; the main thread signals each of
+            // them from its very start, so that many first marked calls
+            // run in the handler, often while the thread is in malloc.
+            let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+            let threads: Vec<_> = (0..4)
+                .map(|_| {
+                    let stop = stop.clone();
+                    std::thread::spawn(move || {
+                        let mut keep: Vec<Vec<u8>> = Vec::new();
+                        let mut x = 0u64;
+                        let mut i = 0usize;
+                        while !stop.load(Ordering::Relaxed) {
+                            keep.push(vec![i as u8; 16 + i % 1024]);
+                            if keep.len() > 64 {
+                                keep.clear();
+                            }
+                            if i % 4096 == 4095 {
+                                x ^= busy(10);
+                            }
+                            i += 1;
+                        }
+                        x
+                    })
+                })
+                .collect();
+            let started = std::time::Instant::now();
+            while started.elapsed() < std::time::Duration::from_millis(30) {
+                for t in &threads {
+                    // SAFETY: the threads run until `stop`, set after the
+                    // last signal; their pthread_t are valid until joined.
+                    unsafe { libc::pthread_kill(t.as_pthread_t(), libc::SIGUSR1) };
+                }
+                std::thread::yield_now();
+            }
+            stop.store(true, Ordering::Relaxed);
+            for t in threads {
+                std::hint::black_box(t.join().expect("thread ran"));
+            }
+            assert!(HANDLED.load(Ordering::Relaxed) > 0);
         }
         other => panic!("unknown scenario {other}"),
     }

@@ -4,7 +4,7 @@
 //! the number of threads that ever lived.
 //!
 //! Each test re-runs this binary as a child process (`child_workload`, with
-//! `TICKPROF_CHURN_CHILD=<scenario>`) that checks its own report and exits
+//! `TPTEST_CHURN_CHILD=<scenario>`) that checks its own report and exits
 //! non-zero on a failed check. `scripts/thread_fork_stress.sh` runs the
 //! `churn` scenario at full size (200,000 threads) under `/usr/bin/time`.
 #![cfg(feature = "enabled")]
@@ -17,7 +17,7 @@ mod child;
 
 use tickprof::profile;
 
-const CHILD: &str = "TICKPROF_CHURN_CHILD";
+const CHILD: &str = "TPTEST_CHURN_CHILD";
 /// The default `TICKPROF_THREADS_KEPT`.
 const KEPT: usize = 64;
 
@@ -64,7 +64,7 @@ fn child_workload() {
     let Ok(mode) = std::env::var(CHILD) else {
         return;
     };
-    // The first marked call (and the calibration) on the main thread.
+    // The first marked call (and the start-up) on the main thread.
     on_main();
     let parts: Vec<&str> = mode.split(':').collect();
     match parts.as_slice() {

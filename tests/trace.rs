@@ -6,7 +6,7 @@ mod quiet;
 
 use tickprof::profile;
 
-const CHILD: &str = "TICKPROF_TRACE_CHILD";
+const CHILD: &str = "TPTEST_TRACE_CHILD";
 
 #[profile]
 fn traced_leaf(x: u64) -> u64 {

@@ -3,7 +3,7 @@
 //! unwinding, bad settings, and the offline replay of a `.trace.json`.
 //!
 //! Each case re-runs this test binary as a child process (with
-//! `TICKPROF_LOG_CHILD` set) that runs `child_workload` and writes its log.
+//! `TPTEST_LOG_CHILD` set) that runs `child_workload` and writes its log.
 #![cfg(feature = "enabled")]
 
 #[path = "support/quiet.rs"]
@@ -20,7 +20,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 use tickprof::profile;
 
-const CHILD: &str = "TICKPROF_LOG_CHILD";
+const CHILD: &str = "TPTEST_LOG_CHILD";
 
 #[profile]
 fn leaf() -> u32 {

@@ -1,5 +1,6 @@
 //! What `benches/accuracy.rs` adds to the shared cases: case D (a parent
-//! alternating a ~20 ns leaf and a ~2 µs child), the busy mode
+//! alternating a ~20 ns leaf and a ~2 µs child), case E (a parent of
+//! known per-call duration with many marked calls beneath), the busy mode
 //! (`ACCURACY_BUSY=1`: a spinning thread per core while the cases run), and
 //! whether a report timed or counted a site (its JSON `timing` field).
 
@@ -165,6 +166,104 @@ pub fn case_d(n: u64, rounds: usize) -> CaseD {
         leaf: (l, lr),
         broken,
     }
+}
+
+/// Marked calls case E's parent makes beneath each of its calls.
+const E_KIDS: u64 = 40;
+
+#[inline(never)]
+#[profile]
+fn e_kid(x: u64) -> u64 {
+    chain(x, LEAF_ROUNDS)
+}
+
+/// Case E's parent: ~2 µs of its own and `E_KIDS` marked calls beneath.
+#[inline(never)]
+#[profile]
+fn e_parent(x: u64) -> u64 {
+    let mut acc = chain(x, CHILD_ROUNDS);
+    for i in 0..E_KIDS {
+        acc = e_kid(acc ^ i);
+    }
+    acc
+}
+
+#[inline(never)]
+fn plain_e_parent(x: u64) -> u64 {
+    let mut acc = chain(x, CHILD_ROUNDS);
+    for i in 0..E_KIDS {
+        acc = plain_leaf(acc ^ i);
+    }
+    acc
+}
+
+/// Errors of case E, medians over the rounds.
+pub struct CaseE {
+    /// The parent's true cost per call (the unmarked twin's), ns.
+    pub truth_ns: f64,
+    /// (p50 − truth) ÷ truth, measured and raw.
+    pub p50: (f64, f64),
+    /// (mean − truth) ÷ truth, measured and raw.
+    pub mean: (f64, f64),
+    /// Invariants broken in any round.
+    pub broken: Vec<String>,
+}
+
+/// Case E: a parent of known per-call duration (its unmarked twin, timed
+/// just before each round) making `E_KIDS` marked calls beneath each call:
+/// its median call, with its own instrumentation taken out, against the
+/// truth. `n` calls a round.
+pub fn case_e(n: u64, rounds: usize) -> CaseE {
+    let mut v: [Vec<f64>; 5] = Default::default();
+    let mut broken = Vec::new();
+    for _ in 0..rounds {
+        let t = Instant::now();
+        let a = plain_alone(plain_e_parent, n);
+        let truth = t.elapsed().as_nanos() as f64 / n as f64;
+        let before = tickprof::snapshot();
+        let b = plain_alone(e_parent, n);
+        let r = &tickprof::snapshot() - &before;
+        assert_eq!(a, b);
+        let Some(p) = r.find("::e_parent") else {
+            broken.push("case E's parent is missing from the report".to_owned());
+            continue;
+        };
+        if !(p.min_ns <= p.p50_ns
+            && p.p50_ns <= p.p90_ns
+            && p.p90_ns <= p.p99_ns
+            && p.p99_ns <= p.max_ns)
+        {
+            broken.push(format!("e_parent: percentiles out of order: {p:?}"));
+        }
+        // The raw median: the histogram's, without correction.
+        let raw_p50 = raw_quantile(&p.hist, 0.5);
+        v[0].push(truth);
+        v[1].push((p.p50_ns as f64 - truth) / truth);
+        v[2].push((raw_p50 - truth) / truth);
+        v[3].push((p.mean_ns - truth) / truth);
+        v[4].push((p.raw_total_ns as f64 / p.calls as f64 - truth) / truth);
+    }
+    let [t, p50, p50r, m, mr] = v.map(|x| if x.is_empty() { f64::NAN } else { median(x) });
+    CaseE {
+        truth_ns: t,
+        p50: (p50, p50r),
+        mean: (m, mr),
+        broken,
+    }
+}
+
+/// The `q` quantile of a report's histogram (`(upper_ns, count)`), ns.
+fn raw_quantile(hist: &[(u64, u64)], q: f64) -> f64 {
+    let n: u64 = hist.iter().map(|h| h.1).sum();
+    let rank = ((q * n as f64).ceil() as u64).max(1);
+    let mut seen = 0;
+    for &(upper, c) in hist {
+        seen += c;
+        if seen >= rank {
+            return upper as f64;
+        }
+    }
+    0.0
 }
 
 /// Spinning threads, one per core, while alive (the busy mode).

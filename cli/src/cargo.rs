@@ -5,6 +5,8 @@
 pub(crate) mod args;
 mod child;
 mod copy;
+mod deps;
+mod lock;
 mod manifest;
 mod meta;
 mod plan;
@@ -24,27 +26,58 @@ const BUILT_FROM: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
 pub(crate) struct Tally {
     files: usize,
     marked: usize,
+    /// Functions marked per crate (as names show it), in order of first mark.
+    crates: Vec<(String, usize)>,
+    /// Marked functions compiled only under `cfg(test)`.
+    test_only: usize,
     skipped: BTreeMap<Reason, usize>,
     /// (file, line, name, reason) of each function left unmarked.
     unmarked: Vec<(PathBuf, usize, String, Reason)>,
     /// Files syn could not parse, with its error.
     unparsed: Vec<(PathBuf, String)>,
+    /// Symbolic links `mark` did not follow: (link, target).
+    links: Vec<(PathBuf, PathBuf)>,
+}
+
+/// What the summary line says besides the marks.
+#[derive(Default)]
+pub(crate) struct Notes {
+    /// The command builds for `run` (or only copies): `cfg(test)` code is
+    /// not compiled.
+    pub(crate) no_tests: bool,
+    /// Packages of the user's lock moved in the copy's: (name, from, to).
+    pub(crate) moved: Vec<(String, String, String)>,
+    /// Whether the copy has a lock of the user's to compare with.
+    pub(crate) user_lock: bool,
 }
 
 impl Tally {
-    /// Adds one file's rewrite (`shown` is its path as printed).
-    fn add(&mut self, shown: &Path, result: &Result<mark::Rewrite, String>) {
+    /// Adds one file's rewrite (`shown` is its path as printed) of crate
+    /// `krate`.
+    fn add(&mut self, shown: &Path, krate: &str, result: &Result<mark::Rewrite, String>) {
         match result {
             Ok(r) => {
-                if r.marked() > 0 {
+                let marked = r.marked();
+                if marked > 0 {
                     self.files += 1;
+                    match self.crates.iter_mut().find(|(c, _)| c == krate) {
+                        Some((_, n)) => *n += marked,
+                        None => self.crates.push((krate.to_string(), marked)),
+                    }
                 }
-                self.marked += r.marked();
+                self.marked += marked;
                 for f in &r.functions {
-                    if let Some(reason) = f.skipped {
-                        *self.skipped.entry(reason).or_default() += 1;
-                        self.unmarked
-                            .push((shown.to_path_buf(), f.line, f.name.clone(), reason));
+                    match f.skipped {
+                        None => self.test_only += usize::from(f.test_only),
+                        Some(reason) => {
+                            *self.skipped.entry(reason).or_default() += 1;
+                            self.unmarked.push((
+                                shown.to_path_buf(),
+                                f.line,
+                                f.name.clone(),
+                                reason,
+                            ));
+                        }
                     }
                 }
             }
@@ -52,14 +85,36 @@ impl Tally {
         }
     }
 
-    /// "marked N functions in K files (skipped M: …)" and, with
-    /// `verbose`, one line per function left unmarked.
-    fn print(&self, verbose: bool) {
+    /// A file copied as it is without being parsed, and why.
+    fn not_parsed(&mut self, shown: &Path, why: String) {
+        self.unparsed.push((shown.to_path_buf(), why));
+    }
+
+    /// The summary line: "marked N functions in K files of CRATE, …
+    /// (T under #[cfg(test)] …; skipped M: …); lock: …".
+    fn line(&self, notes: &Notes, verbose: bool) -> String {
         let total: usize = self.skipped.values().sum();
+        let crates = match self.crates.as_slice() {
+            [] => String::new(),
+            [(c, _)] => format!(" of {c}"),
+            many => {
+                let each: Vec<String> = many.iter().map(|(c, n)| format!("{c} {n}")).collect();
+                format!(": {}", each.join(", "))
+            }
+        };
         let mut line = format!(
-            "cargo tickprof: marked {} functions in {} files (skipped {total}",
+            "cargo tickprof: marked {} functions in {} files{crates} (",
             self.marked, self.files
         );
+        if self.test_only > 0 {
+            let when = if notes.no_tests {
+                "not built by `run`"
+            } else {
+                "built by `test`"
+            };
+            let _ = write!(line, "{} under #[cfg(test)], {when}; ", self.test_only);
+        }
+        let _ = write!(line, "skipped {total}");
         for (i, (reason, n)) in self.skipped.iter().enumerate() {
             let sep = if i == 0 { ": " } else { ", " };
             let _ = write!(line, "{sep}{n} {}", reason.label());
@@ -72,10 +127,31 @@ impl Tally {
                 self.unparsed.len()
             );
         }
-        if !verbose && (total > 0 || !self.unparsed.is_empty()) {
+        if notes.user_lock {
+            if notes.moved.is_empty() {
+                line.push_str("; lock: yours, nothing moved");
+            } else {
+                let moved: Vec<String> = notes
+                    .moved
+                    .iter()
+                    .map(|(n, a, b)| format!("{n} {a} → {b}"))
+                    .collect();
+                let _ = write!(line, "; lock: moved {}", moved.join(", "));
+            }
+        }
+        if !self.links.is_empty() {
+            let _ = write!(line, "; {} links not followed", self.links.len());
+        }
+        if !verbose && (total > 0 || !self.unparsed.is_empty() || !self.links.is_empty()) {
             line.push_str("; -v lists them");
         }
-        eprintln!("{}", safe(&line));
+        line
+    }
+
+    /// Prints the summary line and, with `verbose`, one line per function
+    /// left unmarked.
+    fn print(&self, notes: &Notes, verbose: bool) {
+        eprintln!("{}", safe(&self.line(notes, verbose)));
         if verbose {
             for (file, line, name, reason) in &self.unmarked {
                 let at = format!("{}:{line}", file.display());
@@ -84,6 +160,13 @@ impl Tally {
                     safe(name),
                     safe(&at),
                     reason.label()
+                );
+            }
+            for (link, to) in &self.links {
+                eprintln!(
+                    "  not followed {} -> {}: a symbolic link",
+                    safe(&link.display().to_string()),
+                    safe(&to.display().to_string())
                 );
             }
             for (file, e) in &self.unparsed {
@@ -129,8 +212,19 @@ pub(crate) fn main(args: Args) -> Result<ExitCode, String> {
     let dir = base.join("tickprof");
     let copy = dir.join("ws");
     let mut tally = Tally::default();
-    let plan = plan::Plan::new(&ws, &chosen, &source, mark, skip);
-    let exclude = [ws.target_dir.clone(), base.clone(), ws.root.join(".git")];
+    let plan = plan::Plan::new(&ws, &chosen, &source, mark.clone(), skip.clone());
+    // Compared as canonical paths: a target directory named through a link
+    // or `..` (`../d/tt`) is still left out, and the copy never copies
+    // itself.
+    std::fs::create_dir_all(&copy)
+        .map_err(|e| format!("cannot create the copy in {}: {e}", copy.display()))?;
+    let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let exclude = [
+        canonical(&ws.target_dir),
+        canonical(&base),
+        canonical(&dir),
+        canonical(&ws.root).join(".git"),
+    ];
     copy::sync(
         &ws.root,
         &copy,
@@ -139,12 +233,34 @@ pub(crate) fn main(args: Args) -> Result<ExitCode, String> {
         &mut |path, content| plan.transform(path, content, &mut tally),
     )
     .map_err(|e| format!("cannot update the copy in {}: {e}", copy.display()))?;
-    seed_lock(&ws.root, &copy, &dir, &source)?;
-    tally.print(args.verbose);
+    let user_lock = seed_lock(&ws.root, &copy, &dir, &source)?;
     let rel = manifest
         .strip_prefix(&ws.root)
         .unwrap_or(Path::new("Cargo.toml"));
     let copied_manifest = copy.join(rel);
+    let platforms = lock::platforms(&args.cargo_args);
+    let resolve = |config: &[String]| {
+        lock::resolve(
+            &cargo,
+            &copied_manifest,
+            &copy.join("Cargo.lock"),
+            config,
+            user_lock.as_deref(),
+            &platforms,
+        )
+    };
+    let mut resolved = resolve(&[])?;
+    let chosen_deps = deps::choose(&resolved.metadata, &globs(&args.deps));
+    let config = deps::sync(&chosen_deps, &dir, &source, &mark, &skip, &mut tally)?;
+    if !config.is_empty() {
+        resolved = resolve(&config)?;
+    }
+    let notes = Notes {
+        no_tests: matches!(action, Action::Run | Action::Build | Action::Copy),
+        moved: resolved.moved,
+        user_lock: user_lock.is_some(),
+    };
+    tally.print(&notes, args.verbose);
     let Some(command) = action.cargo_command() else {
         println!("{}", copied_manifest.display());
         return Ok(ExitCode::SUCCESS);
@@ -153,13 +269,9 @@ pub(crate) fn main(args: Args) -> Result<ExitCode, String> {
     cmd.arg(command)
         .arg("--manifest-path")
         .arg(&copied_manifest)
+        .args(&config)
         .args(&args.cargo_args)
         .env("CARGO_TARGET_DIR", dir.join("target"));
-    // With every function marked, the callers' total times tell little:
-    // the report is sorted by self time unless the user chose.
-    if std::env::var_os("TICKPROF_SORT").is_none() {
-        cmd.env("TICKPROF_SORT", "self");
-    }
     if let Some(rest) = &args.program_args {
         cmd.arg("--").args(rest);
     }
@@ -193,8 +305,13 @@ fn mark_in_place(
             mark: mark.clone(),
             skip: skip.clone(),
         };
-        let mut files = Vec::new();
-        plan::rust_files(dir, &mut files).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let (mut files, mut links) = (Vec::new(), Vec::new());
+        plan::rust_files(dir, &mut files, &mut links)
+            .map_err(|e| format!("{}: {e}", dir.display()))?;
+        for link in links {
+            let to = std::fs::read_link(&link).unwrap_or_default();
+            tally.links.push((link, to));
+        }
         for file in files {
             let text =
                 std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
@@ -206,10 +323,10 @@ fn mark_in_place(
                         .map_err(|e| format!("{}: {e}", file.display()))?;
                 }
             }
-            tally.add(&file, &result);
+            tally.add(&file, &opts.crate_name, &result);
         }
     }
-    tally.print(args.verbose);
+    tally.print(&Notes::default(), args.verbose);
     Ok(ExitCode::SUCCESS)
 }
 
@@ -243,27 +360,29 @@ fn tickprof_source(flag: Option<&Path>) -> Result<manifest::Source, String> {
 
 /// Gives the copy its own `Cargo.lock`, seeded from the user's (plus
 /// tickprof's dependencies), re-seeded only when that seed changes, so
-/// cargo's own updates to the copy's lock are kept between runs.
+/// cargo's own updates to the copy's lock are kept between runs. Returns
+/// the user's lock, if any.
 fn seed_lock(
     root: &Path,
     copy: &Path,
     dir: &Path,
     source: &manifest::Source,
-) -> Result<(), String> {
+) -> Result<Option<String>, String> {
     let user = std::fs::read_to_string(root.join("Cargo.lock")).ok();
     let theirs = match source {
         manifest::Source::Path(p) => std::fs::read_to_string(p.join("Cargo.lock")).ok(),
         manifest::Source::Version(_) => None,
     };
     let Some(seed) = manifest::seed_lock(user.as_deref(), theirs.as_deref()) else {
-        return Ok(());
+        return Ok(user);
     };
     let record = dir.join("lock-seed");
     let lock = copy.join("Cargo.lock");
     if std::fs::read_to_string(&record).ok().as_deref() == Some(&seed) && lock.is_file() {
-        return Ok(());
+        return Ok(user);
     }
     let write = |p: &Path| std::fs::write(p, &seed).map_err(|e| format!("{}: {e}", p.display()));
     write(&lock)?;
-    write(&record)
+    write(&record)?;
+    Ok(user)
 }

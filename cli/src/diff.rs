@@ -1,13 +1,20 @@
 //! `tickprof diff`: per-site changes between two sets of runs (one report
 //! or several per side), and the regression gate.
 //!
+//! Each report says how precise its figures are, and a change within that
+//! is noise: a figure the sampler found rests on `n` samples and is good
+//! to about `√n` of them; a mean or a percentile rests on its calls'
+//! spread (the site's histogram) over their number; a percentile is a
+//! histogram bucket's, good to half a bucket (1/16). A change counts only
+//! when it is larger than [`SIGMAS`] times the two sides' errors
+//! combined, and than `--noise`.
+//!
 //! With several runs per side, a site's figure on a side is the median of
-//! its runs, and its change is **significant** only when the two sides'
-//! ranges (min to max over the runs) are apart by more than the larger of
-//! the two spreads (max − min): run-to-run noise, which spreads each side,
-//! never counts as a change. With one run per side the spreads are 0 and
-//! every change beyond `--noise` counts, as before. Only significant
-//! changes are shown (unless `--all`) and gated, significant rows first.
+//! its runs, and its change is **significant** only when, besides, the two
+//! sides' ranges (min to max over the runs) are apart by more than the
+//! larger of the two spreads (max − min): run-to-run noise, which spreads
+//! each side, never counts as a change. Only significant changes are
+//! shown (unless `--all`) and gated, significant rows first.
 //!
 //! Names come from files and may hold anything: the table and the
 //! "slower than allowed" lines print them terminal-safe (as `show` does),
@@ -76,6 +83,10 @@ pub struct Options {
     pub all: bool,
 }
 
+/// How many standard errors a change must pass to count (see the module
+/// docs).
+pub const SIGMAS: f64 = 3.0;
+
 /// One site's figures in one report (or the medians over runs).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Figures {
@@ -89,6 +100,85 @@ pub struct Figures {
     pub mean_ns: f64,
     /// p50, p90, p99 of the calls' times, ns (`None`: not in the report).
     pub pct: [Option<f64>; 3],
+    /// The report's own standard error of total, self and mean, and of a
+    /// percentile relative to its value (see [`errors`]).
+    pub err: Errors,
+}
+
+/// A report's own standard errors of a site's figures, in ns (`pct`: a
+/// fraction of the percentile).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Errors {
+    /// Of `total_ns`.
+    pub total: f64,
+    /// Of `self_ns`.
+    pub self_: f64,
+    /// Of `mean_ns`.
+    pub mean: f64,
+    /// Of a percentile, relative.
+    pub pct: f64,
+}
+
+impl Errors {
+    /// The error of `m`'s value `v`.
+    fn of(&self, m: Metric, v: f64) -> f64 {
+        match m {
+            Metric::Total => self.total,
+            Metric::SelfTime => self.self_,
+            Metric::Mean => self.mean,
+            _ => self.pct * v,
+        }
+    }
+}
+
+/// What a report says of the precision of `s`'s figures: the sampler's
+/// share of a figure (the time it found, and the instrumentation it took
+/// out, `raw − measured`) rests on that time over the sampling period in
+/// samples, good to the square root of their count; the calls' spread
+/// (the coefficient of variation of its histogram) over the square root
+/// of the timed calls bounds a mean's error; a percentile is good to half
+/// a histogram bucket (1/16) and the calls' spread likewise.
+pub fn errors(s: &tickprof_runtime::SiteStats, run: &tickprof_runtime::RunInfo) -> Errors {
+    let period = if run.sample_hz == 0 {
+        0.0
+    } else {
+        1e9 / run.sample_hz as f64
+    };
+    let sampled = |found: u64, raw: u64, shown: u64| {
+        ((found as f64 + raw.abs_diff(shown) as f64) * period).sqrt()
+    };
+    let cv = spread_of(&s.hist);
+    let timed = s.timed_calls.max(1) as f64;
+    let calls_err = cv / timed.sqrt();
+    let total = sampled(s.total_sampled_ns, s.raw_total_ns, s.compensated_total_ns)
+        + s.total_ns as f64 * calls_err;
+    let self_ = sampled(s.self_sampled_ns, s.raw_self_ns, s.compensated_self_ns)
+        + s.self_ns as f64 * calls_err;
+    Errors {
+        total,
+        self_,
+        mean: total / s.calls.max(1) as f64,
+        pct: 1.0 / 16.0 + calls_err,
+    }
+}
+
+/// The coefficient of variation of a histogram's calls (`(upper_ns,
+/// count)` buckets, each call at its bucket's bound); 0 when empty.
+fn spread_of(hist: &[(u64, u64)]) -> f64 {
+    let n: f64 = hist.iter().map(|&(_, c)| c as f64).sum();
+    if n == 0.0 {
+        return 0.0;
+    }
+    let mean = hist.iter().map(|&(u, c)| u as f64 * c as f64).sum::<f64>() / n;
+    if mean <= 0.0 {
+        return 0.0;
+    }
+    let var = hist
+        .iter()
+        .map(|&(u, c)| (u as f64 - mean).powi(2) * c as f64)
+        .sum::<f64>()
+        / n;
+    var.sqrt() / mean
 }
 
 impl Figures {
@@ -165,8 +255,31 @@ impl Row {
         alo - bhi > spread || blo - ahi > spread
     }
 
-    /// Whether the change of `m` is within the noise: below `noise`, or
-    /// not beyond the run-to-run spread. New and gone sites are changes.
+    /// Whether the change of `m` is within [`SIGMAS`] times what the
+    /// reports say of their own precision (the sides' errors combined;
+    /// with several runs, each side's median's error is its runs' largest
+    /// over the square root of their number).
+    pub fn within_error(&self, m: Metric) -> bool {
+        let side = |runs: &[Figures], med: Option<Figures>| -> Option<(f64, f64)> {
+            let v = med?.get(m)?;
+            let e = runs
+                .iter()
+                .filter_map(|f| Some(f.err.of(m, f.get(m)?)))
+                .fold(0.0, f64::max);
+            Some((v, e / (runs.len().max(1) as f64).sqrt()))
+        };
+        let (Some((b, eb)), Some((a, ea))) = (
+            side(&self.before_runs, self.before),
+            side(&self.after_runs, self.after),
+        ) else {
+            return false;
+        };
+        (a - b).abs() <= SIGMAS * (eb * eb + ea * ea).sqrt()
+    }
+
+    /// Whether the change of `m` is within the noise: below `noise`,
+    /// within the reports' own errors, or not beyond the run-to-run
+    /// spread. New and gone sites are changes.
     pub fn is_noise(&self, m: Metric, noise: f64) -> bool {
         let (b, a) = match (self.before, self.after) {
             (Some(b), Some(a)) => (b.get(m), a.get(m)),
@@ -176,7 +289,9 @@ impl Row {
             (Some(0.0), Some(a)) => a == 0.0,
             (Some(_), Some(_)) => {
                 let runs = self.before_runs.len().max(self.after_runs.len());
-                self.change(m).map_or(true, |c| c.abs() < noise) || (runs > 1 && !self.apart(m))
+                self.change(m).map_or(true, |c| c.abs() < noise)
+                    || self.within_error(m)
+                    || (runs > 1 && !self.apart(m))
             }
             _ => true,
         }
@@ -200,6 +315,7 @@ fn index<'a>(
             pct: pct
                 .and_then(|p| p.get(s.name.as_str()).copied())
                 .unwrap_or([None; 3]),
+            err: errors(s, &r.run),
         });
     }
     map
@@ -232,6 +348,7 @@ fn medians(runs: &[Figures]) -> Option<Figures> {
         self_ns: of(|f| f.self_ns as f64).round() as u64,
         mean_ns: of(|f| f.mean_ns),
         pct: [pct(0), pct(1), pct(2)],
+        err: runs[0].err,
     })
 }
 

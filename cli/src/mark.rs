@@ -16,6 +16,7 @@
 //! leave out. A file syn cannot
 //! parse is left as it is.
 
+mod future;
 mod glob;
 mod names;
 mod visit;
@@ -85,9 +86,12 @@ impl Options {
     pub(crate) fn attribute(&self) -> String {
         let root = if self.edition2015 { "" } else { "::" };
         if self.dep == "tickprof" {
-            format!("#[{root}tickprof::profile] ")
+            format!("#[{root}tickprof::profile(always)] ")
         } else {
-            format!("#[{root}{0}::profile(crate = {root}{0})] ", self.dep)
+            format!(
+                "#[{root}{0}::profile(crate = {root}{0}, always)] ",
+                self.dep
+            )
         }
     }
 
@@ -111,6 +115,9 @@ pub(crate) struct Function {
     pub(crate) line: usize,
     /// `None` when marked, else why not.
     pub(crate) skipped: Option<Reason>,
+    /// Compiled only under `cfg(test)` (`#[cfg(test)]` module, `#[test]`
+    /// function, or inside one): it runs under `cargo tickprof test` only.
+    pub(crate) test_only: bool,
 }
 
 /// The result of rewriting one file.

@@ -15,6 +15,9 @@ use std::process::{Command, Output, Stdio};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
+mod trees;
+use trees::{copy_tree, snapshot};
+
 const BIN: &str = env!("CARGO_BIN_EXE_cargo-tickprof");
 
 /// The user's tree and the target directory, set up once; the lock keeps
@@ -36,35 +39,6 @@ fn fixture() -> (MutexGuard<'static, ()>, PathBuf, PathBuf) {
         })
         .clone();
     (guard, user, target)
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        if e.file_type().unwrap().is_dir() {
-            copy_tree(&e.path(), &to.join(e.file_name()));
-        } else {
-            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
-        }
-    }
-}
-
-/// Every file of the tree with its content.
-fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    fn walk(dir: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
-        for e in std::fs::read_dir(dir).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                walk(&p, out);
-            } else {
-                out.insert(p.clone(), std::fs::read(&p).unwrap());
-            }
-        }
-    }
-    let mut out = BTreeMap::new();
-    walk(dir, &mut out);
-    out
 }
 
 /// `cargo tickprof ARGS` in the user's tree.
@@ -108,8 +82,8 @@ fn sites(path: &Path) -> BTreeMap<String, u64> {
         .collect()
 }
 
-const SUMMARY: &str =
-    "cargo tickprof: marked 13 functions in 4 files (skipped 2: 1 const fn, 1 defined by a macro)";
+const SUMMARY: &str = "cargo tickprof: marked 13 functions in 4 files: app 4, old 2, util 7 \
+     (2 under #[cfg(test)], not built by `run`; skipped 2: 1 const fn, 1 defined by a macro)";
 
 #[test]
 fn run_keeps_exit_code_reports_every_function_and_leaves_the_tree() {
@@ -201,7 +175,10 @@ fn test_keeps_cargo_test_exit_code() {
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(0), "{err}");
     assert!(
-        err.contains("cargo tickprof: marked 7 functions in 1 files (skipped 0)"),
+        err.contains(
+            "cargo tickprof: marked 7 functions in 1 files of util \
+             (2 under #[cfg(test)], built by `test`; skipped 0)"
+        ),
         "{err}"
     );
     let report = std::fs::read_dir(&reports)
@@ -321,7 +298,7 @@ fn globs_choose_the_functions_and_mark_rewrites_in_place() {
     assert_eq!(out.status.code(), Some(0), "{err}");
     assert!(
         err.contains(
-            "marked 4 functions in 1 files (skipped 11: 1 const fn, 1 defined by a macro, \
+            "marked 4 functions in 1 files of util (skipped 11: 1 const fn, 1 defined by a macro, \
              9 left out by --mark/--skip); -v lists them"
         ),
         "{err}"
@@ -330,7 +307,7 @@ fn globs_choose_the_functions_and_mark_rewrites_in_place() {
     assert_eq!(Path::new(&manifest), target.join("tickprof/ws/Cargo.toml"));
     let util = std::fs::read_to_string(target.join("tickprof/ws/util/src/lib.rs")).unwrap();
     assert!(
-        util.contains("    #[::tickprof::profile] pub fn bump(&self) {"),
+        util.contains("    #[::tickprof::profile(always)] pub fn bump(&self) {"),
         "{util}"
     );
     assert!(util.contains("\n    pub fn get(&self) -> u32 {"), "{util}");
@@ -370,11 +347,12 @@ fn globs_choose_the_functions_and_mark_rewrites_in_place() {
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(
         stderr(&out),
-        "cargo tickprof: marked 1 functions in 1 files (skipped 1: 1 const fn); -v lists them\n"
+        "cargo tickprof: marked 1 functions in 1 files of mark_in_place (skipped 1: 1 const fn); \
+         -v lists them\n"
     );
     assert_eq!(
         std::fs::read_to_string(dir.join("lib.rs")).unwrap(),
-        "#[tickprof::profile] pub fn a() {}\nconst fn b() {}\n"
+        "#[tickprof::profile(always)] pub fn a() {}\nconst fn b() {}\n"
     );
 }
 
@@ -384,7 +362,7 @@ fn bad_input_gets_one_line_and_exit_2() {
     for (args, message) in [
         (
             &["frob"][..],
-            "cargo tickprof: expected run, test, bench, copy or mark, found `frob`",
+            "cargo tickprof: expected run, test, bench, build, copy or mark, found `frob`",
         ),
         (
             &["run", "-p", "nope"][..],
@@ -406,4 +384,41 @@ fn bad_input_gets_one_line_and_exit_2() {
     let out = run(&user, &target, &["run", "--tickprof-path", "/"], &[]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("is not a tickprof checkout"));
+}
+
+#[test]
+fn deps_are_marked_in_a_copy_with_exact_counts() {
+    let (_lock, user, target) = fixture();
+    let before = snapshot(&user);
+    let json = target.join("deps.json");
+    let out = run(
+        &user,
+        &target,
+        &["run", "-p", "app", "--deps", "itoa"],
+        &[("TICKPROF_OUT", json.to_str().unwrap())],
+    );
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "sum 87 count 3\n");
+    let summary = err.lines().next().unwrap_or_default();
+    assert!(
+        summary.starts_with("cargo tickprof: marked ") && summary.contains(", itoa "),
+        "{summary}"
+    );
+    let s = sites(&json);
+    assert_eq!(s.get("itoa::Buffer::new"), Some(&1), "{s:?}");
+    assert_eq!(s.get("itoa::Buffer::format"), Some(&1), "{s:?}");
+    assert_eq!(s.get("app::work"), Some(&1), "{s:?}");
+    assert_eq!(snapshot(&user), before);
+    let config = std::fs::read_to_string(target.join("tickprof/deps.toml")).unwrap();
+    assert!(
+        config.starts_with("[patch.crates-io]\n\"itoa@1."),
+        "{config}"
+    );
+
+    // Without --deps the copy of the dependency and its patch are gone.
+    let out = run(&user, &target, &["copy"], &[]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(!target.join("tickprof/deps").exists());
+    assert!(!target.join("tickprof/deps.toml").exists());
 }

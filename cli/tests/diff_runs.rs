@@ -194,3 +194,65 @@ fn a_percentile_gate_reads_p99_and_says_when_a_report_has_none() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("3 reports given, no `--`"));
 }
+
+/// A copy of `before.json` with the sampler on (1,000 samples a second)
+/// and each site's figures scaled by `f(site)`: the quickstart's tiny
+/// sites rest on a few samples each, `generate` on tens of thousands.
+fn write_sampled(dir: &Path, name: &str, f: impl Fn(&str) -> f64) -> PathBuf {
+    let text = std::fs::read_to_string(data("before.json")).unwrap();
+    let mut v: Value = serde_json::from_str(&text).unwrap();
+    v["run"]["sample_hz"] = Value::from(1000u64);
+    for s in v["sites"].as_array_mut().unwrap() {
+        let k = f(s["name"].as_str().unwrap());
+        for key in ["total_ns", "self_ns", "min_ns", "max_ns"] {
+            let x = s[key].as_u64().unwrap();
+            s[key] = Value::from((x as f64 * k).round() as u64);
+        }
+        s["mean_ns"] = Value::from(s["mean_ns"].as_f64().unwrap() * k);
+        // What the sampler found of the site: its figures.
+        s["self_sampled_ns"] = s["self_ns"].clone();
+        s["total_sampled_ns"] = s["total_ns"].clone();
+    }
+    let path = dir.join(name);
+    std::fs::write(&path, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    path
+}
+
+/// One run a side: a change within what the reports say of their own
+/// precision (a site's sampled figure resting on a few samples) is noise
+/// even past the gate; a real 2× slowdown of a well-sampled site fails.
+#[test]
+fn a_change_within_the_reports_own_precision_is_noise() {
+    let dir = std::env::temp_dir().join(format!("tickprof-diff-prec-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let b = write_sampled(&dir, "b.json", |_| 1.0);
+    // Every site 40% slower but generate (76 ms: ~76 samples, good to
+    // ~12%): within 3 standard errors for the small ones.
+    let small = "quickstart::main::merge";
+    let a = write_sampled(&dir, "a.json", |n| if n == small { 1.4 } else { 1.0 });
+    let p = |x: &PathBuf| x.to_string_lossy().into_owned();
+    let out = tickprof(&["diff", &p(&b), &p(&a), "--fail-if-slower", "25%"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    // generate 2x slower: 76 ms against a precision of ~9 ms a side.
+    let a2 = write_sampled(&dir, "a2.json", |n| {
+        if n == "quickstart::generate" {
+            2.0
+        } else {
+            1.0
+        }
+    });
+    let out = tickprof(&["diff", &p(&b), &p(&a2), "--fail-if-slower", "25%"]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("quickstart::generate: total +100.0%"),
+        "{stderr}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -9,7 +9,7 @@ use syn::punctuated::Punctuated;
 use syn::{Error, Expr, Ident, Lit, LitStr, Path, Result, Token};
 
 /// Valid option keys, as listed in error messages.
-const VALID_KEYS: &str = "`name = \"...\"`, `crate = path`, `fail` and `skip`";
+const VALID_KEYS: &str = "`name = \"...\"`, `crate = path`, `fail`, `skip` and `always`";
 
 /// Validated arguments of `#[profile(...)]`.
 #[derive(Default)]
@@ -24,6 +24,10 @@ pub(crate) struct Args {
     /// `skip`: on a function or container inside a marked container,
     /// leave it unmarked (the key, for error spans).
     pub(crate) skip: Option<Ident>,
+    /// `always`: the function is in a build that records (`cargo
+    /// tickprof`): one body under a guard, no plain copy for the off
+    /// path (the key, for error spans).
+    pub(crate) always: Option<Ident>,
 }
 
 /// Syntax of `#[profile(...)]`: comma-separated `key` or `key = value`,
@@ -105,7 +109,7 @@ fn validate(raw: RawArgs) -> Result<Args> {
     let mut errors = None;
     // Keys already given, valid or not, so a repeat is always a duplicate.
     let (mut seen_name, mut seen_crate) = (false, false);
-    let (mut seen_fail, mut seen_skip) = (false, false);
+    let (mut seen_fail, mut seen_skip, mut seen_always) = (false, false, false);
     for RawArg { key, value } in raw.entries {
         let key_name = key.unraw().to_string();
         let checked = match key_name.as_str() {
@@ -117,6 +121,8 @@ fn validate(raw: RawArgs) -> Result<Args> {
                 .map(|()| args.fail = Some(key.clone())),
             "skip" => check_flag(&key, value, std::mem::replace(&mut seen_skip, true))
                 .map(|()| args.skip = Some(key.clone())),
+            "always" => check_flag(&key, value, std::mem::replace(&mut seen_always, true))
+                .map(|()| args.always = Some(key.clone())),
             _ => Err(Error::new(
                 key.span(),
                 format!("unknown option `{key}`; valid options are {VALID_KEYS}"),
@@ -129,7 +135,7 @@ fn validate(raw: RawArgs) -> Result<Args> {
     errors.map_or(Ok(args), Err)
 }
 
-/// Validates a bare flag (`fail`, `skip`): no value.
+/// Validates a bare flag (`fail`, `skip`, `always`): no value.
 fn check_flag(key: &Ident, value: Option<(Token![=], Expr)>, seen: bool) -> Result<()> {
     if seen {
         return Err(duplicate(key));

@@ -66,10 +66,17 @@ pub(crate) fn instrument(args: &Args, marked: Marked) -> TokenStream2 {
                         let label = Lifetime::new("'__tickprof_body", Span::mixed_site());
                         quote!({ #fail #label: #block })
                     };
-                    quote! {
-                        if #private::off() #block else {
-                            #private::framed(#private::timed(move || -> #ty #timed, &__TICKPROF_SITE))
-                        }
+                    let recording = quote! {
+                        #private::framed(#private::timed(move || -> #ty #timed, &__TICKPROF_SITE))
+                    };
+                    // `always` (a build that records, as `cargo tickprof`
+                    // makes): the recording path alone, the body once.
+                    // `timed`'s guard still tests the mode, so
+                    // `TICKPROF=off` still stops the recording.
+                    if args.always.is_some() {
+                        recording
+                    } else {
+                        quote!(if #private::off() #block else { #recording })
                     }
                 }
                 other => guarded(&private, other.as_ref(), &fail, &block),
@@ -293,6 +300,30 @@ mod tests {
             quote! { fn f(x: u8) -> u8 { my_macro!(x) } },
         ] {
             let out = expanded(quote!(), item);
+            assert!(!out.contains("off"), "{out}");
+            assert!(out.contains("BodyGuard :: enter"), "{out}");
+        }
+    }
+
+    /// `always`: the recording path alone (no mode test, one body); a
+    /// body kept once keeps its guard; `track_caller` too.
+    #[test]
+    fn always_emits_the_body_once() {
+        let out = expanded(quote!(always), quote! { fn f(x: u8) -> u8 { x + 1 } });
+        let recording = quote! {
+            ::tickprof::__private::framed(::tickprof::__private::timed(
+                move || -> u8 { x + 1 },
+                &__TICKPROF_SITE
+            ))
+        };
+        assert!(out.ends_with(&format!("{recording} }}")), "{out}");
+        assert!(!out.contains("off"), "{out}");
+        assert_eq!(out.matches("x + 1").count(), 1, "{out}");
+        for item in [
+            quote! { #[track_caller] fn f(x: u8) -> u8 { x + 1 } },
+            quote! { fn f(x: u8) -> u8 { my_macro!(x) } },
+        ] {
+            let out = expanded(quote!(always), item);
             assert!(!out.contains("off"), "{out}");
             assert!(out.contains("BodyGuard :: enter"), "{out}");
         }

@@ -1,14 +1,12 @@
 //! The marked function: which functions `#[profile]` accepts, and the
 //! error for each other kind of item (containers are in `container`).
 
+use crate::future::{future_block, returned_future};
 use crate::push_error;
 use proc_macro2::{Span, TokenStream as TokenStream2, TokenTree};
 use quote::ToTokens;
 use syn::parse::{Parse, ParseStream};
-use syn::{
-    AngleBracketedGenericArguments, Attribute, Error, Expr, GenericArgument, Item, ItemFn,
-    PathArguments, Result, ReturnType, Signature, Stmt, Token, Type, TypeParamBound, Visibility,
-};
+use syn::{Attribute, Error, Item, ItemFn, Result, Signature, Token, Type, Visibility};
 
 /// Tells the user what to use instead when the item is not a function.
 const SCOPE_HINT: &str = "for a block use tickprof::prof_scope!()";
@@ -117,107 +115,6 @@ pub(crate) fn kind_of(func: &ItemFn) -> Result<Kind> {
         Kind::Plain
     };
     errors.map_or(Ok(kind), Err)
-}
-
-/// If the return type is a future, `Some` of its declared `Output` type.
-///
-/// Recognises `impl Future<..>` (with any other bounds) and
-/// `Pin<Box<dyn Future<..> ..>>`, by the last segment of each path: a type
-/// alias for a future is not seen through.
-pub(crate) fn returned_future(output: &ReturnType) -> Option<Option<Type>> {
-    let ReturnType::Type(_, ty) = output else {
-        return None;
-    };
-    match strip_type_groups(ty) {
-        Type::ImplTrait(imp) => future_bound(imp.bounds.iter()),
-        Type::Path(path) if path.qself.is_none() => {
-            let boxed = only_type_arg(path.path.segments.last()?, "Pin")?;
-            let Type::Path(boxed) = strip_type_groups(boxed) else {
-                return None;
-            };
-            let object = only_type_arg(boxed.path.segments.last()?, "Box")?;
-            match strip_type_groups(object) {
-                Type::TraitObject(object) => future_bound(object.bounds.iter()),
-                _ => None,
-            }
-        }
-        _ => None,
-    }
-}
-
-/// The single type argument of `segment` if it is named `name`.
-fn only_type_arg<'a>(segment: &'a syn::PathSegment, name: &str) -> Option<&'a Type> {
-    if segment.ident != name {
-        return None;
-    }
-    let PathArguments::AngleBracketed(AngleBracketedGenericArguments { args, .. }) =
-        &segment.arguments
-    else {
-        return None;
-    };
-    match args.first() {
-        Some(GenericArgument::Type(ty)) if args.len() == 1 => Some(ty),
-        _ => None,
-    }
-}
-
-/// `Some(output)` if one of `bounds` is `Future<Output = output>` (or a
-/// `Future` bound without `Output`: `Some(None)`).
-fn future_bound<'a>(mut bounds: impl Iterator<Item = &'a TypeParamBound>) -> Option<Option<Type>> {
-    bounds.find_map(|bound| {
-        let TypeParamBound::Trait(bound) = bound else {
-            return None;
-        };
-        let last = bound.path.segments.last()?;
-        if last.ident != "Future" {
-            return None;
-        }
-        let PathArguments::AngleBracketed(args) = &last.arguments else {
-            return Some(None);
-        };
-        Some(args.args.iter().find_map(|arg| match arg {
-            GenericArgument::AssocType(assoc) if assoc.ident == "Output" => Some(assoc.ty.clone()),
-            _ => None,
-        }))
-    })
-}
-
-/// Removes invisible groups and parentheses around a type.
-fn strip_type_groups(mut ty: &Type) -> &Type {
-    loop {
-        match ty {
-            Type::Group(g) => ty = &g.elem,
-            Type::Paren(p) => ty = &p.elem,
-            _ => return ty,
-        }
-    }
-}
-
-/// The `async` block a future-returning body consists of: the body is
-/// that one block, or one `Box::pin(<async block>)` call.
-pub(crate) fn future_block(stmts: &[Stmt]) -> Option<&syn::ExprAsync> {
-    let [Stmt::Expr(expr, None)] = stmts else {
-        return None;
-    };
-    match expr {
-        Expr::Async(block) => Some(block),
-        Expr::Call(call) if call.args.len() == 1 && is_box_pin(&call.func) => {
-            match call.args.first() {
-                Some(Expr::Async(block)) => Some(block),
-                _ => None,
-            }
-        }
-        _ => None,
-    }
-}
-
-/// Whether `func` is a path ending in `Box::pin`.
-fn is_box_pin(func: &Expr) -> bool {
-    let Expr::Path(path) = func else {
-        return false;
-    };
-    let segments: Vec<_> = path.path.segments.iter().map(|s| &s.ident).collect();
-    matches!(segments.as_slice(), [.., b, p] if *b == "Box" && *p == "pin")
 }
 
 /// The error for an item that did not parse as a function with a body.

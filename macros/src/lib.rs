@@ -16,6 +16,7 @@ mod args;
 mod container;
 mod expand;
 mod fail;
+mod future;
 mod item;
 mod twin;
 

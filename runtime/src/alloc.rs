@@ -31,7 +31,7 @@ use std::alloc::System;
 ///   freed (on the freeing thread's current call), not where it was
 ///   allocated.
 /// - Allocations made by tickprof itself (its trees, buffers and reports),
-///   on its calibration thread, on a thread that never makes a marked call,
+///   on its sampler thread, on a thread that never makes a marked call,
 ///   or after the thread's profiler state was torn down at thread exit are
 ///   not counted. A thread's allocations before its first marked call are
 ///   added to its `<outside marked calls>` row at that call.

@@ -13,7 +13,7 @@
 //! - a node's total is `max(own, Σ children's totals)`, computed bottom-up
 //!   in the unit shown (ticks or nanoseconds, each own figure rounded down
 //!   once), where `own` is the node's measured ticks (raw) or the measured
-//!   ticks less the calibrated cost (compensated, at least 0). Raising a node to
+//!   ticks less the instrumentation the sampler measured inside (compensated, at least 0). Raising a node to
 //!   its children's sum is counted (`carried`), a negative compensated
 //!   figure set to 0 is counted (`clamped`): neither is hidden;
 //! - a node's self is its total less its children's totals, so the selves
@@ -27,22 +27,24 @@
 //! - a site's percentiles are kept within its `min..=max` and are
 //!   monotonic in the rank (`p50 <= p90 <= p99`: `percentiles`).
 
-use crate::calibrate::Calibration;
+use crate::record::timing;
 use crate::record::Capture;
 use crate::report::{
     AllocStats, ClockSource, Edge, Report, RunInfo, SiteStats, ThreadSite, ThreadStats, Timing,
     Trace,
 };
-use crate::site::{self, CallSite};
+use crate::site::CallSite;
 #[cfg(test)]
 use crate::tree::Tree;
 use std::collections::HashMap;
 
 mod figures;
+mod instrumentation;
 mod nodes;
 mod percentiles;
 mod trace;
-pub(crate) use figures::{flatten, own_alloc, tree_figures, Flat, TreeFigures, Trio};
+pub(crate) use figures::{flatten, own_alloc, tree_figures, Estimate, Flat, TreeFigures, Trio};
+use instrumentation::Instrumentation;
 use nodes::tree_nodes;
 
 /// What a report needs besides the captured trees.
@@ -55,9 +57,17 @@ pub(crate) struct Facts {
     pub invariant_tsc: Option<bool>,
     pub wall_ns: u64,
     pub max_delta_ns: u64,
-    pub calibration: Option<Calibration>,
-    /// Show compensated figures (`TICKPROF_COMPENSATE`), when calibrated.
+    /// Show the figures with the instrumentation the sampler measured
+    /// taken out (`TICKPROF_COMPENSATE`), when it measured any.
     pub compensate: bool,
+    /// What the clock can resolve, in ticks (`record::read_cost`): the
+    /// part of a timed call's instrumentation inside its own time.
+    pub resolution_ticks: f64,
+    /// The sampler's rate, per second (0: off).
+    pub sample_hz: u64,
+    /// Threads the sampler could not list (more at once than its table
+    /// holds): not sampled.
+    pub unsampled_threads: u64,
     pub tracing: bool,
     /// The tick count trace times are measured from.
     pub trace_origin: u64,
@@ -103,10 +113,13 @@ impl Ns {
 /// Builds the report of a capture.
 pub(crate) fn build(c: &Capture, facts: &Facts) -> Report {
     let ns = Ns(if facts.hz > 0.0 { 1e9 / facts.hz } else { 1.0 });
-    let cal = facts.calibration.as_ref();
-    let shown_comp = facts.compensate && cal.is_some();
     let merged = &c.merged;
-    let fig = tree_figures(merged, cal, ns.0);
+    let inst = Instrumentation::of(merged);
+    let est = inst.estimate(facts);
+    let fig = tree_figures(merged, ns.0, est);
+    // Measured figures need samples; with none (the sampler off, or a run
+    // shorter than one period) the report is raw and says so.
+    let shown_comp = facts.compensate && fig.sampled.any > 0;
     let flat = flatten(merged, &fig);
     let names = unique_names(&flat);
     let name_of = |k: usize| {
@@ -132,13 +145,7 @@ pub(crate) fn build(c: &Capture, facts: &Facts) -> Report {
         });
         v
     };
-    let (inner, call) = cal.map_or((0.0, 0.0), |c| (c.inner_ticks, c.call_ticks));
-    // The share counts each call at the cost of one around a short body,
-    // typical of code made of many small calls.
-    let typical = cal.map_or(0.0, |c| c.typical_call_ticks);
-    let mut total_calls = 0u64;
-    let mut untimed_calls = 0u64;
-    let counted_cost = cal.map_or(0.0, |c| c.counted_call_ticks);
+    let resolution = facts.resolution_ticks;
     // A site whose calls are all still running is shown if it allocated:
     // its allocations are counted already.
     let mut sites: Vec<SiteStats> = flat
@@ -147,11 +154,10 @@ pub(crate) fn build(c: &Capture, facts: &Facts) -> Report {
             f.acc.calls > 0 || f.acc.cancelled > 0 || f.self_alloc != AllocStats::default()
         })
         .map(|(&k, (site, f))| {
-            total_calls += f.acc.calls;
-            untimed_calls += f.acc.untimed;
-            let mut s = site_stats(site, f, names[&k].clone(), ns, shown_comp, (inner, call));
-            let off = per_call(f, shown_comp, (inner, call));
-            percentiles::fill(&mut s, merged.hists.get(site), f, ns.0, off);
+            let mut s = site_stats(site, f, names[&k].clone(), ns, shown_comp, resolution);
+            let counted = s.timing == Timing::Counted;
+            let per_call = percentiles::PerCall::of(f, shown_comp, resolution, counted);
+            percentiles::fill(&mut s, merged.hists.get(site), f, ns.0, per_call);
             s.callers = edges(&f.callers);
             s.callees = edges(&f.callees);
             s
@@ -162,12 +168,11 @@ pub(crate) fn build(c: &Capture, facts: &Facts) -> Report {
             .cmp(&a.total_ns)
             .then_with(|| a.name.cmp(&b.name))
     });
-    let threads = thread_stats(c, cal, ns, shown_comp, &names);
+    let threads = thread_stats(c, ns, est, shown_comp, &names);
     let tree = tree_nodes(merged, &fig, &names, shown_comp);
     let trace = facts
         .tracing
         .then(|| trace::trace(&c.traces, facts.trace_origin, ns.0));
-    let call_ns = call * ns.0;
     Report {
         run: RunInfo {
             clock: facts.clock,
@@ -184,34 +189,22 @@ pub(crate) fn build(c: &Capture, facts: &Facts) -> Report {
             folded_calls: merged.folded_calls(),
             complete: c.complete,
             compensated: shown_comp,
-            overhead_inner_ns: inner * ns.0,
-            overhead_inner_ticks: inner,
-            overhead_call_ns: call_ns,
-            overhead_call_ticks: call,
-            overhead_counted_ns: cal.map_or(0.0, |c| c.counted_call_ticks) * ns.0,
+            overhead_inner_ns: resolution * ns.0,
+            overhead_inner_ticks: resolution,
+            overhead_call_ns: inst.per_call_ticks * ns.0,
+            overhead_call_ticks: inst.per_call_ticks,
+            overhead_counted_ns: inst.per_call_ticks * ns.0,
             counted_sites: sites.iter().filter(|s| s.timing == Timing::Counted).count() as u64,
-            counted_calls: sites
-                .iter()
-                .filter(|s| s.timing == Timing::Counted)
-                .map(|s| s.calls - s.timed_calls)
-                .sum(),
+            counted_calls: sites.iter().map(|s| s.calls - s.timed_calls).sum(),
             debug_build: cfg!(debug_assertions),
-            calibration: cal.map_or_else(
-                || "not calibrated".to_owned(),
-                |c| {
-                    format!(
-                        "calibrated for the first report, medians over {} calls",
-                        c.calls
-                    )
-                },
-            ),
-            overhead_share: overhead_share(
-                (total_calls.saturating_sub(untimed_calls) as f64 * typical
-                    + untimed_calls as f64 * counted_cost)
-                    * ns.0,
-                facts.wall_ns as f64,
-                fig.raw.total.first().copied().unwrap_or(0) as f64,
-            ),
+            calibration: inst.basis(facts.sample_hz, facts.unsampled_threads),
+            overhead_share: inst.share,
+            sampled_ns: ns.of(inst.sampled_ticks),
+            instrumentation_ns: ns.of(inst.inside_ticks),
+            waited_ns: ns.of(inst.waited_ticks),
+            setup_ns: ns.of(c.events.setup_ticks),
+            setup_threads: c.events.setups,
+            sample_hz: facts.sample_hz,
             clamped: if shown_comp { fig.comp.clamped } else { 0 },
             carried: if shown_comp {
                 fig.comp.carried
@@ -243,93 +236,43 @@ pub(crate) fn build(c: &Capture, facts: &Facts) -> Report {
     }
 }
 
-/// The instrumentation's estimated cost (`cost_ns`) as a share of the time
-/// the program's threads spent: the wall time, or, when several threads
-/// were busy in marked calls at once, the roots' raw totals summed over
-/// threads (`busy_ns`); at most 1.
-fn overhead_share(cost_ns: f64, wall_ns: f64, busy_ns: f64) -> f64 {
-    let spent = wall_ns.max(busy_ns);
-    if spent <= 0.0 {
-        0.0
-    } else {
-        (cost_ns / spent).min(1.0)
-    }
-}
-
 /// Whether a site's calls are long enough to be timed (see
-/// [`SiteStats::resolved`]): the resolution rule ([`site::resolvable`]) with
-/// the calibrated inner cost. A counted site's figures are estimates: never
-/// resolved.
-fn resolved(f: &Flat, accepted: u64, inner_ticks: f64) -> bool {
-    if f.counted {
+/// [`SiteStats::resolved`]): the resolution rule ([`timing::resolvable`])
+/// with the clock's resolution. A counted site's figures come from the
+/// sampler: never resolved.
+fn resolved(f: &Flat, counted: bool, accepted: u64, resolution: f64) -> bool {
+    if counted {
         return false;
     }
     accepted == 0
-        || site::resolvable(
+        || timing::resolvable(
             f.acc.min_or_zero() as f64,
             f.every.ticks as f64 / accepted as f64,
-            inner_ticks,
+            resolution,
         )
 }
 
-/// The instrumentation cost a compensated report takes off each call
-/// of a site's extremes and percentiles, in ticks (0 when not
-/// compensated): the call's own inner cost, at most its shortest call, and
-/// the average cost of the marked calls beneath.
-fn per_call(f: &Flat, comp: bool, (inner, call): (f64, f64)) -> f64 {
-    if comp {
-        inner.min(f.acc.min_or_zero() as f64) + f.below as f64 / f.acc.calls.max(1) as f64 * call
-    } else {
-        0.0
-    }
-}
-
-/// One site's row (edges left empty).
+/// One site's row (edges and percentiles left empty).
 fn site_stats(
     site: &CallSite,
     f: &Flat,
     name: String,
     ns: Ns,
     comp: bool,
-    (inner, call): (f64, f64),
+    resolution: f64,
 ) -> SiteStats {
     let a = &f.acc;
     let accepted = a.accepted();
-    // A counted site's total is its timed nodes' plus its counted nodes'
-    // estimates; its self is its timed nodes' (a counted node's is 0).
-    let total_trio = Trio {
-        ticks: f.total.ticks + f.est.ticks,
-        raw: f.total.raw + f.est.raw,
-        comp: f.total.comp + f.est.comp,
-    };
-    let (total, self_) = (total_trio.ns(comp), f.self_.ns(comp));
-    let mean = if f.counted {
-        if a.calls == 0 {
-            0.0
-        } else {
-            total as f64 / a.calls as f64
-        }
-    } else if accepted == 0 {
+    // Counted when most of its calls were counted: its figures come from
+    // the sampler (see `SiteStats::timing`).
+    let counted = a.untimed.saturating_mul(2) > a.calls;
+    let (total, self_) = (f.total.ns(comp), f.self_.ns(comp));
+    let covered = f.every_calls;
+    let mean = if covered == 0 {
         0.0
     } else {
-        f.every.ns(comp) as f64 / accepted as f64
+        f.every.ns(comp) as f64 / covered as f64
     };
-    // Extremes in nanoseconds. Compensated, they lose the call's own inner
-    // cost and the average cost of the marked calls beneath; both are
-    // widened to the mean.
-    let (min, max) = (a.min_or_zero() as f64, a.max as f64);
-    let per_call = per_call(f, comp, (inner, call));
-    let hi = ((max - per_call).max(0.0) * ns.0).max(mean);
-    // No call is shorter than the calls' sum less the others at their
-    // longest: a compensated (or carried) total keeps `min` from claiming a
-    // call shorter than what was measured inside the calls.
-    let n = accepted as f64;
-    let by_sum = if accepted > 0 {
-        (mean * n - (n - 1.0) * hi).max(0.0)
-    } else {
-        0.0
-    };
-    let lo = ((min - per_call).max(0.0) * ns.0).max(by_sum).min(mean);
     SiteStats {
         name,
         function: site.function_path(),
@@ -338,7 +281,7 @@ fn site_stats(
         line: site.line(),
         column: site.column(),
         calls: a.calls,
-        timing: if f.counted {
+        timing: if counted {
             Timing::Counted
         } else {
             Timing::Timed
@@ -352,17 +295,19 @@ fn site_stats(
             self_ as f64 / total as f64
         },
         mean_ns: mean,
-        resolved: resolved(f, accepted, inner),
-        min_ns: lo.floor() as u64,
-        max_ns: hi.ceil() as u64,
-        total_ticks: total_trio.ticks,
+        resolved: resolved(f, counted, accepted, resolution),
+        min_ns: 0,
+        max_ns: 0,
+        total_ticks: f.total.ticks,
         self_ticks: f.self_.ticks,
         min_ticks: a.min_or_zero(),
         max_ticks: a.max,
-        raw_total_ns: total_trio.raw,
+        raw_total_ns: f.total.raw,
         raw_self_ns: f.self_.raw,
-        compensated_total_ns: total_trio.comp,
+        compensated_total_ns: f.total.comp,
         compensated_self_ns: f.self_.comp,
+        self_sampled_ns: ns.of(f.sampled_self),
+        total_sampled_ns: ns.of(f.sampled_total),
         reversed: a.reversed,
         oversized: a.oversized,
         unwound: a.unwound,
@@ -382,8 +327,8 @@ fn site_stats(
 
 fn thread_stats(
     c: &Capture,
-    cal: Option<&Calibration>,
     ns: Ns,
+    est: Estimate,
     comp: bool,
     names: &HashMap<usize, String>,
 ) -> Vec<ThreadStats> {
@@ -391,7 +336,7 @@ fn thread_stats(
         .iter()
         .filter(|t| t.tree.nodes.len() > 1)
         .filter_map(|t| {
-            let fig = tree_figures(&t.tree, cal, ns.0);
+            let fig = tree_figures(&t.tree, ns.0, est);
             let mut sites: Vec<ThreadSite> = flatten(&t.tree, &fig)
                 .iter()
                 .filter(|(_, (_, f))| f.acc.calls > 0 || f.acc.cancelled > 0)

@@ -139,7 +139,7 @@ impl Clock {
 static START: std::sync::OnceLock<(u64, Instant, Option<f64>)> = std::sync::OnceLock::new();
 
 /// How long [`rough_hz`] measures at least, since start-up.
-const ROUGH_MIN: std::time::Duration = std::time::Duration::from_millis(1);
+const ROUGH_MIN: std::time::Duration = std::time::Duration::from_micros(50);
 
 /// A first frequency estimate, good to about 1%, for converting
 /// `TICKPROF_MAX_DELTA` to ticks: the stated frequency, else ticks over

@@ -10,19 +10,26 @@
 //! unset.
 
 use crate::defaults::{
-    DEFAULT_FAIL_SEED, DEFAULT_MAX_DELTA, DEFAULT_MAX_NODES, DEFAULT_THREADS_KEPT,
-    DEFAULT_TRACE_EVENTS,
+    DEFAULT_FAIL_SEED, DEFAULT_MAX_DELTA, DEFAULT_MAX_NODES, DEFAULT_SAMPLE_HZ,
+    DEFAULT_THREADS_KEPT, DEFAULT_TRACE_EVENTS, MIN_INTERVAL,
 };
 pub use crate::report::{Layout, SortKey};
 pub use log::LogOptions;
 pub use push::PushTarget;
+#[cfg(feature = "enabled")]
+pub(crate) use push::{is_app_name, plain as app_char};
 pub use values::parse_duration;
+#[cfg(feature = "enabled")]
+pub(crate) use values::{named, quoted};
 
 use push::{AppName, Labels, PushUrl};
 use sections::SectionList;
 use table::settings;
-use values::{Address, Limit, Names, Opt, Paths, Signal, Span, Switch, Text, Value, Whole};
+use values::{
+    Address, Interval, Limit, Names, Opt, Paths, Signal, Span, Switch, Text, Value, Whole,
+};
 
+mod known;
 mod log;
 mod push;
 mod sections;
@@ -119,7 +126,7 @@ settings! {
             var: "TICKPROF_MAX_NODES",
             parse: Whole(1),
             default: DEFAULT_MAX_NODES,
-            help: "calling-context tree nodes per thread (a memory bound, 128 bytes a node); beyond it, calls on new paths are recorded on one overflow node per site (their counts and times stay in the site's figures) and the report says how many were folded",
+            help: "calling-context tree nodes per thread (a memory bound, 256 bytes a node); beyond it, calls on new paths are recorded on one overflow node per site (their counts and times stay in the site's figures) and the report says how many were folded",
         },
         /// The text report's layout and sections.
         report: ReportSections {
@@ -138,15 +145,22 @@ settings! {
                 ("counted", TimeMode::Counted),
             ]),
             default: TimeMode::Adaptive,
-            help: "`adaptive`: a site whose calls prove too short for the clock to resolve becomes *counted*: every call still counted exactly, one in 64 timed, its time left in its callers' self time (see [timed and counted sites](accuracy.md#timed-and-counted-sites)); `all`: every call timed; `counted`: every site becomes counted after its learning calls, however long its calls (to measure the counted path)",
+            help: "`adaptive`: a site whose calls prove too short for the clock to resolve becomes *counted*: every call still counted exactly, one in 64 timed, its time found by the sampler (see [timed and counted sites](accuracy.md#timed-and-counted-sites)); `all`: every call timed; `counted`: every site becomes counted after its learning calls, however long its calls (to measure the counted path)",
         },
-        /// Show figures with the calibrated instrumentation cost subtracted
-        /// (true) or raw (false).
+        /// The sampler's rate per second (0: no sampler).
+        sample_hz: u64 {
+            var: "TICKPROF_SAMPLE",
+            parse: Whole(0),
+            default: DEFAULT_SAMPLE_HZ,
+            help: "samples per second of each recording thread's shadow stack, taken by a thread of tickprof's own: where the time of counted sites is found, and what the instrumentation costs (see [the sampler](accuracy.md#the-sampler)); `0`: no sampler: times are raw, and a counted site's come from its timed calls (one in 64)",
+        },
+        /// Show figures with the instrumentation the sampler measured
+        /// taken out (true) or raw (false).
         compensate: bool {
             var: "TICKPROF_COMPENSATE",
             parse: Switch,
             default: true,
-            help: "`on`: show times with the calibrated instrumentation cost subtracted (see [accuracy](accuracy.md)); `off`: raw times. The header says which; both are always in the API, CSV and JSON.",
+            help: "`on`: show times with the instrumentation the sampler measured in this run taken out (see [accuracy](accuracy.md)); `off`: raw times, the instrumentation in them. The header says which; both are always in the API, CSV and JSON.",
         },
         /// Add a per-thread breakdown.
         threads: bool {
@@ -193,10 +207,10 @@ settings! {
         /// Write the report this often.
         dump_interval: Option<std::time::Duration> {
             var: "TICKPROF_DUMP_INTERVAL",
-            parse: Opt(Span(true)),
+            parse: Opt(Interval(MIN_INTERVAL)),
             default: None,
             note: "none",
-            help: "a duration with a unit (`500ms`, `30s`, `1.5s`, `2m`, `1h`): write the report this often",
+            help: "a duration with a unit (`500ms`, `30s`, `1.5s`, `2m`, `1h`), at least `100ms`: write the report this often",
         },
         /// What each dump covers.
         dump_mode: DumpMode {
@@ -233,9 +247,9 @@ settings! {
         /// How often profiles are pushed.
         push_interval: std::time::Duration {
             var: "TICKPROF_PUSH_INTERVAL",
-            parse: Span(true),
+            parse: Interval(MIN_INTERVAL),
             default: std::time::Duration::from_secs(15),
-            help: "a duration with a unit (`5s`, `1m`): how often `TICKPROF_PUSH` posts the profile of the last interval",
+            help: "a duration with a unit (`5s`, `1m`), at least `100ms`: how often `TICKPROF_PUSH` posts the profile of the last interval",
         },
         /// The application name of pushed profiles (`None`: the
         /// executable's file name).
@@ -291,18 +305,6 @@ pub enum TimeMode {
     /// Every site becomes counted after its learning calls, however long
     /// its calls: to measure what a counted call costs, and in tests.
     Counted,
-}
-
-impl TimeMode {
-    /// The recorder's code for the mode (`site::TIME_*`).
-    #[cfg(feature = "enabled")]
-    pub(crate) fn code(self) -> u8 {
-        match self {
-            TimeMode::All => crate::site::TIME_ALL,
-            TimeMode::Adaptive => crate::site::TIME_ADAPTIVE,
-            TimeMode::Counted => crate::site::TIME_COUNTED,
-        }
-    }
 }
 
 /// A signal that asks for a report (`TICKPROF_DUMP_SIGNAL`).
@@ -381,7 +383,8 @@ impl Config {
             let known = crate::export::format_of(&path.to_string_lossy()).is_some();
             if !known {
                 warnings.push(format!(
-                    "tickprof: warning: TICKPROF_OUT: {path:?} has no known extension ({}); not written",
+                    "tickprof: warning: TICKPROF_OUT: {} has no known extension ({}); not written",
+                    values::quoted(&path.to_string_lossy()),
                     crate::export::EXTENSIONS.join(" ")
                 ));
             }
@@ -399,8 +402,14 @@ impl Config {
     /// Parses the process environment. `TICKPROF_OUT` is read byte for
     /// byte (its paths need not be UTF-8); in any other variable, bytes
     /// that are not UTF-8 become U+FFFD (and the value is then likely bad).
+    ///
+    /// A variable named `TICKPROF_*` (in any case) that is not in the
+    /// settings table gives one warning line naming it and the closest
+    /// known name, after the warnings about values.
     pub fn from_env() -> (Config, Vec<String>) {
-        Config::parse_os(&|name| std::env::var_os(name))
+        let (config, mut warnings) = Config::parse_os(&|name| std::env::var_os(name));
+        warnings.extend(known::unknown(std::env::vars_os().map(|(name, _)| name)));
+        (config, warnings)
     }
 }
 

@@ -191,6 +191,24 @@ counters! {
     frees: Sum,
     /// Bytes of those frees.
     freed_bytes: Sum,
+    /// Ticks of the thread's time the sampler found this node on top of
+    /// its stack in the program's own code (written only by tickprof's
+    /// sampler thread: see `record::sampler`).
+    sampled: Sum,
+    /// Ticks the sampler found this node on top inside the
+    /// instrumentation of the marked calls it makes (entering or leaving
+    /// them, on its side of their push and pop), or inside tickprof's own
+    /// work on the thread: inside this node's calls' time.
+    sampled_inst: Sum,
+    /// Ticks the sampler found this node on top inside its own calls'
+    /// instrumentation (after its push, before its pop): outside the time
+    /// its calls measure, inside its caller's.
+    sampled_own: Sum,
+    /// Ticks the sampler found this node on top while its thread was
+    /// ready but not running: waiting for a CPU another program held (its
+    /// run-queue delay). The three above count the rest, time blocked
+    /// included; the figures share this out between them.
+    sampled_wait: Sum,
 }
 
 impl Default for Acc {

@@ -7,8 +7,8 @@
 //! (`constructors.rs`: wasm and windows-gnu). Either way the list is
 //! complete when `main` starts.
 //!
-//! Internal sites (calibration) are registered nowhere and filtered out
-//! regardless.
+//! Internal sites (tickprof's own, in its tests) are registered nowhere
+//! and filtered out regardless.
 
 use crate::report::{Coverage, Mark, SiteStats};
 use crate::site::CallSite;

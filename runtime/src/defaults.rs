@@ -17,3 +17,9 @@ pub const DEFAULT_THREADS_KEPT: usize = 64;
 /// The seed of the failpoints' probabilities when `TICKPROF_FAIL_SEED` is
 /// not set: runs are reproducible by default.
 pub const DEFAULT_FAIL_SEED: u64 = 0x7469_636b_7072_6f66;
+/// The shortest period of a repeated report (`TICKPROF_DUMP_INTERVAL`,
+/// `dump_every`) or push (`TICKPROF_PUSH_INTERVAL`): a shorter one would
+/// keep a core busy and flood stderr or the receiver.
+pub const MIN_INTERVAL: Duration = Duration::from_millis(100);
+/// Default `TICKPROF_SAMPLE`: the sampler's rate, per second.
+pub const DEFAULT_SAMPLE_HZ: u64 = 1000;

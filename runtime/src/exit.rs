@@ -2,11 +2,11 @@
 //! the exit report: everything that ties the other modules together.
 //! Nothing imports this module but the public API in `lib.rs`.
 
+mod copy;
 pub(crate) mod dump;
 mod outputs;
 
 use crate::build::{build, Facts};
-use crate::calibrate;
 use crate::clock::{self, Clock};
 use crate::config::Config;
 use crate::record::{self, Capture};
@@ -58,8 +58,10 @@ fn init_runtime() -> Runtime {
         write_stderr(&format!("{w}\n"));
     }
     let clock = Clock::start();
+    #[cfg(unix)]
+    record::exit_key::create();
     switches::apply(&config, clock.nominal_hz());
-    crate::site::set_time_mode(config.time.code());
+    record::timing::set_time_mode(config.time);
     if config.enabled && config.paused {
         crate::pause::started_paused();
     }
@@ -110,11 +112,13 @@ fn facts(rt: &Runtime, wall_ns: u64) -> Facts {
         invariant_tsc: rt.clock.invariant,
         wall_ns,
         max_delta_ns: rt.config.max_delta.as_nanos().min(u128::from(u64::MAX)) as u64,
-        calibration: calibrate::ensure(),
         compensate: rt.config.compensate,
+        resolution_ticks: record::read_cost(),
+        sample_hz: rt.config.sample_hz,
+        unsampled_threads: record::sampler::unlisted(),
         tracing: switches::tracing(),
         trace_origin: rt.clock.start_ticks,
-        pid: crate::report::process_id(),
+        pid: crate::process::program_pid(),
         pauses: crate::pause::totals(),
     }
 }
@@ -221,6 +225,13 @@ mod fork {
 
     unsafe extern "C" fn child() {
         let _ = std::panic::catch_unwind(|| {
+            if super::copy::copying() {
+                // A copy writing a report (`copy::run`): the locks are
+                // released as in the parent, and the profile is kept.
+                fork::parent();
+                crate::log::live::fork_parent();
+                return;
+            }
             fork::child();
             crate::log::live::fork_child();
             if let Some(rt) = super::RUNTIME.get() {
@@ -235,28 +246,6 @@ mod fork {
         // as long as the process and never unwind (each catches panics).
         let _ = unsafe { pthread_atfork(Some(prepare), Some(parent), Some(child)) };
     }
-}
-
-/// The exit report: text to stderr (unless `TICKPROF_STDERR=0`), then the
-/// `TICKPROF_OUT` files. Skipped when no marked call was ever made, or
-/// nothing is to be written (and with it the frequency check it would
-/// wait for), or when a termination signal already wrote the final report.
-fn exit_report() {
-    let rt = runtime();
-    if !rt.config.enabled || !switches::recorded_any() || !writes_anything(rt) {
-        return;
-    }
-    // A dump in progress on tickprof's thread finishes first (bounded wait).
-    let _writing = dump::hold_for_exit();
-    if !dump::claim_final() {
-        return;
-    }
-    let report = collect();
-    switches::stop_recording();
-    if report.sites.is_empty() {
-        return;
-    }
-    write_everywhere(rt, report, None);
 }
 
 /// Whether a report would go anywhere: stderr, a file or the trace.
@@ -334,7 +323,8 @@ fn start_log(target: &str, opts: &crate::log::LogOptions) {
             Ok(f) => Sink::File(f),
             Err(e) => {
                 write_stderr(&format!(
-                    "tickprof: warning: cannot write TICKPROF_LOG file {path:?}: {e}; no trace log\n"
+                    "tickprof: warning: cannot write TICKPROF_LOG file {}: {e}; no trace log\n",
+                    outputs::shown(&path)
                 ));
                 return;
             }
@@ -348,10 +338,9 @@ fn tickprof_exit_report() {
     let _ = std::panic::catch_unwind(|| {
         record::quietly(|| {
             crate::log::live::flush_all();
-            // The final push first (at most `push::FINAL_WAIT`); its count
-            // is the last line, after the report.
-            let _counted = dump::Counted(crate::push::finish());
-            exit_report();
+            // The final push and the exit report, from a copy of the
+            // process: the program's allocator is left alone.
+            dump::final_report(None);
         });
     });
 }

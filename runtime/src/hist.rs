@@ -57,10 +57,14 @@ pub(crate) fn mid(i: usize) -> u64 {
 }
 
 /// A histogram of call durations in ticks, sparse: `(bucket, count)` in
-/// bucket order, no zero counts.
+/// bucket order, no zero counts; and, per bucket, the marked calls made
+/// beneath its calls, summed (their instrumentation is inside those calls'
+/// times: see [`Hist::corrected`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Hist {
     buckets: Vec<(u16, u64)>,
+    /// `below[k]`: the marked calls made beneath the calls of `buckets[k]`.
+    below: Vec<u64>,
 }
 
 impl Hist {
@@ -69,25 +73,32 @@ impl Hist {
     pub const fn new() -> Hist {
         Hist {
             buckets: Vec::new(),
+            below: Vec::new(),
         }
     }
 
-    /// From a dense array of counts, one per bucket.
-    pub fn from_dense(counts: impl IntoIterator<Item = u64>) -> Hist {
-        let buckets = counts
+    /// From dense arrays: a count and the calls beneath, per bucket.
+    pub fn from_dense(counts: impl IntoIterator<Item = (u64, u64)>) -> Hist {
+        let (buckets, below) = counts
             .into_iter()
             .take(BUCKETS)
             .enumerate()
-            .filter(|&(_, n)| n > 0)
-            .map(|(i, n)| (i as u16, n))
-            .collect();
-        Hist { buckets }
+            .filter(|&(_, (n, _))| n > 0)
+            .map(|(i, (n, b))| ((i as u16, n), b))
+            .unzip();
+        Hist { buckets, below }
     }
 
-    /// One call of `ticks`.
+    /// One call of `ticks`, with no marked call beneath.
     pub fn one(ticks: u64) -> Hist {
+        Hist::one_below(ticks, 0)
+    }
+
+    /// One call of `ticks` that made `below` marked calls.
+    pub fn one_below(ticks: u64, below: u64) -> Hist {
         Hist {
             buckets: vec![(index_of(ticks) as u16, 1)],
+            below: vec![below],
         }
     }
 
@@ -97,6 +108,7 @@ impl Hist {
     }
 
     /// Calls counted.
+    #[cfg(test)]
     pub fn count(&self) -> u64 {
         self.buckets
             .iter()
@@ -108,33 +120,41 @@ impl Hist {
         self.buckets.is_empty()
     }
 
-    /// Bucket by bucket, `f(mine, theirs)` over the union of the buckets;
-    /// zero results are dropped.
+    /// Bucket by bucket, `f(mine, theirs)` over the union of the buckets,
+    /// for the counts and for the calls beneath; buckets whose count comes
+    /// out 0 are dropped.
     fn zip(&self, o: &Hist, f: impl Fn(u64, u64) -> u64) -> Hist {
         let (a, b) = (&self.buckets, &o.buckets);
         let (mut i, mut j) = (0, 0);
-        let mut out = Vec::with_capacity(a.len().max(b.len()));
+        let mut out = Hist {
+            buckets: Vec::with_capacity(a.len().max(b.len())),
+            below: Vec::with_capacity(a.len().max(b.len())),
+        };
         while i < a.len() || j < b.len() {
             let ka = a.get(i).map_or(u32::MAX, |x| u32::from(x.0));
             let kb = b.get(j).map_or(u32::MAX, |x| u32::from(x.0));
             let k = ka.min(kb);
-            let take = |v: &[(u16, u64)], at: &mut usize, key: u32| {
+            let take = |h: &Hist, at: &mut usize, key: u32| {
                 if key == k {
                     *at += 1;
-                    v[*at - 1].1
+                    (
+                        h.buckets[*at - 1].1,
+                        h.below.get(*at - 1).copied().unwrap_or(0),
+                    )
                 } else {
-                    0
+                    (0, 0)
                 }
             };
-            let x = take(a, &mut i, ka);
-            let y = take(b, &mut j, kb);
+            let (x, xb) = take(self, &mut i, ka);
+            let (y, yb) = take(o, &mut j, kb);
             let n = f(x, y);
             if n > 0 {
                 // `k` is a bucket of `a` or `b`: below `BUCKETS`.
-                out.push((k as u16, n));
+                out.buckets.push((k as u16, n));
+                out.below.push(f(xb, yb));
             }
         }
-        Hist { buckets: out }
+        out
     }
 
     /// Adds `o` into `self`.
@@ -151,9 +171,45 @@ impl Hist {
         self.zip(earlier, u64::saturating_sub)
     }
 
+    /// The marked calls made beneath every call counted.
+    #[cfg(test)]
+    pub fn below(&self) -> u64 {
+        self.below.iter().fold(0u64, |a, &b| a.saturating_add(b))
+    }
+
+    /// The calls' own durations: each bucket's midpoint less `off` and
+    /// less `per_below` for each marked call its calls made beneath them
+    /// on average (their instrumentation, inside their measured times),
+    /// at least `floor`; as `(ticks, count)` sorted by duration, equal
+    /// durations merged. Each call's correction is its own bucket's,
+    /// never one average over every call.
+    pub fn corrected(&self, per_below: f64, off: f64, floor: f64) -> Vec<(f64, u64)> {
+        let mut v: Vec<(f64, u64)> = self
+            .buckets
+            .iter()
+            .zip(&self.below)
+            .map(|(&(i, n), &b)| {
+                let each = b as f64 / n.max(1) as f64;
+                let t = mid(usize::from(i)) as f64 - off - per_below * each;
+                (t.max(floor), n)
+            })
+            .collect();
+        v.sort_by(|a, b| a.0.total_cmp(&b.0));
+        v.dedup_by(|b, a| {
+            if a.0 == b.0 {
+                a.1 = a.1.saturating_add(b.1);
+                true
+            } else {
+                false
+            }
+        });
+        v
+    }
+
     /// The `q`-quantile (`0 < q <= 1`), in ticks: the midpoint of the
     /// bucket holding the call of rank `ceil(q * count)`; `None` when
     /// empty.
+    #[cfg(test)]
     pub fn quantile(&self, q: f64) -> Option<u64> {
         let n = self.count();
         if n == 0 {
@@ -169,6 +225,25 @@ impl Hist {
         }
         self.buckets.last().map(|&(i, _)| mid(usize::from(i)))
     }
+}
+
+/// The `q`-quantile (`0 < q <= 1`) of durations sorted as
+/// [`Hist::corrected`] gives them: the duration of the call of rank
+/// `ceil(q * count)`; `None` when empty.
+pub(crate) fn quantile_of(sorted: &[(f64, u64)], q: f64) -> Option<f64> {
+    let n = sorted.iter().fold(0u64, |a, &(_, c)| a.saturating_add(c));
+    if n == 0 {
+        return None;
+    }
+    let rank = ((q * n as f64).ceil() as u64).clamp(1, n);
+    let mut seen = 0u64;
+    for &(t, c) in sorted {
+        seen = seen.saturating_add(c);
+        if seen >= rank {
+            return Some(t);
+        }
+    }
+    sorted.last().map(|&(t, _)| t)
 }
 
 /// Histograms by site (a site is its address), as trees carry them.
@@ -252,7 +327,7 @@ mod tests {
         assert!(m.is_empty());
         m.merge(&Hist::one(5));
         assert_eq!(m, Hist::one(5));
-        assert_eq!(Hist::from_dense([0u64; BUCKETS]), Hist::new());
+        assert_eq!(Hist::from_dense([(0u64, 0u64); BUCKETS]), Hist::new());
     }
 
     #[test]

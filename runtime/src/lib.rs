@@ -25,7 +25,6 @@ mod alloc;
 #[cfg(feature = "enabled")]
 mod build;
 #[cfg(feature = "enabled")]
-mod calibrate;
 #[cfg(feature = "enabled")]
 mod clock;
 mod config;
@@ -48,6 +47,7 @@ pub mod log;
 mod naming;
 #[cfg(feature = "enabled")]
 mod pause;
+mod process;
 #[cfg(feature = "enabled")]
 mod push;
 #[cfg(feature = "enabled")]
@@ -220,7 +220,10 @@ pub fn resume() -> bool {
 /// default (`total`) the run so far. The exit report is always the whole
 /// run. Returns whether a report was written: not with profiling off, before
 /// the first marked call, when nothing is to be written
-/// (`TICKPROF_STDERR=0` and no `TICKPROF_OUT`), or after the final report.
+/// (`TICKPROF_STDERR=0` and no `TICKPROF_OUT`), after the final report, or
+/// when the copy of the process that writes a `total` report (on Linux:
+/// the program's allocator then sees none of its allocations) died or
+/// stalled, which one line on stderr says.
 ///
 /// # Examples
 ///
@@ -305,7 +308,8 @@ pub fn set_hook(hook: &'static dyn Hook) -> Result<(), SetHookError> {
 }
 
 /// Writes the report (as [`dump_now`] does) every `period`, on a thread
-/// tickprof owns; the same as `TICKPROF_DUMP_INTERVAL`. A later call
+/// tickprof owns; the same as `TICKPROF_DUMP_INTERVAL`. A period shorter
+/// than 100 ms is taken as 100 ms (the variable's minimum). A later call
 /// changes the period; `Duration::ZERO` stops the periodic reports.
 ///
 /// # Examples
@@ -372,7 +376,7 @@ pub mod __private {
     pub fn timed<R>(body: impl FnOnce() -> R, site: &'static CallSite) -> R {
         let guard = Guard::enter(site);
         let value = body();
-        guard.exit();
+        guard.exit_to_framed();
         value
     }
 
@@ -381,20 +385,14 @@ pub mod __private {
     /// marked function would otherwise reach [`timed`] by a tail call and
     /// leave no frame of its own, and backtraces, sampling profilers and
     /// allocation profilers of the marked build would show `timed` where
-    /// the function was. No instruction of its own; on the recording path
-    /// only.
+    /// the function was. On the recording path only, right after
+    /// [`timed`]: it also ends the instrumentation [`timed`]'s exit began
+    /// (one store), so that the sampler counts `timed`'s return as
+    /// instrumentation, not as the caller's time.
     #[cfg(feature = "enabled")]
     #[inline(always)]
     pub fn framed<T>(value: T) -> T {
-        #[cfg(any(target_arch = "x86_64", target_arch = "x86", target_arch = "aarch64"))]
-        // SAFETY: an empty instruction string that touches no memory, no
-        // stack and no flags: nothing happens, but the compiler must keep
-        // it after the call.
-        unsafe {
-            core::arch::asm!("", options(nomem, nostack, preserves_flags));
-        }
-        #[cfg(not(any(target_arch = "x86_64", target_arch = "x86", target_arch = "aarch64")))]
-        core::hint::black_box(());
+        crate::record::guard::framed();
         value
     }
 

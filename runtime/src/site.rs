@@ -2,8 +2,6 @@
 //! timing decision (timed or counted, see [`Timing`]).
 
 use core::sync::atomic::AtomicU8;
-#[cfg(feature = "enabled")]
-use core::sync::atomic::Ordering;
 
 /// What a call site marks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,15 +66,14 @@ pub struct CallSite {
     file: &'static str,
     line: u32,
     column: u32,
-    /// tickprof's own site (calibration): recorded like any other, left
+    /// tickprof's own site (in its tests): recorded like any other, left
     /// out of every report.
     #[cfg_attr(not(feature = "enabled"), allow(dead_code))]
     internal: bool,
-    /// The site's timing decision ([`UNDECIDED`], [`TIMED`] or
-    /// [`COUNTED`]): written once, on a cold path, read when a node of the
-    /// site is created or leaves its learning state.
+    /// The site's timing decision, kept by `record::timing` (which alone
+    /// reads and writes it): written once, on a cold path.
     #[cfg_attr(not(feature = "enabled"), allow(dead_code))]
-    decision: AtomicU8,
+    pub(crate) decision: AtomicU8,
 }
 
 /// How a site's calls are measured: decided once per site while the
@@ -113,76 +110,15 @@ impl Timing {
 /// One call in this many of a counted site's node reads the clock (the
 /// sample that keeps its estimated mean).
 pub const SAMPLE_EVERY: u64 = 64;
-/// Timed calls a new tree node makes before its site is decided.
-#[cfg(feature = "enabled")]
-pub const LEARN_CALLS: u64 = 256;
-
-/// [`CallSite`] decision: no node of the site has finished learning yet.
+/// [`CallSite`]'s decision field: no node of the site has finished
+/// learning yet (the transitions are `record::timing`'s).
 pub(crate) const UNDECIDED: u8 = 0;
-/// [`CallSite`] decision: its calls are timed (long enough to resolve).
+/// [`CallSite`]'s decision field: its calls are timed.
 #[cfg(feature = "enabled")]
 pub(crate) const TIMED: u8 = 1;
-/// [`CallSite`] decision: its calls are counted, a sample timed.
+/// [`CallSite`]'s decision field: its calls are counted, a sample timed.
 #[cfg(feature = "enabled")]
 pub(crate) const COUNTED: u8 = 2;
-
-/// `TICKPROF_TIME`: [`TIME_ALL`], [`TIME_ADAPTIVE`] (the default) or
-/// [`TIME_COUNTED`].
-#[cfg(feature = "enabled")]
-static TIME_MODE: AtomicU8 = AtomicU8::new(TIME_ADAPTIVE);
-
-/// `TICKPROF_TIME=all`: every call timed; new nodes start timed.
-#[cfg(feature = "enabled")]
-pub(crate) const TIME_ALL: u8 = 0;
-/// `TICKPROF_TIME=adaptive`: sites too short to resolve become counted.
-#[cfg(feature = "enabled")]
-pub(crate) const TIME_ADAPTIVE: u8 = 1;
-/// `TICKPROF_TIME=counted`: every site becomes counted after its learning
-/// calls, however long its calls (to measure the counted path, and in
-/// tests).
-#[cfg(feature = "enabled")]
-pub(crate) const TIME_COUNTED: u8 = 2;
-
-/// Sets `TICKPROF_TIME` (one of the `TIME_*` values). Nodes created
-/// before keep their state.
-#[cfg(feature = "enabled")]
-pub(crate) fn set_time_mode(mode: u8) {
-    TIME_MODE.store(mode, Ordering::Relaxed);
-}
-
-/// `TICKPROF_TIME` (one of the `TIME_*` values).
-#[cfg(feature = "enabled")]
-pub(crate) fn time_mode() -> u8 {
-    TIME_MODE.load(Ordering::Relaxed)
-}
-
-/// Multiple of the instrumentation's inner cost (ticks inside a timed
-/// call) that a shortest raw call must reach to count as resolved: the
-/// call's own time is then at least the instrumentation's. The report's
-/// `resolved` flag (with the calibrated cost) and the recorder's timing
-/// decision (with the clock's read cost) share this rule.
-#[cfg(feature = "enabled")]
-pub(crate) const RESOLUTION: f64 = 2.0;
-
-/// Multiple of the inner cost that a raw mean must reach to count as
-/// resolved although the shortest call did not (a long function with a
-/// rare short path). Well above [`RESOLUTION`]: on a busy machine every
-/// call of a tiny function measures several times longer than in the
-/// fast spell the calibration was taken in, while its shortest call stays
-/// near the instrumentation's own cost.
-#[cfg(feature = "enabled")]
-pub(crate) const RESOLUTION_MEAN: f64 = 8.0;
-
-/// The resolution rule: whether calls whose shortest raw time is
-/// `min_ticks` and mean raw time `mean_ticks` are long enough to be timed,
-/// given the instrumentation's inner cost `inner_ticks` (no cost known:
-/// resolved).
-#[cfg(feature = "enabled")]
-pub(crate) fn resolvable(min_ticks: f64, mean_ticks: f64, inner_ticks: f64) -> bool {
-    inner_ticks <= 0.0
-        || min_ticks >= RESOLUTION * inner_ticks
-        || mean_ticks >= RESOLUTION_MEAN * inner_ticks
-}
 
 /// Returns a function that gives the type name of `f`'s type.
 ///
@@ -269,8 +205,9 @@ impl CallSite {
         Self::new(no_path, Some(name), SiteKind::TracingSpan, file, line, 0)
     }
 
-    /// tickprof's own call site, left out of every report.
-    #[cfg(feature = "enabled")]
+    /// A call site left out of every report (the recorder's unit tests
+    /// use them, so that a test binary prints no exit report).
+    #[cfg(all(feature = "enabled", test))]
     pub(crate) const fn internal(
         path: fn() -> &'static str,
         file: &'static str,
@@ -282,42 +219,7 @@ impl CallSite {
         s
     }
 
-    /// tickprof's own call site whose calls are counted from the first
-    /// (the calibration of a counted call's cost), left out of every
-    /// report.
-    #[cfg(feature = "enabled")]
-    pub(crate) const fn internal_counted(
-        path: fn() -> &'static str,
-        file: &'static str,
-        line: u32,
-    ) -> Self {
-        let mut s = Self::internal(path, file, line);
-        s.decision = AtomicU8::new(COUNTED);
-        s
-    }
-
-    /// The site's timing decision ([`UNDECIDED`], [`TIMED`] or
-    /// [`COUNTED`]).
-    #[cfg(feature = "enabled")]
-    pub(crate) fn decision(&self) -> u8 {
-        self.decision.load(Ordering::Relaxed)
-    }
-
-    /// Decides the site's timing if it is undecided (the first node to
-    /// finish learning decides); returns the decision that holds.
-    #[cfg(feature = "enabled")]
-    pub(crate) fn decide(&self, counted: bool) -> u8 {
-        let want = if counted { COUNTED } else { TIMED };
-        match self
-            .decision
-            .compare_exchange(UNDECIDED, want, Ordering::Relaxed, Ordering::Relaxed)
-        {
-            Ok(_) => want,
-            Err(now) => now,
-        }
-    }
-
-    /// Whether this is tickprof's own site (calibration), left out of every
+    /// Whether this is tickprof's own site (in its tests), left out of every
     /// report.
     #[cfg(feature = "enabled")]
     pub(crate) fn is_internal(&self) -> bool {

@@ -40,13 +40,15 @@ pub(crate) static TRACE_LIMIT: AtomicUsize =
 /// Distinct names of finished threads that keep a per-thread row.
 pub(crate) static THREADS_KEPT: AtomicUsize =
     AtomicUsize::new(crate::defaults::DEFAULT_THREADS_KEPT);
+/// The sampler's rate, per second (`TICKPROF_SAMPLE`; 0: no sampler).
+pub(crate) static SAMPLE_HZ: AtomicU64 = AtomicU64::new(crate::defaults::DEFAULT_SAMPLE_HZ);
 /// Set when a site that is not internal gets its first tree node: the exit
 /// report is skipped for programs that never made a marked call.
 pub(crate) static RECORDED_ANY: AtomicBool = AtomicBool::new(false);
 
 /// Sets the switches from `config`; `hz` converts the maximum delta to
-/// ticks. Tracing is switched on separately ([`set_tracing`]), after the
-/// start-up calibration, whose calls are not the program's.
+/// ticks. Tracing is switched on separately ([`set_tracing`]), once
+/// start-up is done.
 pub(crate) fn apply(config: &Config, nominal_hz: Option<f64>) {
     {
         let _toggle = toggle();
@@ -63,6 +65,7 @@ pub(crate) fn apply(config: &Config, nominal_hz: Option<f64>) {
     MAX_NODES.store(config.max_nodes, Ordering::Relaxed);
     TRACE_LIMIT.store(config.trace_events, Ordering::Relaxed);
     THREADS_KEPT.store(config.threads_kept, Ordering::Relaxed);
+    SAMPLE_HZ.store(config.sample_hz, Ordering::Relaxed);
 }
 
 /// `TICKPROF_MAX_DELTA` in nanoseconds, until converted to [`MAX_TICKS`].

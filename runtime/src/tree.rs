@@ -236,7 +236,7 @@ impl Tree {
     }
 
     /// Calls that landed on overflow nodes because the tree was full
-    /// (tickprof's own calibration calls left out).
+    /// (tickprof's own internal sites left out).
     pub fn folded_calls(&self) -> u64 {
         self.nodes
             .iter()

@@ -6,9 +6,20 @@ use std::process::Command;
 /// The command: `child_workload` alone, `marker=value` set (the child test
 /// does its work only when it sees it), and every `TICKPROF*` variable of
 /// this process removed so each test sets exactly what it checks (and
-/// `TICKPROF_STDERR=1`, the default).
+/// `TICKPROF_STDERR=1`, the default), and every `TPTEST_*` one (the test
+/// suite's own variables, such as the markers: a prefix of their own, which
+/// tickprof does not warn about as it does about an unknown `TICKPROF_*`).
 pub fn child_command(marker: &str, value: &str) -> Command {
-    let mut cmd = Command::new(std::env::current_exe().expect("test binary path"));
+    child_command_of(
+        &std::env::current_exe().expect("test binary path"),
+        marker,
+        value,
+    )
+}
+
+/// [`child_command`] of the test binary at `exe` (this one, copied).
+pub fn child_command_of(exe: &std::path::Path, marker: &str, value: &str) -> Command {
+    let mut cmd = Command::new(exe);
     cmd.args([
         "--exact",
         "child_workload",
@@ -17,7 +28,8 @@ pub fn child_command(marker: &str, value: &str) -> Command {
         "1",
     ]);
     for (k, _) in std::env::vars_os() {
-        if k.to_string_lossy().starts_with("TICKPROF") {
+        let k_text = k.to_string_lossy();
+        if k_text.starts_with("TICKPROF") || k_text.starts_with("TPTEST_") {
             cmd.env_remove(k);
         }
     }

@@ -109,6 +109,34 @@ impl Profile {
         &self.string_table[i as usize]
     }
 
+    /// A `.pb.gz` body as tickprof writes it (stored blocks), decoded.
+    pub fn from_gz(gz: &[u8]) -> Profile {
+        prost::Message::decode(unstore(gz).as_slice()).expect("a profile.proto message")
+    }
+
+    /// The sum of sample type `kind`'s values (`("calls", "count")`, say)
+    /// over the samples whose leaf function's name ends with `suffix`.
+    pub fn leaf_sum(&self, suffix: &str, kind: (&str, &str)) -> i64 {
+        let index = self
+            .types()
+            .iter()
+            .position(|t| *t == kind)
+            .unwrap_or_else(|| panic!("no sample type {kind:?}"));
+        let name = |location: u64| {
+            let l = self.location.iter().find(|l| l.id == location)?;
+            let f = self
+                .function
+                .iter()
+                .find(|f| f.id == l.line[0].function_id)?;
+            Some(self.s(f.name))
+        };
+        self.sample
+            .iter()
+            .filter(|s| name(s.location_id[0]).is_some_and(|n| n.ends_with(suffix)))
+            .map(|s| s.value[index])
+            .sum()
+    }
+
     /// The sample types as (type, unit) names.
     pub fn types(&self) -> Vec<(&str, &str)> {
         self.sample_type

@@ -12,6 +12,9 @@ pub(crate) enum Action {
     Test,
     /// `cargo bench` on the marked copy.
     Bench,
+    /// `cargo build` on the marked copy (to time the build, or to run
+    /// the marked binary directly).
+    Build,
     /// Make or update the marked copy, print its manifest's path, build
     /// nothing.
     Copy,
@@ -26,6 +29,7 @@ impl Action {
             Action::Run => Some("run"),
             Action::Test => Some("test"),
             Action::Bench => Some("bench"),
+            Action::Build => Some("build"),
             Action::Copy | Action::Mark => None,
         }
     }
@@ -44,6 +48,9 @@ pub(crate) struct Args {
     pub(crate) mark: Vec<String>,
     /// `--skip GLOB`.
     pub(crate) skip: Vec<String>,
+    /// `--deps NAME[,NAME…]` (globs; `--all-deps` is `*`): dependencies
+    /// marked too.
+    pub(crate) deps: Vec<String>,
     /// `-v`: list the functions left unmarked.
     pub(crate) verbose: bool,
     /// `--manifest-path`.
@@ -70,13 +77,14 @@ pub(crate) struct Args {
 pub(crate) const USAGE: &str = "\
 Profile a crate with every function marked, without touching its sources.
 
-Usage: cargo tickprof <run|test|bench> [OPTIONS] [CARGO OPTIONS] [-- ARGS]
+Usage: cargo tickprof <run|test|bench|build> [OPTIONS] [CARGO OPTIONS] [-- ARGS]
        cargo tickprof copy [OPTIONS]
        cargo tickprof mark [--crate-name NAME] [--edition E] [--dep NAME] DIR...
 
-run, test and bench make (or update) a marked copy of the workspace under
-<target-dir>/tickprof/ws, then run `cargo run|test|bench` on it with the
-other options; ARGS after `--` go to the program (or the test harness).
+run, test, bench and build make (or update) a marked copy of the workspace
+under <target-dir>/tickprof/ws, then run `cargo run|test|bench|build` on it
+with the other options; ARGS after `--` go to the program (or the test
+harness).
 copy only makes the copy and prints its manifest's path. mark rewrites
 the .rs files under each DIR in place (for scripts with their own copy).
 
@@ -86,6 +94,9 @@ Options:
       --workspace        mark every member (also passed to cargo)
       --mark GLOB        mark only functions whose name matches (repeatable)
       --skip GLOB        never mark functions whose name matches (repeatable)
+      --deps NAME,...    mark these registry or git dependencies too (globs,
+                         repeatable); never tickprof's own, proc macros
+      --all-deps         mark every dependency that can be (slow to build)
   -v, --verbose          list the functions left unmarked, with the reason
       --manifest-path P  the workspace to profile (default: found from the
                          current directory)
@@ -138,18 +149,19 @@ pub(crate) fn parse(mut argv: Vec<String>) -> Result<Args, String> {
                 println!("cargo-tickprof {}", env!("CARGO_PKG_VERSION"));
                 return Ok(Args::default());
             }
-            "run" | "test" | "bench" | "copy" | "mark" if args.action.is_none() => {
+            "run" | "test" | "bench" | "build" | "copy" | "mark" if args.action.is_none() => {
                 args.action = Some(match key.as_str() {
                     "run" => Action::Run,
                     "test" => Action::Test,
                     "bench" => Action::Bench,
+                    "build" => Action::Build,
                     "copy" => Action::Copy,
                     _ => Action::Mark,
                 });
             }
             _ if args.action.is_none() => {
                 return Err(format!(
-                    "expected run, test, bench, copy or mark, found `{arg}` \
+                    "expected run, test, bench, build, copy or mark, found `{arg}` \
                      (see cargo tickprof --help)"
                 ))
             }
@@ -169,6 +181,13 @@ pub(crate) fn parse(mut argv: Vec<String>) -> Result<Args, String> {
             }
             "--mark" => args.mark.push(value("--mark")?),
             "--skip" => args.skip.push(value("--skip")?),
+            "--deps" => args.deps.extend(
+                value("--deps")?
+                    .split(',')
+                    .filter(|d| !d.is_empty())
+                    .map(String::from),
+            ),
+            "--all-deps" => args.deps.push("*".into()),
             "-v" | "--verbose" => args.verbose = true,
             "--manifest-path" => args.manifest_path = Some(value("--manifest-path")?.into()),
             "--target-dir" => args.target_dir = Some(value("--target-dir")?.into()),
@@ -183,7 +202,9 @@ pub(crate) fn parse(mut argv: Vec<String>) -> Result<Args, String> {
         }
     }
     if args.action.is_none() {
-        return Err("expected run, test, bench, copy or mark (see cargo tickprof --help)".into());
+        return Err(
+            "expected run, test, bench, build, copy or mark (see cargo tickprof --help)".into(),
+        );
     }
     Ok(args)
 }

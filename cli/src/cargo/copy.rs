@@ -18,8 +18,9 @@ pub(crate) struct Synced {
 }
 
 /// Brings `copy` up to date with `root`: every file below `root` except
-/// the directories in `exclude` (and `keep`, names at the top of `copy`
-/// that are neither copied nor removed), passed through `transform`
+/// the directories in `exclude` (as written or canonical; and `keep`,
+/// names at the top of `copy` that are neither copied nor removed),
+/// passed through `transform`
 /// (original path, content → content to write).
 ///
 /// # Errors
@@ -76,9 +77,14 @@ fn copy_dir(
             continue;
         }
         let meta = fs::symlink_metadata(&from)?;
+        // `exclude` holds canonical paths: a directory is compared by its
+        // own (links in `root`'s path resolved).
+        if meta.is_dir() && fs::canonicalize(&from).is_ok_and(|c| exclude.contains(&c)) {
+            continue;
+        }
         seen.insert(rel.clone());
         if meta.file_type().is_symlink() {
-            let target = fs::read_link(&from)?;
+            let target = link_target(root, &rel, &fs::read_link(&from)?, exclude);
             if fs::read_link(&to).ok() != Some(target.clone()) {
                 remove_any(&to)?;
                 symlink(&target, &to)?;
@@ -103,6 +109,36 @@ fn copy_dir(
         }
     }
     Ok(())
+}
+
+/// What the copy's link at `rel` points to, for a link of the tree that
+/// points to `target`: a link into the tree (its copied part) points to
+/// the same place in the copy, relative, so what it names is the copy's
+/// (marked) file; a link out of the tree (or into a left-out directory)
+/// points to the original, absolute, so a relative link that leaves the
+/// tree still names what it named; a dangling link is kept as written.
+fn link_target(root: &Path, rel: &Path, target: &Path, exclude: &[PathBuf]) -> PathBuf {
+    let parent = rel.parent().unwrap_or(Path::new(""));
+    let Ok(resolved) = fs::canonicalize(root.join(parent).join(target)) else {
+        return target.to_path_buf();
+    };
+    let canon_root = fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    match resolved.strip_prefix(&canon_root) {
+        Ok(inside)
+            if !exclude
+                .iter()
+                .any(|e| e.starts_with(&canon_root) && resolved.starts_with(e)) =>
+        {
+            let up = parent.components().count();
+            let mut out: PathBuf = std::iter::repeat("..").take(up).collect();
+            out.push(inside);
+            if out.as_os_str().is_empty() {
+                out.push(".");
+            }
+            out
+        }
+        _ => resolved,
+    }
 }
 
 /// Removes what the copy has and the tree no longer does.
@@ -166,8 +202,37 @@ fn copy_mode(_meta: &fs::Metadata, _to: &Path) -> io::Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::{sync, Synced};
+    use super::{link_target, sync, Synced};
     use std::fs;
+    use std::path::Path;
+
+    #[cfg(unix)]
+    #[test]
+    fn links_name_what_they_named() {
+        let base = std::env::temp_dir().join(format!("tickprof-links-test-{}", std::process::id()));
+        let root = base.join("ws");
+        fs::create_dir_all(root.join("src/m")).unwrap();
+        fs::create_dir_all(root.join("target")).unwrap();
+        fs::write(root.join("src/a.rs"), "").unwrap();
+        fs::write(base.join("outside.rs"), "").unwrap();
+        let root = fs::canonicalize(&root).unwrap();
+        let exclude = [root.join("target")];
+        let at = |rel: &str, target: &Path| link_target(&root, Path::new(rel), target, &exclude);
+        // Absolute, into the tree: relative, to the copy's file.
+        assert_eq!(
+            at("src/m/l.rs", &root.join("src/a.rs")),
+            Path::new("../../src/a.rs")
+        );
+        // Relative, into the tree: the same.
+        assert_eq!(at("src/l.rs", Path::new("a.rs")), Path::new("../src/a.rs"));
+        // Relative, out of the tree, or into the target dir: the original.
+        let out = fs::canonicalize(base.join("outside.rs")).unwrap();
+        assert_eq!(at("src/l.rs", Path::new("../../outside.rs")), out);
+        assert_eq!(at("l", Path::new("target")), root.join("target"));
+        // Dangling: as written.
+        assert_eq!(at("l", Path::new("nowhere")), Path::new("nowhere"));
+        fs::remove_dir_all(&base).unwrap();
+    }
 
     #[test]
     fn updates_only_what_changed() {

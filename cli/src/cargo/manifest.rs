@@ -195,8 +195,10 @@ pub(crate) fn seed_lock(user: Option<&str>, tickprof: Option<&str>) -> Option<St
         return user.map(String::from);
     };
     // A package from tickprof's lock is added when the user's lock has
-    // no semver-compatible version of it (cargo allows one per
-    // compatible range): the user's versions win.
+    // no version of it at all: the user's versions win, and a locked
+    // version of another major (getrandom 0.3 beside the user's 0.4)
+    // cannot draw a requirement that spans both majors (tempfile's
+    // `>=0.3, <0.5`) away from the user's.
     let key = |t: &Table| {
         let get = |k: &str| t.get(k).and_then(Item::as_str).unwrap_or("").to_string();
         (get("name"), compatible(&get("version")), get("source"))
@@ -210,7 +212,7 @@ pub(crate) fn seed_lock(user: Option<&str>, tickprof: Option<&str>) -> Option<St
     if let Some(pkgs) = theirs.get("package").and_then(Item::as_array_of_tables) {
         for p in pkgs {
             let k = key(p);
-            if !k.2.is_empty() && !have.iter().any(|h| h.0 == k.0 && h.1 == k.1) {
+            if !k.2.is_empty() && !have.iter().any(|h| h.0 == k.0) {
                 have.push(k);
                 add.push(p.clone());
             }

@@ -94,27 +94,9 @@ fn parse(v: &Value) -> Option<Workspace> {
         if !member_ids.contains(&id) {
             continue;
         }
-        let name = p.get("name")?.as_str()?.to_string();
-        let mut targets = Vec::new();
-        for t in p.get("targets")?.as_array()? {
-            targets.push(Target {
-                kinds: t
-                    .get("kind")?
-                    .as_array()?
-                    .iter()
-                    .filter_map(|k| k.as_str().map(String::from))
-                    .collect(),
-                name: t.get("name")?.as_str()?.replace('-', "_"),
-                src_path: t.get("src_path")?.as_str()?.into(),
-                edition: t.get("edition")?.as_str()?.to_string(),
-            });
-        }
-        id_names.push((id, name.clone()));
-        members.push(Package {
-            name,
-            manifest: p.get("manifest_path")?.as_str()?.into(),
-            targets,
-        });
+        let package = package(p)?;
+        id_names.push((id, package.name.clone()));
+        members.push(package);
     }
     let defaults = ids("workspace_default_members").unwrap_or_else(|| member_ids.clone());
     Some(Workspace {
@@ -126,6 +108,29 @@ fn parse(v: &Value) -> Option<Workspace> {
             .map(|(_, n)| n.clone())
             .collect(),
         members,
+    })
+}
+
+/// One package of `cargo metadata`'s `packages`.
+pub(crate) fn package(p: &Value) -> Option<Package> {
+    let mut targets = Vec::new();
+    for t in p.get("targets")?.as_array()? {
+        targets.push(Target {
+            kinds: t
+                .get("kind")?
+                .as_array()?
+                .iter()
+                .filter_map(|k| k.as_str().map(String::from))
+                .collect(),
+            name: t.get("name")?.as_str()?.replace('-', "_"),
+            src_path: t.get("src_path")?.as_str()?.into(),
+            edition: t.get("edition")?.as_str()?.to_string(),
+        });
+    }
+    Some(Package {
+        name: p.get("name")?.as_str()?.to_string(),
+        manifest: p.get("manifest_path")?.as_str()?.into(),
+        targets,
     })
 }
 

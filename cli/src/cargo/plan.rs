@@ -14,6 +14,11 @@ use super::Tally;
 use crate::mark::{self, Glob};
 use std::path::{Path, PathBuf};
 
+/// The largest source file parsed (syn's tree takes about a hundred
+/// times the text): a larger one, a generated table most likely, is
+/// copied unmarked and named on the summary line.
+const MAX_PARSED: usize = 4 << 20;
+
 /// One marked directory.
 struct Dir {
     path: PathBuf,
@@ -119,13 +124,23 @@ impl<'a> Plan<'a> {
         let nested = self.ws.members.iter().any(|m| {
             m.dir() != dir.package && m.dir().starts_with(&dir.package) && path.starts_with(m.dir())
         });
+        if nested {
+            return content;
+        }
+        let shown = path.strip_prefix(&self.ws.root).unwrap_or(path);
+        if content.len() > MAX_PARSED {
+            let mib = MAX_PARSED >> 20;
+            tally.not_parsed(shown, format!("larger than {mib} MiB: copied unmarked"));
+            return content;
+        }
         let text = match String::from_utf8(content) {
             Ok(text) => text,
-            Err(e) => return e.into_bytes(),
+            Err(e) => {
+                let at = e.utf8_error().valid_up_to();
+                tally.not_parsed(shown, format!("not UTF-8 (byte {at}): copied as it is"));
+                return e.into_bytes();
+            }
         };
-        if nested {
-            return text.into_bytes();
-        }
         let rel = path.strip_prefix(&dir.path).unwrap_or(path);
         let (crate_name, module) = match dir.roots.iter().find(|(root, _)| root == path) {
             Some((_, name)) => (name.clone(), Vec::new()),
@@ -149,9 +164,8 @@ impl<'a> Plan<'a> {
             mark: self.mark.clone(),
             skip: self.skip.clone(),
         };
-        let shown = path.strip_prefix(&self.ws.root).unwrap_or(path);
         let result = mark::rewrite(&text, &module, &opts);
-        tally.add(shown, &result);
+        tally.add(shown, &opts.crate_name, &result);
         match result {
             Ok(r) => r.text.into_bytes(),
             Err(_) => text.into_bytes(),
@@ -193,20 +207,29 @@ pub(crate) fn module_of(rel: &Path) -> Vec<String> {
     parts
 }
 
-/// Every `.rs` file under `dir`, sorted.
+/// Every `.rs` file under `dir`, sorted. Symbolic links are never
+/// followed (a link may lead out of `dir`, or back into it, in a loop):
+/// they go to `links`, each visited file is a real file under `dir`, once.
 ///
 /// # Errors
 ///
 /// A directory that cannot be read.
-pub(crate) fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+pub(crate) fn rust_files(
+    dir: &Path,
+    out: &mut Vec<PathBuf>,
+    links: &mut Vec<PathBuf>,
+) -> std::io::Result<()> {
     let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?
         .map(|e| e.map(|e| e.path()))
         .collect::<std::io::Result<_>>()?;
     entries.sort();
     for p in entries {
-        if p.is_dir() {
-            rust_files(&p, out)?;
-        } else if p.extension().is_some_and(|x| x == "rs") {
+        let kind = std::fs::symlink_metadata(&p)?.file_type();
+        if kind.is_symlink() {
+            links.push(p);
+        } else if kind.is_dir() {
+            rust_files(&p, out, links)?;
+        } else if kind.is_file() && p.extension().is_some_and(|x| x == "rs") {
             out.push(p);
         }
     }

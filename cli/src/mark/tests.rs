@@ -41,14 +41,14 @@ extern \"C\" fn c() {}
     let expected = "\
 /// doc
 #[inline]
-#[::tickprof::profile] pub(crate) fn free() { #[::tickprof::profile] fn inner() {} }
+#[::tickprof::profile(always)] pub(crate) fn free() { #[::tickprof::profile(always)] fn inner() {} }
 struct S;
-impl S { #[::tickprof::profile] pub fn method(&self) {} #[::tickprof::profile] unsafe fn u() {} }
-trait T { fn required(&self); #[::tickprof::profile] fn provided(&self) {} }
-impl T for S { #[::tickprof::profile] fn required(&self) {} }
-mod inner { #[cfg(test)] mod tests { #[test] #[::tickprof::profile] fn t() {} } }
-#[::tickprof::profile] async fn a() {}
-#[::tickprof::profile] extern \"C\" fn c() {}
+impl S { #[::tickprof::profile(always)] pub fn method(&self) {} #[::tickprof::profile(always)] unsafe fn u() {} }
+trait T { fn required(&self); #[::tickprof::profile(always)] fn provided(&self) {} }
+impl T for S { #[::tickprof::profile(always)] fn required(&self) {} }
+mod inner { #[cfg(test)] mod tests { #[test] #[::tickprof::profile(always)] fn t() {} } }
+#[::tickprof::profile(always)] async fn a() {}
+#[::tickprof::profile(always)] extern \"C\" fn c() {}
 ";
     assert_eq!(text, expected);
     let names: Vec<&str> = fns.iter().map(|(n, _)| n.as_str()).collect();
@@ -106,8 +106,8 @@ other! { fn via_other() {} }
             ("app::m::dead_in_tests", Some(Reason::ExpectedDead)),
         ]
     );
-    assert_eq!(text.matches("#[::tickprof::profile] ").count(), 2);
-    assert!(text.contains("#[::tickprof::profile] fn fut_ok"));
+    assert_eq!(text.matches("#[::tickprof::profile(always)] ").count(), 2);
+    assert!(text.contains("#[::tickprof::profile(always)] fn fut_ok"));
 }
 
 #[test]
@@ -121,14 +121,16 @@ fn globs_and_spellings() {
         fns.iter().map(|f| f.1).collect::<Vec<_>>(),
         [None, Some(Reason::Glob), None]
     );
-    assert_eq!(text.matches("profile]").count(), 2);
+    assert_eq!(text.matches("profile(always)]").count(), 2);
     let mut o = opts();
     o.edition2015 = true;
-    assert!(run(src, &o).0.starts_with("#[tickprof::profile] fn parse"));
+    assert!(run(src, &o)
+        .0
+        .starts_with("#[tickprof::profile(always)] fn parse"));
     o.dep = "tp".into();
     assert!(run(src, &o)
         .0
-        .starts_with("#[tp::profile(crate = tp)] fn parse"));
+        .starts_with("#[tp::profile(crate = tp, always)] fn parse"));
 }
 
 #[test]
@@ -137,7 +139,7 @@ fn keeps_offsets_with_multibyte_text_bom_and_crlf() {
     let (text, _) = run(src, &opts());
     assert_eq!(
         text,
-        "\u{feff}// é\r\n#[::tickprof::profile] fn a() { let s = \"ü\"; } #[::tickprof::profile] fn b() {}\r\n"
+        "\u{feff}// é\r\n#[::tickprof::profile(always)] fn a() { let s = \"ü\"; } #[::tickprof::profile(always)] fn b() {}\r\n"
     );
 }
 
@@ -173,10 +175,10 @@ proptest! {
         let twice = rewrite(&once.text, &[], &opts()).unwrap();
         prop_assert_eq!(&twice.text, &once.text);
         prop_assert_eq!(twice.marked(), 0);
-        prop_assert_eq!(once.text.replace("#[::tickprof::profile] ", ""), src.clone());
+        prop_assert_eq!(once.text.replace("#[::tickprof::profile(always)] ", ""), src.clone());
         if once.functions.is_empty() {
             prop_assert_eq!(&once.text, &src);
         }
-        prop_assert_eq!(once.marked(), once.text.matches("#[::tickprof::profile]").count());
+        prop_assert_eq!(once.marked(), once.text.matches("#[::tickprof::profile(always)]").count());
     }
 }

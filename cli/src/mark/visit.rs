@@ -1,16 +1,14 @@
 //! Finds the functions of a parsed file, their names, and where each
 //! mark goes (the first token after the function's outer attributes).
 
+use super::future::{future_block, returned_future};
 use super::names::{self, Uses};
 use super::{Function, Options, Reason};
 use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::ToTokens;
 use syn::spanned::Spanned;
 use syn::visit::{self, Visit};
-use syn::{
-    Attribute, Expr, GenericArgument, PathArguments, ReturnType, Signature, Stmt, Type,
-    TypeParamBound, Visibility,
-};
+use syn::{Attribute, Signature, Stmt, Type, Visibility};
 
 /// What [`find`] found.
 pub(super) struct Found {
@@ -28,6 +26,7 @@ pub(super) fn find(file: &syn::File, path: Vec<String>, opts: &Options) -> Found
         uses: vec![names::uses_of(&file.items)],
         owner: Vec::new(),
         in_marked: 0,
+        in_test: 0,
         found: Found {
             insert_at: Vec::new(),
             functions: Vec::new(),
@@ -60,6 +59,8 @@ struct Finder<'o> {
     owner: Vec<Owner>,
     /// How many enclosing containers carry a mark.
     in_marked: usize,
+    /// How many enclosing items are compiled only under `cfg(test)`.
+    in_test: usize,
     found: Found,
 }
 
@@ -96,7 +97,10 @@ impl Finder<'_> {
             Some(Reason::ExpectedDead)
         } else if sig.variadic.is_some() {
             Some(Reason::Variadic)
-        } else if sig.asyncness.is_none() && returns_future(&sig.output) && !future_body(body) {
+        } else if sig.asyncness.is_none()
+            && returned_future(&sig.output).is_some()
+            && future_block(body).is_none()
+        {
             Some(Reason::FutureBody)
         } else if !self.opts.wanted(&names) {
             Some(Reason::Glob)
@@ -111,6 +115,7 @@ impl Finder<'_> {
             name: names.into_iter().next().unwrap_or_default(),
             line: sig.ident.span().start().line,
             skipped,
+            test_only: self.in_test > 0 || attrs.iter().any(test_only),
         });
     }
 
@@ -120,6 +125,7 @@ impl Finder<'_> {
             name,
             line,
             skipped: Some(reason),
+            test_only: self.in_test > 0,
         });
     }
 
@@ -144,18 +150,26 @@ impl Finder<'_> {
     /// Visits a container's items with `pushed` set up around them.
     fn container(&mut self, attrs: &[Attribute], inner: impl FnOnce(&mut Self)) {
         let marked = attrs.iter().any(|a| self.is_mark(a));
+        let test = attrs.iter().any(test_only);
         self.in_marked += usize::from(marked);
+        self.in_test += usize::from(test);
         inner(self);
         self.in_marked -= usize::from(marked);
+        self.in_test -= usize::from(test);
     }
 
     /// Visits a function's body with its name on the path.
-    fn body(&mut self, name: &syn::Ident, block: &syn::Block) {
+    /// A test function's body is test code too; a mark on the function
+    /// does not reach the functions nested in it.
+    fn body(&mut self, attrs: &[Attribute], name: &syn::Ident, block: &syn::Block) {
+        let test = attrs.iter().any(test_only);
+        self.in_test += usize::from(test);
         self.path.push(name.to_string());
         let owners = std::mem::take(&mut self.owner);
         self.visit_block(block);
         self.owner = owners;
         self.path.pop();
+        self.in_test -= usize::from(test);
     }
 
     /// Counts the functions a macro would define: each `fn NAME` (or
@@ -199,6 +213,31 @@ fn expects_dead(attr: &Attribute) -> bool {
     }
     let text = attr.meta.to_token_stream().to_string();
     text.contains("expect") && (text.contains("dead_code") || text.contains("unused"))
+}
+
+/// Whether `attr` makes its item compiled under `cfg(test)` only:
+/// `#[cfg(test)]`, `#[cfg(all(.., test, ..))]`, or a test attribute
+/// (`#[test]`, `#[tokio::test]`: a path ending in `test`).
+fn test_only(attr: &Attribute) -> bool {
+    fn requires_test(meta: &syn::Meta) -> bool {
+        match meta {
+            syn::Meta::Path(p) => p.is_ident("test"),
+            syn::Meta::List(l) if l.path.is_ident("all") => l
+                .parse_args_with(
+                    syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated,
+                )
+                .is_ok_and(|all| all.iter().any(requires_test)),
+            _ => false,
+        }
+    }
+    let path = attr.path();
+    if path.segments.last().is_some_and(|s| s.ident == "test") {
+        return true;
+    }
+    path.is_ident("cfg")
+        && attr
+            .parse_args::<syn::Meta>()
+            .is_ok_and(|m| requires_test(&m))
 }
 
 /// Each `fn NAME` / `fn $NAME` in `tokens`, with its line.
@@ -250,68 +289,6 @@ fn first_token(vis: Option<&Visibility>, default: Option<Span>, sig: &Signature)
     }
 }
 
-/// Whether the return type is a future `#[profile]` recognises:
-/// `impl Future<..>` or `Pin<Box<dyn Future<..>>>` (as the macro does).
-fn returns_future(output: &ReturnType) -> bool {
-    fn future<'t>(mut bounds: impl Iterator<Item = &'t TypeParamBound>) -> bool {
-        bounds.any(|b| {
-            matches!(b, TypeParamBound::Trait(t)
-                if t.path.segments.last().is_some_and(|s| s.ident == "Future"))
-        })
-    }
-    fn arg<'a>(ty: &'a Type, name: &str) -> Option<&'a Type> {
-        let Type::Path(p) = strip(ty) else {
-            return None;
-        };
-        let last = p.path.segments.last()?;
-        let PathArguments::AngleBracketed(args) = &last.arguments else {
-            return None;
-        };
-        match (last.ident == name, args.args.first()) {
-            (true, Some(GenericArgument::Type(ty))) if args.args.len() == 1 => Some(ty),
-            _ => None,
-        }
-    }
-    fn strip(mut ty: &Type) -> &Type {
-        loop {
-            match ty {
-                Type::Group(g) => ty = &g.elem,
-                Type::Paren(p) => ty = &p.elem,
-                _ => return ty,
-            }
-        }
-    }
-    let ReturnType::Type(_, ty) = output else {
-        return false;
-    };
-    if let Type::ImplTrait(imp) = strip(ty) {
-        return future(imp.bounds.iter());
-    }
-    match arg(ty, "Pin").and_then(|b| arg(b, "Box")).map(strip) {
-        Some(Type::TraitObject(object)) => future(object.bounds.iter()),
-        _ => false,
-    }
-}
-
-/// Whether a future-returning body is one `async` block or one
-/// `Box::pin(async …)`, which `#[profile]` times poll by poll.
-fn future_body(stmts: &[Stmt]) -> bool {
-    let [Stmt::Expr(expr, None)] = stmts else {
-        return false;
-    };
-    match expr {
-        Expr::Async(_) => true,
-        Expr::Call(call) => {
-            let boxed = matches!(&*call.func, Expr::Path(p)
-                if p.path.segments.len() >= 2
-                && p.path.segments.iter().rev().nth(1).is_some_and(|s| s.ident == "Box")
-                && p.path.segments.last().is_some_and(|s| s.ident == "pin"));
-            boxed && call.args.len() == 1 && matches!(call.args.first(), Some(Expr::Async(_)))
-        }
-        _ => false,
-    }
-}
-
 /// A type as the name of an `impl`: a path's segments without generic
 /// arguments, anything else as written.
 fn type_name(ty: &Type) -> String {
@@ -331,7 +308,7 @@ impl<'a> Visit<'a> for Finder<'_> {
     fn visit_item_fn(&mut self, f: &'a syn::ItemFn) {
         let first = first_token(Some(&f.vis), None, &f.sig);
         self.function(&f.attrs, first, &f.sig, &f.block.stmts);
-        self.body(&f.sig.ident, &f.block);
+        self.body(&f.attrs, &f.sig.ident, &f.block);
     }
 
     fn visit_impl_item_fn(&mut self, f: &'a syn::ImplItemFn) {
@@ -342,7 +319,7 @@ impl<'a> Visit<'a> for Finder<'_> {
         } else {
             self.function(&f.attrs, first, &f.sig, &f.block.stmts);
         }
-        self.body(&f.sig.ident, &f.block);
+        self.body(&f.attrs, &f.sig.ident, &f.block);
     }
 
     fn visit_trait_item_fn(&mut self, f: &'a syn::TraitItemFn) {
@@ -353,7 +330,7 @@ impl<'a> Visit<'a> for Finder<'_> {
                 &f.sig,
                 &block.stmts,
             );
-            self.body(&f.sig.ident, block);
+            self.body(&f.attrs, &f.sig.ident, block);
         }
     }
 

@@ -45,11 +45,25 @@ fn raw_string_name() {
 }
 
 #[test]
+fn always_is_a_flag() {
+    let parsed = args(quote!(always, crate = ::tp)).unwrap();
+    assert!(parsed.always.is_some());
+    assert_eq!(
+        errors(quote!(always = true)),
+        ["`always` takes no value; write `#[profile(always)]`"]
+    );
+    assert_eq!(
+        errors(quote!(always, always)),
+        ["`always` is given more than once; keep only one"]
+    );
+}
+
+#[test]
 fn unknown_key() {
     let messages = errors(quote!(label = "x"));
     assert_eq!(
         messages,
-        ["unknown option `label`; valid options are `name = \"...\"`, `crate = path`, `fail` and `skip`"]
+        ["unknown option `label`; valid options are `name = \"...\"`, `crate = path`, `fail`, `skip` and `always`"]
     );
 }
 
@@ -142,7 +156,7 @@ fn bare_literal_and_garbage() {
     );
     assert_eq!(
         errors(quote!(5)),
-        ["expected an option of the form `key = value`; valid options are `name = \"...\"`, `crate = path`, `fail` and `skip`"]
+        ["expected an option of the form `key = value`; valid options are `name = \"...\"`, `crate = path`, `fail`, `skip` and `always`"]
     );
     assert_eq!(
         errors(quote!(name = "a" "b")),

@@ -2,11 +2,12 @@
 //! per-site sums derived from them. See the parent module for the
 //! invariants these functions guarantee.
 
-use crate::calibrate::Calibration;
 use crate::counters::Acc;
 use crate::report::AllocStats;
 use crate::site::CallSite;
 use crate::tree::{site_key, Tree};
+pub(crate) use sampled::Estimate;
+use sampled::{own_figures, sampled, Sampled};
 use std::collections::HashMap;
 
 /// Per-node figures of one tree, in ticks.
@@ -23,17 +24,34 @@ pub(crate) struct Figures {
 
 /// Totals and selves from each node's own figure (`own[i]` ticks, may be
 /// negative) times `scale` (1 for ticks, ns per tick for nanoseconds),
-/// rounded down once, bottom-up; see the module docs.
-pub(crate) fn figures(tree: &Tree, children: &[Vec<u32>], own: &[f64], scale: f64) -> Figures {
+/// rounded down once; see the module docs.
+///
+/// Bottom-up, a node's total is the larger of its own figure and its
+/// children's totals. Where a timed node's children total more than its
+/// measured time only because of its *sampled* children (`sampled[c]`: a
+/// counted node's figure, good to a sampling period or so), those are
+/// scaled down to fit — with their whole subtrees, top-down — rather than
+/// the exact measurement raised: a sample credited across the edge of a
+/// call must not make the call look longer than it was. Where its timed
+/// children alone exceed it, it is raised (carried) as before.
+pub(crate) fn figures(
+    tree: &Tree,
+    children: &[Vec<u32>],
+    own: &[f64],
+    sampled: &[bool],
+    scale: f64,
+) -> Figures {
     let n = tree.nodes.len();
     let mut f = Figures {
         total: vec![0; n],
         self_: vec![0; n],
         ..Figures::default()
     };
+    // Unscaled subtree totals, and each node's factor against its parent.
+    let mut tot = vec![0.0f64; n];
+    let mut factor = vec![1.0f64; n];
     // Parents come before their children: walk backwards.
     for i in (0..n).rev() {
-        let kids: u64 = children[i].iter().map(|&c| f.total[c as usize]).sum();
         let mut mine = own[i];
         if mine < 0.0 {
             if tree.nodes[i].acc.ticks > 0 {
@@ -41,14 +59,49 @@ pub(crate) fn figures(tree: &Tree, children: &[Vec<u32>], own: &[f64], scale: f6
             }
             mine = 0.0;
         }
-        let mine = (mine * scale).floor() as u64;
+        let (mut fixed, mut loose) = (0.0, 0.0);
+        for &c in &children[i] {
+            let c = c as usize;
+            if sampled[c] {
+                loose += tot[c];
+            } else {
+                fixed += tot[c];
+            }
+        }
+        let open = tree.nodes[i].acc.calls == 0;
+        if !sampled[i] && i > 0 && !open && fixed + loose > mine && fixed <= mine && loose > 0.0 {
+            let k = (mine - fixed) / loose;
+            for &c in &children[i] {
+                if sampled[c as usize] {
+                    factor[c as usize] = k;
+                }
+            }
+            loose *= k;
+        }
+        let kids = fixed + loose;
         // A node with no completed call is a frame still open (a call in
         // progress, or a guard never dropped): carrying its children's
         // time up is not a correction of a measurement.
-        if kids > mine && i > 0 && tree.nodes[i].acc.calls > 0 {
+        if kids > mine && i > 0 && !open {
             f.carried += 1;
         }
-        f.total[i] = mine.max(kids);
+        tot[i] = mine.max(kids);
+    }
+    // Top-down: each node's factor is its own times its parent's.
+    for i in 1..n {
+        let p = tree.nodes[i].parent as usize;
+        if p < i && tree.nodes[i].is_regular() {
+            factor[i] *= factor[p];
+        }
+    }
+    for i in 0..n {
+        f.total[i] = (tot[i] * factor[i] * scale).floor() as u64;
+    }
+    for i in (0..n).rev() {
+        let kids: u64 = children[i].iter().map(|&c| f.total[c as usize]).sum();
+        // Rounding down each child's scaled total keeps their sum within
+        // the parent's.
+        f.total[i] = f.total[i].max(kids);
         f.self_[i] = f.total[i] - kids;
     }
     f
@@ -67,102 +120,11 @@ pub(crate) fn calls_below(tree: &Tree, children: &[Vec<u32>]) -> Vec<u64> {
     below
 }
 
-/// Counted calls made beneath each node (its regular descendants'
-/// `untimed`): they cost their caller less than a timed call.
-pub(crate) fn untimed_below(tree: &Tree, children: &[Vec<u32>]) -> Vec<u64> {
-    let n = tree.nodes.len();
-    let mut below = vec![0u64; n];
-    for i in (0..n).rev() {
-        below[i] = children[i]
-            .iter()
-            .map(|&c| below[c as usize] + tree.nodes[c as usize].acc.untimed)
-            .sum();
-    }
-    below
-}
-
-/// Whether a node is counted: some of its calls were counted (not timed)
-/// and every child of it is counted (a counted call's subtree is counted
-/// whole: see `record::adapt`). Its figures are estimates from its timed
-/// sample, and its calls' time is in its nearest timed ancestor's self
-/// time. (A node with counted calls and a child that is not counted — the
-/// child was timed before its parent started counting — is figured as a
-/// timed node: its total is carried up to its children's when the sample
-/// falls short, and counted as carried.)
-pub(crate) fn counted_nodes(tree: &Tree, children: &[Vec<u32>]) -> Vec<bool> {
-    let mut counted = vec![false; tree.nodes.len()];
-    for i in (0..tree.nodes.len()).rev() {
-        let n = &tree.nodes[i];
-        counted[i] =
-            n.acc.untimed > 0 && n.is_regular() && children[i].iter().all(|&c| counted[c as usize]);
-    }
-    counted
-}
-
-/// Each node's own compensated figure: its ticks less its own inner cost
-/// per accepted call (at most its shortest call, since the inner cost is
-/// inside every measured call) and the caller-side cost of every marked
-/// call beneath it: a timed call's, or, for the counted ones (`untimed`, a
-/// part of `below`), the part of a counted call's cost that the node's own
-/// work does not hide ([`exposed`]).
-pub(crate) fn compensated_own(
-    tree: &Tree,
-    below: &[u64],
-    untimed: &[u64],
-    cal: &Calibration,
-) -> Vec<f64> {
-    tree.nodes
-        .iter()
-        .zip(below.iter().zip(untimed))
-        .map(|(node, (&b, &u))| {
-            let a = &node.acc;
-            let inner = cal.inner_ticks.min(a.min_or_zero() as f64);
-            let rest = a.ticks as f64
-                - a.accepted() as f64 * inner
-                - b.saturating_sub(u) as f64 * cal.call_ticks;
-            if u == 0 {
-                return rest;
-            }
-            rest - u as f64 * exposed(rest / u as f64, cal.counted_call_ticks)
-        })
-        .collect()
-}
-
-/// How many counted-call costs wide the ramp of [`exposed`] is.
-pub(crate) const EXPOSURE_RAMP: f64 = 8.0;
-
-/// What one counted call costs its caller, in ticks, when the caller's
-/// time per counted call (the call's own cost included) is `per_call` and
-/// a counted call costs `full` back to back around an empty body.
-///
-/// A counted call reads no clock, so nothing serialises it: its
-/// instructions execute in the shadow of its caller's work where that work
-/// leaves room (a dependent chain of ~20 ns calls hides them entirely:
-/// accuracy case A reads +0.2% raw) and in full where it leaves none
-/// (overlapping ~2 ns calls: case B reads +180% raw, the whole cost). The
-/// cost is taken as `full` when the work per call beyond it is nothing,
-/// falling linearly to 0 when that work is [`EXPOSURE_RAMP`] times `full`:
-/// between `0` and `full`, never increasing with `per_call`.
-pub(crate) fn exposed(per_call: f64, full: f64) -> f64 {
-    if full.is_nan() || full <= 0.0 || !per_call.is_finite() {
-        return 0.0;
-    }
-    let work = (per_call - full).max(0.0);
-    full * (1.0 - work / (EXPOSURE_RAMP * full)).clamp(0.0, 1.0)
-}
-
-/// A counted node's estimated total in ticks, raw and compensated: the
-/// mean of its timed sample (less the inner cost, compensated) times its
-/// calls. 0 for other nodes and for a node with no accepted sample.
-fn estimate(a: &Acc, cal: Option<&Calibration>) -> (f64, f64) {
-    let accepted = a.accepted();
-    if accepted == 0 {
-        return (0.0, 0.0);
-    }
-    let mean = a.ticks as f64 / accepted as f64;
-    let inner = cal.map_or(0.0, |c| c.inner_ticks.min(a.min_or_zero() as f64));
-    let calls = a.calls as f64;
-    (mean * calls, (mean - inner).max(0.0) * calls)
+/// Whether a node is counted: some of its calls were counted (not
+/// timed). Its figures come from the sampler: its timed calls (learning,
+/// and the sample) are not all of its calls.
+pub(crate) fn counted_nodes(tree: &Tree) -> Vec<bool> {
+    tree.nodes.iter().map(|n| n.acc.untimed > 0).collect()
 }
 
 /// A node's own allocation counts (made while it was the current node).
@@ -201,117 +163,47 @@ pub(crate) fn alloc_totals(tree: &Tree, children: &[Vec<u32>]) -> Vec<AllocStats
     total
 }
 
-/// Raw and compensated figures of one tree.
+/// Raw and measured figures of one tree.
 pub(crate) struct TreeFigures {
     pub nested: Vec<bool>,
     pub below: Vec<u64>,
-    /// Counted nodes (see [`counted_nodes`]): their own figure is 0 in
-    /// `ticks`, `raw` and `comp`; their estimate is in `est`.
+    /// Counted nodes (see [`counted_nodes`]): their figures come from the
+    /// sampler.
     pub counted: Vec<bool>,
-    /// Counted nodes' estimated totals (0 for the others).
-    pub est: Vec<Trio>,
+    /// What the sampler found in each subtree.
+    pub sampled: Sampled,
     /// Raw, in ticks.
     pub ticks: Figures,
     /// Raw, in nanoseconds.
     pub raw: Figures,
-    /// Compensated (raw without calibration), in nanoseconds.
+    /// With the measured instrumentation taken out, in nanoseconds.
     pub comp: Figures,
     /// Allocation totals (own counts plus the children's totals).
     pub alloc: Vec<AllocStats>,
 }
 
-pub(crate) fn tree_figures(
-    tree: &Tree,
-    cal: Option<&Calibration>,
-    ns_per_tick: f64,
-) -> TreeFigures {
+pub(crate) fn tree_figures(tree: &Tree, ns_per_tick: f64, est: Estimate) -> TreeFigures {
     let children = tree.children();
     let nested = tree.nested(&children);
     let below = calls_below(tree, &children);
-    let counted = counted_nodes(tree, &children);
-    // A counted node's calls' time is in its parent's measured time, and
-    // stays in its self: the node's own figure is 0.
-    let zero_counted = |own: Vec<f64>| -> Vec<f64> {
-        own.into_iter()
-            .zip(&counted)
-            .map(|(o, &c)| if c { 0.0 } else { o })
-            .collect()
-    };
-    let raw_own = zero_counted(tree.nodes.iter().map(|n| n.acc.ticks as f64).collect());
-    let ticks = figures(tree, &children, &raw_own, 1.0);
-    let raw = figures(tree, &children, &raw_own, ns_per_tick);
-    let comp = match cal {
-        Some(c) => {
-            let untimed = untimed_below(tree, &children);
-            figures(
-                tree,
-                &children,
-                &zero_counted(compensated_own(tree, &below, &untimed, c)),
-                ns_per_tick,
-            )
-        }
-        None => raw.clone(),
-    };
-    let mut est: Vec<Trio> = tree
-        .nodes
-        .iter()
-        .zip(&counted)
-        .map(|(n, &c)| {
-            if !c {
-                return Trio::default();
-            }
-            let (r, k) = estimate(&n.acc, cal);
-            let k = if cal.is_some() { k } else { r };
-            Trio {
-                ticks: r as u64,
-                raw: (r * ns_per_tick) as u64,
-                comp: (k * ns_per_tick) as u64,
-            }
-        })
-        .collect();
-    cap_estimates(tree, &counted, &mut est, [&ticks, &raw, &comp]);
+    let counted = counted_nodes(tree);
+    let sampled = sampled(tree, &children);
+    let (raw_own, measured_own) = own_figures(tree, &counted, &below, &sampled, est);
+    // Counted nodes' figures are estimates (the sampler's, or their timed
+    // sample's): beneath a timed node they fit in its measured time.
+    let loose = &counted;
+    let ticks = figures(tree, &children, &raw_own, loose, 1.0);
+    let raw = figures(tree, &children, &raw_own, loose, ns_per_tick);
+    let comp = figures(tree, &children, &measured_own, loose, ns_per_tick);
     TreeFigures {
         nested,
         below,
         counted,
-        est,
+        sampled,
         ticks,
         raw,
         comp,
         alloc: alloc_totals(tree, &children),
-    }
-}
-
-/// Caps counted nodes' estimates by their parent's self time (where their
-/// calls' time is) or, under a counted parent, by the parent's capped
-/// estimate (its calls hold theirs), shared in tree order among the
-/// counted children of one parent: a counted site's total is then never
-/// above its callers'. Under the thread's root (no marked caller) an
-/// estimate is kept whole. A parent comes before its children in the
-/// tree, so its own estimate is capped first.
-fn cap_estimates(tree: &Tree, counted: &[bool], est: &mut [Trio], f: [&Figures; 3]) {
-    let mut room: HashMap<usize, [u64; 3]> = HashMap::new();
-    for (i, n) in tree.nodes.iter().enumerate() {
-        let p = n.parent as usize;
-        if !counted[i] || p == 0 || p >= tree.nodes.len() {
-            continue;
-        }
-        let parent_est = est[p];
-        let r = room.entry(p).or_insert_with(|| {
-            if counted[p] {
-                [parent_est.ticks, parent_est.raw, parent_est.comp]
-            } else {
-                [f[0].self_[p], f[1].self_[p], f[2].self_[p]]
-            }
-        });
-        let e = &mut est[i];
-        for (x, left) in [&mut e.ticks, &mut e.raw, &mut e.comp]
-            .into_iter()
-            .zip(r.iter_mut())
-        {
-            *x = (*x).min(*left);
-            *left -= *x;
-        }
     }
 }
 
@@ -360,10 +252,21 @@ pub(crate) struct Flat {
     pub every: Trio,
     /// Marked calls beneath the site's nodes.
     pub below: u64,
-    /// Counted nodes' estimated totals (outermost nodes).
-    pub est: Trio,
-    /// Whether any of the site's nodes is counted.
-    pub counted: bool,
+    /// The instrumentation the sampler found inside the site's nodes'
+    /// calls, in ticks (every node: as `every`).
+    pub inside: u64,
+    /// The program's time the sampler found with the site's nodes on top
+    /// of the stack, in ticks (its self time's sample).
+    pub sampled_self: u64,
+    /// The program's time the sampler found in the site's outermost
+    /// nodes' subtrees, in ticks (its total's sample).
+    pub sampled_total: u64,
+    /// The calls `every` covers: a timed node's accepted calls, a counted
+    /// node's every call (its figure is the sampler's, of all of them).
+    pub every_calls: u64,
+    /// The raw ticks of every accepted timed call, nested ones included:
+    /// the sum of what the site's histogram holds.
+    pub hist_ticks: u64,
     /// Allocations over the outermost nodes' totals.
     pub alloc: AllocStats,
     /// Allocations made on the site's own nodes.
@@ -402,11 +305,16 @@ pub(crate) fn flatten(tree: &Tree, f: &TreeFigures) -> HashMap<usize, (&'static 
         e.acc.add(&a);
         e.every.add(f, i, true);
         e.below += f.below[i];
-        if f.counted[i] {
-            e.counted = true;
-            if outer {
-                e.est.add_trio(f.est[i]);
-            }
+        e.inside += f.sampled.inside[i];
+        e.hist_ticks += n.acc.ticks;
+        e.every_calls += if f.counted[i] {
+            n.acc.calls
+        } else {
+            n.acc.accepted()
+        };
+        e.sampled_self += n.acc.sampled;
+        if outer {
+            e.sampled_total += f.sampled.program[i];
         }
         if n.is_regular() {
             e.self_.add(f, i, false);
@@ -436,3 +344,5 @@ pub(crate) fn flatten(tree: &Tree, f: &TreeFigures) -> HashMap<usize, (&'static 
     }
     out
 }
+
+mod sampled;

@@ -1,26 +1,146 @@
-//! A site's latency histogram in the report: its buckets in nanoseconds,
-//! its raw sum, and the percentiles.
+//! A site's per-call figures in the report: its latency histogram in
+//! nanoseconds, its raw sum, and `min`, `max` and the percentiles, each
+//! call with its own instrumentation taken out.
 
 use super::Flat;
 use crate::hist::{self, Hist};
 use crate::report::SiteStats;
 
-/// Fills `s`'s histogram, its raw sum and its percentiles from the site's
-/// histogram in ticks `h` (`ns`: nanoseconds per tick; `off`: the ticks
-/// a compensated report takes off each call, 0 otherwise). Each
-/// percentile is its bucket's midpoint, kept within the site's raw
-/// extremes, less `off`, in nanoseconds, kept within the row's
-/// `min_ns..=max_ns`: monotonic in the rank, like the midpoints. An empty
-/// histogram leaves the fields at 0.
-pub(super) fn fill(s: &mut SiteStats, h: Option<&Hist>, f: &Flat, ns: f64, off: f64) {
-    let Some(h) = h.filter(|h| !h.is_empty()) else {
+/// How a measured report takes each call's instrumentation out of it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct PerCall {
+    /// Ticks off every call: the part of its own instrumentation inside
+    /// its time (the clock's resolution, at most its shortest call).
+    pub off: f64,
+    /// Ticks off per marked call made beneath the call: the
+    /// instrumentation the sampler found inside the site's calls over the
+    /// marked calls made beneath them.
+    pub per_below: f64,
+    /// No call is taken below this (the clock's resolution, or its raw
+    /// time when shorter): a call that measurably took time never reads 0.
+    pub floor: f64,
+    /// Whether the calls' figures come from a timed sample of a counted
+    /// site, whose level is the sampler's (its mean): they are scaled to
+    /// it whatever the factor (see [`agree_with_mean`]).
+    pub sampled_level: bool,
+}
+
+impl PerCall {
+    /// Nothing taken out (a raw report).
+    pub const RAW: PerCall = PerCall {
+        off: 0.0,
+        per_below: 0.0,
+        floor: 0.0,
+        sampled_level: false,
+    };
+
+    /// The correction of a site's calls (`comp`: a measured report;
+    /// `resolution`: what the clock resolves, in ticks).
+    pub fn of(f: &Flat, comp: bool, resolution: f64, counted: bool) -> PerCall {
+        if !comp {
+            return PerCall::RAW;
+        }
+        let min = f.acc.min_or_zero() as f64;
+        let per_below = if f.below == 0 {
+            0.0
+        } else {
+            f.inside as f64 / f.below as f64
+        };
+        PerCall {
+            off: resolution.min(min),
+            per_below,
+            floor: resolution.min(min),
+            sampled_level: counted,
+        }
+    }
+
+    /// One call of `raw` ticks that made `below` marked calls beneath it.
+    pub fn own(&self, raw: f64, below: f64) -> f64 {
+        (raw - self.off - self.per_below * below).max(self.floor.min(raw))
+    }
+}
+
+/// The largest factor by which [`agree_with_mean`] moves the calls'
+/// figures: a bucket's midpoint is within 6.25% of its calls' times, and
+/// the clock's read within each call is a few nanoseconds.
+const AGREE: f64 = 1.25;
+
+/// Brings the calls' figures (sorted, in ticks) to the site's mean
+/// (`mean` ticks, from its totals), keeping their order:
+///
+/// - a timed site's: scaled so that their mean is the site's, by a factor
+///   of at most [`AGREE`] either way (a bucket's midpoint stands for calls
+///   anywhere in the bucket; a single call's figure is then its own time);
+/// - a counted site's (`sampled`: its timed sample's calls, its level the
+///   sampler's): scaled down only, until their median is the site's mean,
+///   when the sample's median lies above it — its calls were too short
+///   for the clock to resolve, and the sampler found them shorter. A
+///   median below the mean is a spread the mean's tail explains: kept.
+fn agree_with_mean(sorted: &mut [(f64, u64)], mean: f64, sampled: bool) {
+    let (sum, n) = sorted.iter().fold((0.0, 0.0), |(s, n), &(t, c)| {
+        (s + t * c as f64, n + c as f64)
+    });
+    if sum <= 0.0 || mean < 0.0 || !mean.is_finite() {
+        return;
+    }
+    let k = if sampled {
+        let median = crate::hist::quantile_of(sorted, 0.5).unwrap_or(0.0);
+        if median > mean {
+            mean / median
+        } else {
+            1.0
+        }
+    } else if mean > 0.0 {
+        (mean * n / sum).clamp(1.0 / AGREE, AGREE)
+    } else {
+        1.0
+    };
+    for x in sorted.iter_mut() {
+        x.0 *= k;
+    }
+}
+
+/// Fills `s`'s `min_ns`, `max_ns`, histogram, raw sum and percentiles
+/// from the site's histogram in ticks `h` (`ns`: nanoseconds per tick).
+///
+/// Each call is its bucket's midpoint with its own instrumentation taken
+/// out ([`PerCall`], [`Hist::corrected`]): its own clock read and the
+/// instrumentation of the marked calls made beneath it, by its bucket's
+/// count of them, never one average over all calls. `min`, the
+/// percentiles and `max` are ranks of those figures, so `min <= p50 <=
+/// p90 <= p99 <= max` by construction; `min` and `max` are then widened
+/// to the mean (`min <= mean <= max`), and the percentiles kept within
+/// them. Without a histogram (no timed call) `min` and `max` come from
+/// the raw extremes, corrected the same way, and the percentiles are 0.
+pub(super) fn fill(s: &mut SiteStats, h: Option<&Hist>, f: &Flat, ns: f64, per_call: PerCall) {
+    let h = h.filter(|h| !h.is_empty());
+    let mean = s.mean_ns;
+    let (lo, hi, sorted) = match h {
+        Some(h) => {
+            let mut sorted = h.corrected(per_call.per_below, per_call.off, per_call.floor);
+            agree_with_mean(&mut sorted, mean / ns, per_call.sampled_level);
+            let lo = sorted.first().map_or(0.0, |x| x.0) * ns;
+            let hi = sorted.last().map_or(0.0, |x| x.0) * ns;
+            (lo, hi, Some(sorted))
+        }
+        None if f.acc.accepted() > 0 => {
+            let each = f.below as f64 / f.acc.calls.max(1) as f64;
+            let lo = per_call.own(f.acc.min_or_zero() as f64, each) * ns;
+            let hi = per_call.own(f.acc.max as f64, each) * ns;
+            (lo, hi, None)
+        }
+        None => (mean, mean, None),
+    };
+    let (lo, hi) = (lo.min(mean), hi.max(mean));
+    s.min_ns = lo.floor() as u64;
+    s.max_ns = hi.ceil() as u64;
+    let Some(h) = h else {
         return;
     };
-    let (min, max) = (f.acc.min_or_zero(), f.acc.max.max(f.acc.min_or_zero()));
-    let (lo, hi) = (s.min_ns as f64, s.max_ns as f64);
+    let sorted = sorted.unwrap_or_default();
     let at = |q: f64| {
-        let ticks = h.quantile(q).unwrap_or(0).clamp(min, max) as f64;
-        ((ticks - off).max(0.0) * ns).clamp(lo, hi.max(lo)).round() as u64
+        let t = hist::quantile_of(&sorted, q).unwrap_or(0.0) * ns;
+        (t.round() as u64).clamp(s.min_ns, s.max_ns)
     };
     (s.p50_ns, s.p90_ns, s.p99_ns) = (at(0.50), at(0.90), at(0.99));
     s.hist.clear();
@@ -31,5 +151,5 @@ pub(super) fn fill(s: &mut SiteStats, h: Option<&Hist>, f: &Flat, ns: f64, off: 
             _ => s.hist.push((upper, n)),
         }
     }
-    s.hist_sum_ns = (f.every.ticks as f64 * ns).round() as u64;
+    s.hist_sum_ns = (f.hist_ticks as f64 * ns).round() as u64;
 }

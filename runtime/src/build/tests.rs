@@ -9,7 +9,7 @@ use crate::tree::{TNode, OVERFLOW_NESTED, OVERFLOW_OUTER};
 use proptest::prelude::*;
 use std::time::Instant;
 
-fn facts(cal: Option<Calibration>, compensate: bool) -> Facts {
+fn facts(compensate: bool) -> Facts {
     Facts {
         clock: ClockSource::Tsc,
         hz: 1e9, // one tick is one nanosecond
@@ -17,8 +17,11 @@ fn facts(cal: Option<Calibration>, compensate: bool) -> Facts {
         invariant_tsc: Some(true),
         wall_ns: 1_000,
         max_delta_ns: u64::MAX,
-        calibration: cal,
         compensate,
+        resolution_ticks: 1.0,
+        // One sample a tick: every sampled figure rests on enough.
+        sample_hz: 1_000_000_000,
+        unsampled_threads: 0,
         tracing: false,
         trace_origin: 0,
         pid: 1,
@@ -48,21 +51,22 @@ fn capture(threads: Vec<Tree>) -> Capture {
         complete: true,
         at: Instant::now(),
         traces: Vec::new(),
+        renamed: Default::default(),
     }
 }
 
-fn report(t: Tree, cal: Option<Calibration>) -> Report {
-    build(&capture(vec![t]), &facts(cal, true))
+fn report(t: Tree) -> Report {
+    build(&capture(vec![t]), &facts(true))
 }
 
-fn cal(inner: f64, call: f64) -> Option<Calibration> {
-    Some(Calibration {
-        inner_ticks: inner,
-        call_ticks: call,
-        counted_call_ticks: call / 4.0,
-        typical_call_ticks: call,
-        calls: 0,
-    })
+/// `n` with what the sampler found: `program` ticks of the program's time
+/// on top, `calls` ticks of instrumentation of the calls it makes, `own`
+/// ticks of its own calls' instrumentation.
+fn sampled(mut n: TNode, program: u64, calls: u64, own: u64) -> TNode {
+    n.acc.sampled = program;
+    n.acc.sampled_inst = calls;
+    n.acc.sampled_own = own;
+    n
 }
 
 fn edge<'a>(edges: &'a [Edge], name: &str) -> &'a Edge {
@@ -72,7 +76,7 @@ fn edge<'a>(edges: &'a [Edge], name: &str) -> &'a Edge {
 #[test]
 fn totals_selves_and_edges_of_a_known_tree() {
     // root → a(100) → { b(2 calls, 30), c(20) → b(5) }
-    let r = report(sample(), None);
+    let r = report(sample());
     let (a, b, c) = (
         r.site("a").unwrap(),
         r.site("b").unwrap(),
@@ -108,7 +112,7 @@ fn recursion_counts_the_outermost_activation_once() {
         node(0, 1, 1, 60),
         node(0, 2, 1, 20),
     ]);
-    let r = report(t, None);
+    let r = report(t);
     let f = r.site("a").unwrap();
     assert_eq!((f.calls, f.total_ns, f.self_ns), (3, 100, 100));
     assert_eq!(f.mean_ns, 60.0);
@@ -130,7 +134,7 @@ fn with_bytes(mut t: Tree, bytes: &[u64]) -> Tree {
 #[test]
 fn allocations_total_includes_marked_callees_and_self_excludes_them() {
     // root(7) → a(100) → b(10); a → c(20) → b(5)
-    let r = report(with_bytes(sample(), &[7, 100, 10, 20, 5]), None);
+    let r = report(with_bytes(sample(), &[7, 100, 10, 20, 5]));
     let bytes = |n: &str| {
         let s = r.site(n).unwrap();
         (s.alloc.bytes, s.self_alloc.bytes)
@@ -152,7 +156,7 @@ fn allocations_total_includes_marked_callees_and_self_excludes_them() {
         node(0, 1, 1, 60),
         node(0, 2, 1, 20),
     ]);
-    let r = report(with_bytes(t, &[0, 1, 2, 4]), None);
+    let r = report(with_bytes(t, &[0, 1, 2, 4]));
     let f = r.site("a").unwrap();
     assert_eq!((f.alloc.bytes, f.self_alloc.bytes), (7, 7));
     assert_eq!((f.alloc.allocs, f.self_alloc.allocs), (3, 3));
@@ -162,41 +166,75 @@ fn allocations_total_includes_marked_callees_and_self_excludes_them() {
 fn a_parent_shorter_than_its_children_is_carried_not_contradicted() {
     // root → a(10) → b(30): a's call rejected its time? here simply short.
     let t = Tree::from_nodes(vec![TNode::ROOT, node(0, 0, 1, 10), node(1, 1, 1, 30)]);
-    let r = report(t, None);
+    let r = report(t);
     let (a, b) = (r.site("a").unwrap(), r.site("b").unwrap());
     assert_eq!((a.total_ns, a.self_ns, b.total_ns), (30, 0, 30));
     assert_eq!(r.run.carried, 1);
     assert!(a.min_ns as f64 <= a.mean_ns && a.mean_ns <= a.max_ns as f64);
 }
 
+/// Percentiles, `min` and `max` take each call's own instrumentation out
+/// of it: a call that made many marked calls loses more than one that
+/// made none, by its bucket's count of them, never one average.
 #[test]
-fn min_never_claims_a_call_shorter_than_the_sum_allows() {
-    // root → a(4 calls, 400 ticks, shortest 1, longest 200) → b(400 calls,
-    // 380). With a call cost of 1 tick a's own time compensates to 0 and is
-    // carried to b's 380: a mean of 95. The shortest call less the cost
-    // beneath (100 per call on average) would say 0 ns; the sum says each
-    // call is at least 380 - 3 × 100 (the others at their longest).
-    let mut a = node(0, 0, 4, 400);
-    (a.acc.min, a.acc.max) = (1, 200);
-    let t = Tree::from_nodes(vec![TNode::ROOT, a, node(1, 1, 400, 380)]);
-    let r = report(t, cal(0.0, 1.0));
+fn each_call_loses_the_instrumentation_of_the_calls_beneath_it() {
+    // a: 100 calls, 90 of 1,000 ticks with nothing beneath, 10 of 2,000
+    // ticks with 100 marked calls of b beneath each (1,000 in all); the
+    // sampler found 10,000 ticks of instrumentation inside a's calls: 10
+    // ticks per call beneath. So every call of a is about 1,000 ticks of
+    // its own: p50, p90, p99 alike, nothing at 0.
+    let mut a = sampled(node(0, 0, 100, 110_000), 90_000, 9_000, 0);
+    (a.acc.min, a.acc.max) = (1_000, 2_000);
+    let b = sampled(node(1, 1, 1000, 10_000), 10_000, 0, 1_000);
+    let mut t = Tree::from_nodes(vec![TNode::ROOT, a, b]);
+    let mut h = crate::hist::Hist::one_below(1_000, 0);
+    for _ in 1..90 {
+        h.merge(&crate::hist::Hist::one_below(1_000, 0));
+    }
+    for _ in 0..10 {
+        h.merge(&crate::hist::Hist::one_below(2_000, 100));
+    }
+    t.hists.insert(&SITES[0], h);
+    let r = report(t);
     let a = r.site("a").unwrap();
-    assert_eq!((a.total_ns, r.run.carried), (380, 1));
-    assert_eq!((a.mean_ns, a.max_ns), (95.0, 100));
-    assert_eq!(a.min_ns, 80);
+    assert!(r.run.compensated);
+    assert_eq!(a.total_ns, 100_000);
+    for (q, v) in [
+        ("min", a.min_ns),
+        ("p50", a.p50_ns),
+        ("p90", a.p90_ns),
+        ("p99", a.p99_ns),
+        ("max", a.max_ns),
+    ] {
+        assert!((900..=1_100).contains(&v), "{q} {v}");
+    }
+    assert!(
+        a.min_ns <= a.p50_ns
+            && a.p50_ns <= a.p90_ns
+            && a.p90_ns <= a.p99_ns
+            && a.p99_ns <= a.max_ns
+    );
+    // Raw, the slow calls keep their children's instrumentation.
+    let raw = build(
+        &capture(vec![Tree::from_nodes(vec![TNode::ROOT])]),
+        &facts(false),
+    );
+    assert!(!raw.run.compensated);
 }
 
-/// Resolved: the shortest call at least twice the inner cost, or the mean
-/// at least eight times it. A tiny function slowed down by a busy machine
-/// (mean 40 with an inner cost of 12) keeps its short shortest call and
-/// stays unresolved.
+/// Resolved: the shortest call at least twice the clock's resolution, or
+/// the mean at least eight times it. A tiny function slowed down by a
+/// busy machine (mean 40 with a resolution of 12) keeps its short
+/// shortest call and stays unresolved.
 #[test]
 fn resolution_looks_at_the_shortest_call_then_the_mean() {
     let resolved = |calls: u64, ticks: u64, min: u64| {
         let mut n = node(0, 0, calls, ticks);
         (n.acc.min, n.acc.max) = (min, ticks);
         let t = Tree::from_nodes(vec![TNode::ROOT, n]);
-        report(t, cal(12.0, 30.0)).site("a").unwrap().resolved
+        let mut f = facts(true);
+        f.resolution_ticks = 12.0;
+        build(&capture(vec![t]), &f).site("a").unwrap().resolved
     };
     assert!(!resolved(10, 400, 15), "mean 40, shortest 15");
     assert!(resolved(10, 400, 24), "shortest at twice the inner cost");
@@ -205,39 +243,60 @@ fn resolution_looks_at_the_shortest_call_then_the_mean() {
 }
 
 #[test]
-fn compensation_subtracts_inner_and_call_costs() {
-    // root → a(100) → b(2 calls, 30, min 15); inner 2, call 10.
-    let t = Tree::from_nodes(vec![TNode::ROOT, node(0, 0, 1, 100), node(1, 1, 2, 30)]);
-    let r = report(t, cal(2.0, 10.0));
+fn measured_figures_take_out_the_instrumentation_the_sampler_found_inside() {
+    // root → a(100) → b(2 calls, 30). Inside a's calls the sampler found
+    // 10 ticks of instrumentation on a's side of its calls of b and 4 of
+    // b's own: a loses 14; b made no marked call: it keeps its 30.
+    let t = Tree::from_nodes(vec![
+        TNode::ROOT,
+        sampled(node(0, 0, 1, 100), 50, 10, 3),
+        sampled(node(1, 1, 2, 30), 28, 0, 4),
+    ]);
+    let r = report(t.clone());
     let (a, b) = (r.site("a").unwrap(), r.site("b").unwrap());
     assert!(r.run.compensated);
-    assert_eq!(b.total_ns, 26);
-    assert_eq!((a.total_ns, a.self_ns), (78, 52));
+    assert_eq!(b.total_ns, 30);
+    assert_eq!((a.total_ns, a.self_ns), (86, 56));
     assert_eq!((a.raw_total_ns, a.raw_self_ns), (100, 70));
-    assert_eq!(a.compensated_total_ns, 78);
-    // Raw when compensation is not wanted.
-    let t = Tree::from_nodes(vec![TNode::ROOT, node(0, 0, 1, 100), node(1, 1, 2, 30)]);
-    let raw = build(&capture(vec![t]), &facts(cal(2.0, 10.0), false));
+    assert_eq!(a.compensated_total_ns, 86);
+    assert_eq!((a.self_sampled_ns, a.total_sampled_ns), (50, 78));
+    // The run: 95 ticks sampled, 17 of them instrumentation, over 3 calls.
+    assert_eq!((r.run.sampled_ns, r.run.instrumentation_ns), (95, 17));
+    assert!((r.run.overhead_share - 17.0 / 95.0).abs() < 1e-9);
+    assert!((r.run.overhead_call_ns - 17.0 / 3.0).abs() < 1e-9);
+    // Raw when compensation is not wanted, or nothing was sampled.
+    let raw = build(&capture(vec![t]), &facts(false));
     assert!(!raw.run.compensated);
     assert_eq!(raw.site("a").unwrap().total_ns, 100);
-    assert_eq!(raw.site("a").unwrap().compensated_total_ns, 78);
+    assert_eq!(raw.site("a").unwrap().compensated_total_ns, 86);
+    let none = report(Tree::from_nodes(vec![
+        TNode::ROOT,
+        node(0, 0, 1, 100),
+        node(1, 1, 2, 30),
+    ]));
+    assert!(!none.run.compensated);
+    assert_eq!(none.site("a").unwrap().total_ns, 100);
 }
 
 #[test]
-fn over_compensated_parents_are_clamped_and_carried_and_say_so() {
-    // The old arithmetic reported a = 0 with its only child b = 35.
-    let t = Tree::from_nodes(vec![TNode::ROOT, node(0, 0, 1, 50), node(1, 1, 10, 45)]);
-    let r = report(t, cal(1.0, 5.0));
+fn over_measured_parents_are_clamped_and_carried_and_say_so() {
+    // a's calls measured 50 ticks, the instrumentation inside them 60.
+    let t = Tree::from_nodes(vec![
+        TNode::ROOT,
+        sampled(node(0, 0, 1, 50), 0, 40, 0),
+        sampled(node(1, 1, 10, 45), 45, 0, 20),
+    ]);
+    let r = report(t);
     let (a, b) = (r.site("a").unwrap(), r.site("b").unwrap());
-    assert_eq!(b.total_ns, 35);
-    assert_eq!((a.total_ns, a.self_ns), (35, 0));
+    assert_eq!(b.total_ns, 45);
+    assert_eq!((a.total_ns, a.self_ns), (45, 0));
     assert_eq!((r.run.clamped, r.run.carried), (1, 1));
     assert!(crate::export::columns::notes(&r).len() >= 2);
 }
 
 #[test]
 fn threads_are_broken_down_and_merged() {
-    let r = build(&capture(vec![sample(), sample()]), &facts(None, true));
+    let r = build(&capture(vec![sample(), sample()]), &facts(true));
     assert_eq!(r.threads.len(), 2);
     assert_eq!(r.run.threads, 2);
     assert_eq!(r.site("a").unwrap().total_ns, 200);
@@ -253,7 +312,7 @@ fn overflow_nodes_count_in_their_site_but_not_in_the_tree() {
     let mut t = sample();
     t.nodes.push(overflow(OVERFLOW_OUTER, 3, 4, 8));
     t.nodes.push(overflow(OVERFLOW_NESTED, 0, 2, 8));
-    let r = report(t, None);
+    let r = report(t);
     assert_eq!(r.run.folded_calls, 6);
     let d = r.site("d").unwrap();
     assert_eq!((d.calls, d.total_ns, d.self_ns), (4, 8, 0));
@@ -272,7 +331,7 @@ fn snapshot_differences_stay_consistent() {
         node(1, 1, 1, 50),
     ]));
     let c = capture(vec![later]).minus(&capture(vec![sample()]));
-    let r = build(&c, &facts(None, true));
+    let r = build(&c, &facts(true));
     let (a, b) = (r.site("a").unwrap(), r.site("b").unwrap());
     assert_eq!((a.calls, b.calls), (1, 1));
     // a gained 10 ticks but its child b gained 50: carried, never less.
@@ -296,7 +355,7 @@ fn two_sites_with_one_name_are_told_apart_by_their_location() {
             ..node(0, 0, 2, 20)
         },
     ]);
-    let r = report(t, None);
+    let r = report(t);
     let mut names: Vec<&str> = r.sites.iter().map(|s| s.name.as_str()).collect();
     names.sort_unstable();
     assert_eq!(names, ["same (x.rs:3)", "same (y.rs:9)"]);
@@ -324,28 +383,36 @@ fn timed_parent() -> TNode {
     )
 }
 
-/// A counted leaf: its calls' time stays in its parent's self; its row
-/// is the sample's estimate (capped by the parent's self), self 0; the
-/// parent's compensation subtracts a counted call's cost per counted call.
+/// A counted leaf: its figures are the sampler's (the program's time the
+/// sampler found in it); its parent's measured time loses the
+/// instrumentation of the leaf's calls.
 #[test]
-fn a_counted_leaf_leaves_its_time_in_its_parent() {
+fn a_counted_leafs_time_is_its_own() {
     let t = Tree::from_nodes(vec![
         TNode::ROOT,
-        timed_parent(),
-        // 640 calls, 10 timed (the sample): 6 ticks each.
-        with(
-            node(1, 1, 0, 0),
-            Acc {
-                calls: 640,
-                untimed: 630,
-                ticks: 60,
-                min: 5,
-                max: 7,
-                ..Acc::EMPTY
-            },
+        // 2 timed calls, 10,000 ticks; 200 ticks of instrumentation on its
+        // side of its calls of the leaf.
+        sampled(timed_parent(), 5_800, 200, 0),
+        // 640 calls, 10 timed (the sample): 3,000 ticks of the program's
+        // time found in it, 1,000 of its own calls' instrumentation.
+        sampled(
+            with(
+                node(1, 1, 0, 0),
+                Acc {
+                    calls: 640,
+                    untimed: 630,
+                    ticks: 60,
+                    min: 5,
+                    max: 7,
+                    ..Acc::EMPTY
+                },
+            ),
+            3_000,
+            0,
+            1_000,
         ),
     ]);
-    let r = report(t.clone(), None);
+    let r = report(t.clone());
     let (p, l) = (
         r.site(SITES[0].name().as_str()).unwrap(),
         r.site(SITES[1].name().as_str()).unwrap(),
@@ -354,60 +421,39 @@ fn a_counted_leaf_leaves_its_time_in_its_parent() {
         (l.calls, l.timed_calls, l.timing),
         (640, 10, Timing::Counted)
     );
-    assert_eq!(l.self_ns, 0);
-    assert_eq!(l.total_ns, 640 * 6, "mean of the sample × calls");
+    assert_eq!((l.total_ns, l.self_ns), (3_000, 3_000), "its own time");
     assert!(!l.resolved);
     assert_eq!(
         (p.total_ns, p.self_ns),
-        (10_000, 10_000),
-        "the leaf's time is the parent's self"
+        (8_800, 5_800),
+        "less the leaf's instrumentation, less the leaf"
     );
+    assert_eq!(l.mean_ns, 3_000.0 / 640.0);
     assert_eq!(r.run.counted_sites, 1);
     assert_eq!(r.run.counted_calls, 630);
     assert_invariants(&r);
-    // Compensated: 2 inner costs of the parent, 10 timed calls at 30
-    // ticks and 630 counted calls at the part of 4 ticks that the
-    // parent's 15.08 ticks per counted call do not hide: 4 × (1 − 11.08 /
-    // 32).
-    let r = report(
-        t.clone(),
-        cal(100.0, 30.0).map(|mut c| {
-            c.counted_call_ticks = 4.0;
-            c
-        }),
-    );
-    let p = r.site(SITES[0].name().as_str()).unwrap();
-    let rest: f64 = 10_000.0 - 2.0 * 100.0 - 10.0 * 30.0;
-    let per_call = rest / 630.0;
-    let cost = 4.0 * (1.0 - (per_call - 4.0) / 32.0);
-    let want = rest - 630.0 * cost;
-    assert!(
-        (p.total_ns as f64 - want).abs() < 1.0,
-        "{} vs {want}",
-        p.total_ns
-    );
-    assert_invariants(&r);
-    // A parent with a lot to do per counted call hides their cost
-    // entirely; one with nothing pays all of it.
-    for (counted, want) in [(1.0, rest), (100.0, 0.0)] {
-        let r = report(
-            t.clone(),
-            cal(100.0, 30.0).map(|mut c| {
-                c.counted_call_ticks = counted;
-                c
-            }),
-        );
-        let p = r.site(SITES[0].name().as_str()).unwrap();
-        assert_eq!(p.total_ns, want as u64, "counted call {counted} ticks");
-        assert_invariants(&r);
+    // With no sample (the sampler off), the raw figures: the leaf at its
+    // timed sample's mean times its calls, inside its parent's time.
+    let mut bare = t;
+    for n in &mut bare.nodes {
+        (n.acc.sampled, n.acc.sampled_inst, n.acc.sampled_own) = (0, 0, 0);
     }
+    let r = report(bare);
+    let (p, l) = (
+        r.site(SITES[0].name().as_str()).unwrap(),
+        r.site(SITES[1].name().as_str()).unwrap(),
+    );
+    assert!(!r.run.compensated);
+    assert_eq!(l.total_ns, 640 * 6);
+    assert_eq!((p.total_ns, p.self_ns), (10_000, 10_000 - 640 * 6));
+    assert_invariants(&r);
 }
 
-/// A counted subtree: a counted parent whose children count too. Both
-/// nodes' own figures are 0 (their time is the timed grandparent's self);
-/// the child's estimate is capped by the parent's capped estimate.
+/// A counted subtree: a counted parent whose children count too. Each
+/// counted node's total is the program's time the sampler found in its
+/// subtree, its self what it found on the node itself.
 #[test]
-fn a_counted_subtree_stays_in_its_timed_caller_and_nests_its_estimates() {
+fn a_counted_subtree_nests_its_sampled_figures() {
     let counted = |calls: u64, sample: u64, each: u64| Acc {
         calls,
         untimed: calls - sample,
@@ -416,49 +462,27 @@ fn a_counted_subtree_stays_in_its_timed_caller_and_nests_its_estimates() {
         max: each,
         ..Acc::EMPTY
     };
-    for (child_each, child_total) in [(5u64, 1280 * 5), (8, 6400)] {
-        let t = Tree::from_nodes(vec![
-            TNode::ROOT,
-            timed_parent(),
-            // 640 calls, 10 sampled at 10 ticks: estimate 6,400.
+    let t = Tree::from_nodes(vec![
+        TNode::ROOT,
+        sampled(timed_parent(), 2_000, 100, 0),
+        sampled(
             with(node(1, 1, 0, 0), counted(640, 10, 10)),
-            // 1,280 calls beneath it, 20 sampled.
-            with(node(2, 2, 0, 0), counted(1280, 20, child_each)),
-        ]);
-        let r = report(t, None);
-        let site = |i: usize| r.site(SITES[i].name().as_str()).unwrap();
-        let (p, a, b) = (site(0), site(1), site(2));
-        assert_eq!((p.total_ns, p.self_ns), (10_000, 10_000));
-        assert_eq!((a.timing, b.timing), (Timing::Counted, Timing::Counted));
-        assert_eq!((a.total_ns, a.self_ns), (6_400, 0));
-        assert_eq!(
-            (b.total_ns, b.self_ns),
-            (child_total, 0),
-            "capped by its counted parent's estimate"
-        );
-        assert_eq!(r.run.counted_calls, 630 + 1260);
-        assert_invariants(&r);
-    }
-}
-
-proptest::proptest! {
-    /// A counted call's exposed cost is between 0 and its full cost, the
-    /// full cost when the caller does nothing else, 0 past the ramp, and
-    /// never grows with the caller's time per call.
-    #[test]
-    fn a_counted_calls_exposed_cost_is_bounded_and_monotone(
-        full in 0.0f64..1e4,
-        a in 0.0f64..1e6,
-        b in 0.0f64..1e6,
-    ) {
-        use crate::build::figures::{exposed, EXPOSURE_RAMP};
-        let (lo, hi) = (a.min(b), a.max(b));
-        let (e_lo, e_hi) = (exposed(lo, full), exposed(hi, full));
-        proptest::prop_assert!((0.0..=full).contains(&e_lo));
-        proptest::prop_assert!(e_hi <= e_lo);
-        proptest::prop_assert_eq!(exposed(full.min(lo), full), full);
-        proptest::prop_assert_eq!(exposed(full * (1.0 + EXPOSURE_RAMP) + hi, full), 0.0);
-    }
+            3_000,
+            400,
+            500,
+        ),
+        sampled(with(node(2, 2, 0, 0), counted(1280, 20, 5)), 2_000, 0, 800),
+    ]);
+    let r = report(t);
+    let site = |i: usize| r.site(SITES[i].name().as_str()).unwrap();
+    let (p, a, b) = (site(0), site(1), site(2));
+    assert_eq!((a.timing, b.timing), (Timing::Counted, Timing::Counted));
+    assert_eq!((b.total_ns, b.self_ns), (2_000, 2_000));
+    assert_eq!((a.total_ns, a.self_ns), (5_000, 3_000));
+    // The parent loses everything inside: 100 + 500 + 400 + 800.
+    assert_eq!((p.total_ns, p.self_ns), (8_200, 3_200));
+    assert_eq!(r.run.counted_calls, 630 + 1260);
+    assert_invariants(&r);
 }
 
 /// Every invariant the report promises.
@@ -507,6 +531,27 @@ fn assert_invariants(r: &Report) {
             s.name,
             s.p_self
         );
+        if !s.hist.is_empty() {
+            assert!(
+                s.min_ns <= s.p50_ns
+                    && s.p50_ns <= s.p90_ns
+                    && s.p90_ns <= s.p99_ns
+                    && s.p99_ns <= s.max_ns,
+                "{}: min {} p50 {} p90 {} p99 {} max {}",
+                s.name,
+                s.min_ns,
+                s.p50_ns,
+                s.p90_ns,
+                s.p99_ns,
+                s.max_ns
+            );
+            assert_eq!(
+                s.hist_count(),
+                s.timed_calls - s.rejected(),
+                "{}: histogram count",
+                s.name
+            );
+        }
         for e in &s.callers {
             assert!(
                 e.total_ns <= s.total_ns,
@@ -580,13 +625,15 @@ fn arb_tree() -> impl Strategy<Value = Tree> {
         0u32..12,
         any::<bool>(),
         0u64..4,
+        (0u64..500, 0u64..300, 0u64..300, 0u64..50),
     );
     prop::collection::vec(arb_node, 1..40).prop_map(|raw| {
         let mut nodes = vec![TNode::ROOT];
         // Regular nodes, the possible parents (as in arenas, an overflow
         // node has no regular children).
         let mut regular: Vec<u32> = vec![0];
-        for (k, (p, s, calls, rejected, ticks, flag, unwound, untimed)) in
+        let mut hists = crate::hist::SiteHists::new();
+        for (k, (p, s, calls, rejected, ticks, flag, unwound, untimed, (sp, si, so, below))) in
             raw.into_iter().enumerate()
         {
             let i = k + 1;
@@ -607,8 +654,21 @@ fn arb_tree() -> impl Strategy<Value = Tree> {
                 untimed,
                 allocs: calls,
                 alloc_bytes: u64::from(p % 97),
+                sampled: sp,
+                sampled_inst: si,
+                sampled_own: so,
                 ..Acc::EMPTY
             };
+            // The accepted calls in the site's histogram: their times
+            // spread over [min, max], each with some calls beneath.
+            for j in 0..accepted {
+                let t = if accepted == 1 {
+                    ticks
+                } else {
+                    acc.min + j * (acc.max - acc.min) / (accepted - 1)
+                };
+                hists.insert(&SITES[s], crate::hist::Hist::one_below(t, below * j));
+            }
             let (parent, flags) = match flag {
                 0 => (0, OVERFLOW_OUTER),
                 1 => (0, OVERFLOW_NESTED),
@@ -626,7 +686,9 @@ fn arb_tree() -> impl Strategy<Value = Tree> {
         }
         let mut t = Tree::new();
         // Through `merge`, so that paths are unique as in real trees.
-        t.merge(&Tree::from_nodes(nodes));
+        let mut raw = Tree::from_nodes(nodes);
+        raw.hists = hists;
+        t.merge(&raw);
         t
     })
 }
@@ -637,14 +699,12 @@ proptest! {
     #[test]
     fn every_report_satisfies_its_invariants(
         trees in prop::collection::vec(arb_tree(), 1..3),
-        inner in 0.0f64..40.0,
-        call in 0.0f64..80.0,
-        calibrated in any::<bool>(),
+        resolution in 0.0f64..40.0,
         compensate in any::<bool>(),
         ns_per_tick in prop::sample::select(vec![1.0, 0.37, 2.5]),
     ) {
-        let cal = calibrated.then_some(Calibration { inner_ticks: inner, call_ticks: call.max(inner), counted_call_ticks: call / 5.0, typical_call_ticks: call.max(inner), calls: 0 });
-        let mut f = facts(cal, compensate);
+        let mut f = facts(compensate);
+        f.resolution_ticks = resolution;
         f.hz = 1e9 / ns_per_tick;
         let r = build(&capture(trees.clone()), &f);
         assert_invariants(&r);

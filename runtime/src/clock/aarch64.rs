@@ -21,7 +21,7 @@ use super::CounterFacts;
 /// before the body's last instructions. Nothing orders the read with what
 /// follows it (the kernel adds a false dependency there): a start stamp may
 /// be taken a few instructions into the body, which, like a plain `rdtsc`
-/// on x86_64, the overhead calibration absorbs. The asm has no `nomem`
+/// on x86_64, falls in the instrumentation's cost the sampler measures. The asm has no `nomem`
 /// option: like the `rdtsc` intrinsic, it is a compiler barrier too, so
 /// that the body's memory accesses stay between the two stamps.
 #[inline(always)]

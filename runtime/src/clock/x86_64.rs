@@ -9,8 +9,8 @@ use super::CounterFacts;
 /// order the end stamp after the body's last instruction, at twice the
 /// cost (≈19 ns vs ≈10 ns on the machines measured), and that cost lands
 /// inside every measured interval. The out-of-order window a plain read
-/// may skip is a few dozen cycles, the same for every call, and is
-/// absorbed by the overhead calibration.
+/// may skip is a few dozen cycles, the same for every call, and falls in
+/// the instrumentation's cost the sampler measures.
 #[inline(always)]
 pub(crate) fn ticks() -> u64 {
     // SAFETY: `rdtsc` exists on every x86_64 CPU and has no memory effects.

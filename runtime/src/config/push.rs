@@ -1,7 +1,7 @@
 //! `TICKPROF_PUSH*` values: the receiver's URL, the application name and
 //! the static labels of pushed profiles.
 
-use super::values::Value;
+use super::values::{quoted, within, Value};
 
 /// Where profiles are pushed (`TICKPROF_PUSH=http://host:port[/prefix]`):
 /// `POST {prefix}/ingest` on `host:port`, plain HTTP.
@@ -19,14 +19,20 @@ impl std::fmt::Display for PushTarget {
     }
 }
 
-/// `http://host[:port][/prefix]`.
+/// `http://host[:port][/prefix]`, the scheme in any case. The host is an
+/// IPv4 address, an IPv6 address in brackets, or a name of dot-separated
+/// labels (letters, digits, `-`, `_`; 63 bytes each, 253 in all).
 pub(crate) struct PushUrl;
 
 impl Value for PushUrl {
     type Out = PushTarget;
     fn parse(&self, s: &str) -> Result<PushTarget, String> {
         let s = s.trim();
-        if s.starts_with("https://") {
+        let scheme = |name: &str| {
+            s.get(..name.len())
+                .is_some_and(|p| p.eq_ignore_ascii_case(name))
+        };
+        if scheme("https://") {
             return Err(
                 "is HTTPS, which tickprof does not speak: push to a local relay \
                         (Grafana Alloy's pyroscope.receive_http) over http://"
@@ -34,12 +40,11 @@ impl Value for PushUrl {
             );
         }
         let bad = || "is not a URL like http://127.0.0.1:4040".to_owned();
-        let rest = s.strip_prefix("http://").ok_or_else(bad)?;
-        let (authority, prefix) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
-        let ok_char = |c: char| c.is_ascii_alphanumeric() || "-._:[]".contains(c);
-        if authority.is_empty() || !authority.chars().all(ok_char) {
+        if !scheme("http://") {
             return Err(bad());
         }
+        let rest = &s["http://".len()..];
+        let (authority, prefix) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
         let path_char = |c: char| c.is_ascii_alphanumeric() || "-._~/".contains(c);
         if !prefix.chars().all(path_char) {
             return Err("has a path with characters other than letters, digits and -._~/".into());
@@ -47,26 +52,22 @@ impl Value for PushUrl {
         let (host, port) = match authority.strip_prefix('[') {
             Some(v6) => {
                 let (addr, rest) = v6.split_once(']').ok_or_else(bad)?;
-                (
-                    &authority[..addr.len() + 2],
-                    rest.strip_prefix(':').or(rest.is_empty().then_some("80")),
-                )
+                if addr.parse::<std::net::Ipv6Addr>().is_err() {
+                    return Err(bad());
+                }
+                (&authority[..addr.len() + 2], port_of(rest)?)
             }
-            None => match authority.split_once(':') {
-                Some((host, port)) => (host, Some(port)),
-                None => (authority, Some("80")),
-            },
+            None => {
+                let (host, rest) =
+                    authority.split_at(authority.find(':').unwrap_or(authority.len()));
+                if !is_host_name(host) {
+                    return Err(bad());
+                }
+                (host, port_of(rest)?)
+            }
         };
-        let port = port.and_then(|p| p.parse::<u16>().ok()).filter(|&p| p != 0);
-        let (Some(port), false) = (port, host.is_empty() || host[1..].contains('[')) else {
-            return Err(bad());
-        };
-        if !host.starts_with('[') && host.contains([':', '[', ']']) {
-            return Err(bad());
-        }
-        let authority = format!("{host}:{port}");
         Ok(PushTarget {
-            authority,
+            authority: format!("{host}:{port}"),
             prefix: prefix.trim_end_matches('/').to_owned(),
         })
     }
@@ -75,10 +76,42 @@ impl Value for PushUrl {
     }
 }
 
+/// The port after the host: nothing (80) or `:N` with N from 1 to 65535.
+fn port_of(rest: &str) -> Result<u16, String> {
+    let port = match rest.strip_prefix(':') {
+        None if rest.is_empty() => Some(80),
+        Some(p) if !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) => p.parse().ok(),
+        _ => None,
+    };
+    port.filter(|&p| p != 0)
+        .ok_or_else(|| "is not a URL like http://127.0.0.1:4040 (the port: 1 to 65535)".to_owned())
+}
+
+/// Whether `host` is an IPv4 address or a host name: dot-separated labels
+/// of letters, digits, `-` and `_`, none empty (a final dot aside) or
+/// starting or ending with `-`, 63 bytes a label and 253 in all.
+fn is_host_name(host: &str) -> bool {
+    let name = host.strip_suffix('.').unwrap_or(host);
+    let label_ok = |l: &str| {
+        (1..=63).contains(&l.len())
+            && !l.starts_with('-')
+            && !l.ends_with('-')
+            && l.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+    };
+    !name.is_empty() && name.len() <= 253 && name.split('.').all(label_ok)
+}
+
 /// Whether `c` may be in an application name or a label value: what
 /// Pyroscope's `name{k=v,…}` syntax leaves unambiguous.
-fn plain(c: char) -> bool {
+pub(crate) fn plain(c: char) -> bool {
     c.is_ascii_alphanumeric() || "-._/:".contains(c)
+}
+
+/// Whether `s` is a valid application name (`TICKPROF_PUSH_NAME`): not
+/// empty, of letters, digits and `-._/:` only.
+pub(crate) fn is_app_name(s: &str) -> bool {
+    !s.is_empty() && s.chars().all(plain)
 }
 
 /// An application name (`TICKPROF_PUSH_NAME`): letters, digits, `-._/:`.
@@ -88,7 +121,7 @@ impl Value for AppName {
     type Out = String;
     fn parse(&self, s: &str) -> Result<String, String> {
         let s = s.trim();
-        if s.chars().all(plain) {
+        if is_app_name(s) {
             Ok(s.to_owned())
         } else {
             Err("is not a name of letters, digits and -._/:".into())
@@ -112,20 +145,20 @@ impl Value for Labels {
         let mut out: Vec<(String, String)> = Vec::new();
         for pair in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
             let Some((k, v)) = pair.split_once('=') else {
-                return Err(format!("has `{}` without `=`", pair.escape_default()));
+                return Err(format!("has no `=`{}", within(pair, s)));
             };
             let (k, v) = (k.trim(), v.trim());
             let name_ok = k.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
                 && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
             if !name_ok || v.is_empty() || !v.chars().all(plain) {
                 return Err(format!(
-                    "has `{}`: want name=value, the name of letters, digits and _, \
+                    "is not name=value{}: the name of letters, digits and _, \
                      the value of letters, digits and -._/:",
-                    pair.escape_default()
+                    within(pair, s)
                 ));
             }
             if out.iter().any(|(o, _)| o == k) {
-                return Err(format!("names `{k}` twice"));
+                return Err(format!("names {} twice", quoted(k)));
             }
             out.push((k.to_owned(), v.to_owned()));
         }
@@ -161,7 +194,30 @@ mod tests {
         );
         assert_eq!(t("http://[::1]:4040"), Ok(("[::1]:4040".into(), "".into())));
         assert_eq!(t("http://[::1]"), Ok(("[::1]:80".into(), "".into())));
+        assert_eq!(
+            t("HTTP://Relay.example:4040/P"),
+            Ok(("Relay.example:4040".into(), "/P".into()))
+        );
+        assert_eq!(t(" Http://x_y. "), Ok(("x_y.:80".into(), "".into())));
+        assert!(PushUrl
+            .parse("HTTPS://x")
+            .unwrap_err()
+            .starts_with("is HTTPS"));
         for bad in [
+            "http://[]:4040",
+            "http://[]",
+            "http://[:::]:4040",
+            "http://[1.2.3.4]:4040",
+            "http://[::1]x",
+            "http://[::1]:",
+            "http://..:4040",
+            "http://.x:4040",
+            "http://-x:4040",
+            "http://x-:4040",
+            "http://x..y:4040",
+            "http://x:+80",
+            "http://x:4040:1",
+            "ftp://x",
             "https://x:4040",
             "x:4040",
             "http://",
@@ -174,6 +230,27 @@ mod tests {
             "http://::1:4040",
         ] {
             assert!(PushUrl.parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn host_names() {
+        let long_label = "a".repeat(64);
+        let long_name = vec!["a".repeat(63); 5].join(".");
+        for (host, ok) in [
+            ("127.0.0.1", true),
+            ("pyroscope", true),
+            ("pyro-scope.svc_1.cluster.local.", true),
+            (&long_label[1..], true),
+            (&long_label, false),
+            (&long_name[..253], true),
+            (&long_name[..255], false),
+            ("", false),
+            (".", false),
+            ("a b", false),
+            ("a@b", false),
+        ] {
+            assert_eq!(is_host_name(host), ok, "{host}");
         }
     }
 

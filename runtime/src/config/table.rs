@@ -55,8 +55,9 @@ pub(super) fn read<P: Value>(
         Ok(v) => Some(v),
         Err(why) => {
             let default = default_text(parser, default, note, false);
+            let value = super::values::quoted(&value);
             warnings.push(format!(
-                "tickprof: warning: {var}={value:?} {why}; using the default ({default})"
+                "tickprof: warning: {var}={value} {why}; using the default ({default})"
             ));
             None
         }

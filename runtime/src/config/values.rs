@@ -11,6 +11,53 @@ use std::net::SocketAddr;
 use std::str::FromStr;
 use std::time::Duration;
 
+/// The most bytes of a value (or a name) a warning line quotes.
+pub(crate) const QUOTED_MAX: usize = 100;
+
+/// `s` cut to at most [`QUOTED_MAX`] bytes (at a character), and its
+/// length in bytes when it was cut.
+fn clip(s: &str) -> (&str, Option<usize>) {
+    if s.len() <= QUOTED_MAX {
+        return (s, None);
+    }
+    let mut end = QUOTED_MAX;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    (&s[..end], Some(s.len()))
+}
+
+/// The suffix of a cut text: `… (N bytes)`.
+fn cut(len: Option<usize>) -> String {
+    len.map_or_else(String::new, |n| format!("… ({n} bytes)"))
+}
+
+/// A value as a warning line quotes it: `"text"` (escaped as Rust
+/// writes strings); past [`QUOTED_MAX`] bytes, the first ones, then
+/// `… (N bytes)`.
+pub(crate) fn quoted(s: &str) -> String {
+    let (head, len) = clip(s);
+    format!("{head:?}{}", cut(len))
+}
+
+/// A name (or a fragment of a value) as a warning line shows it, cut as
+/// [`quoted`] cuts, without quotes.
+pub(crate) fn named(s: &str) -> String {
+    let (head, len) = clip(s);
+    format!("{head}{}", cut(len))
+}
+
+/// Where a bad part of a value is, for a reason: ` in "part"` (cut as
+/// [`quoted`]), or nothing when the part is the whole value, which the
+/// warning line quotes already.
+pub(crate) fn within(part: &str, whole: &str) -> String {
+    if part == whole.trim() {
+        String::new()
+    } else {
+        format!(" in {}", quoted(part))
+    }
+}
+
 /// A value parser: text → value, and value → text.
 pub(crate) trait Value {
     /// The parsed value (the `Config` field's type).
@@ -85,6 +132,29 @@ impl Value for Span {
             Some(d) if !(self.0 && d.is_zero()) => Ok(d),
             _ if self.0 => Err("is not a positive duration like 500ms, 30s, 2m or 1h".into()),
             _ => Err("is not a duration like 5us, 2ms or 1s".into()),
+        }
+    }
+    fn show(&self, v: &Duration) -> Option<String> {
+        Some(fmt_duration(*v))
+    }
+}
+
+/// The period of something tickprof repeats (a dump, a push): a duration
+/// with a unit no shorter than the minimum given. Any longer duration is
+/// taken (its users add it to a clock reading with a checked addition: one
+/// too long for the clock means never).
+pub(crate) struct Interval(pub Duration);
+
+impl Value for Interval {
+    type Out = Duration;
+    fn parse(&self, s: &str) -> Result<Duration, String> {
+        match parse_duration(s) {
+            Some(d) if d >= self.0 => Ok(d),
+            Some(_) => Err(format!(
+                "is shorter than the minimum, {}",
+                fmt_duration(self.0)
+            )),
+            None => Err("is not a duration like 500ms, 30s, 2m or 1h".into()),
         }
     }
     fn show(&self, v: &Duration) -> Option<String> {
@@ -236,7 +306,8 @@ impl Value for Globs {
             }
             if let Some(c) = p.chars().find(|c| matches!(c, '[' | ']' | '{' | '}')) {
                 return Err(format!(
-                    "has {c:?} in {p:?} (patterns use only * and ?, e.g. app::parse*)"
+                    "has {c:?}{} (patterns use only * and ?, e.g. app::parse*)",
+                    within(p, s)
                 ));
             }
             out.push(p.to_owned());
@@ -398,8 +469,38 @@ mod tests {
             round_trips(&Nanos, d);
         }
         assert!(Span(true).parse("0s").is_err());
+        let every = Interval(Duration::from_millis(100));
+        assert_eq!(every.parse("100ms"), Ok(Duration::from_millis(100)));
+        assert_eq!(
+            every.parse("1ns"),
+            Err("is shorter than the minimum, 100ms".into())
+        );
+        assert_eq!(
+            every.parse("0"),
+            Err("is shorter than the minimum, 100ms".into())
+        );
+        assert!(every.parse("10").is_err());
+        // Any length is taken; its users add it with a checked addition.
+        let long = every.parse("3000000000000000h").unwrap();
+        assert_eq!(long.as_secs(), 3_000_000_000_000_000 * 3600);
+        round_trips(&every, Duration::from_secs(15));
         assert!(Span(false).parse("0s").is_ok());
         assert_eq!(Nanos.parse("5us"), Ok(5_000));
+    }
+
+    #[test]
+    fn warnings_quote_at_most_a_hundred_bytes() {
+        assert_eq!(quoted("a\"b"), "\"a\\\"b\"");
+        let long = "é".repeat(100_000);
+        let q = quoted(&long);
+        assert!(q.ends_with("\"… (200000 bytes)"), "{q}");
+        assert_eq!(q.len(), 1 + 100 + 1 + "… (200000 bytes)".len());
+        assert_eq!(
+            named(&"x".repeat(101)),
+            format!("{}… (101 bytes)", "x".repeat(100))
+        );
+        assert_eq!(within("a b", " a b "), "");
+        assert_eq!(within("a", "a,b"), " in \"a\"");
     }
 
     #[test]

@@ -12,8 +12,9 @@
 //! (`dump_now`), never in a signal handler, and always inside
 //! [`record::quietly`], so tickprof's own work is not recorded.
 
-use super::{capture, report_of, runtime, write_everywhere, write_stderr, writes_anything};
+use super::{capture, copy, report_of, runtime, write_everywhere, write_stderr, writes_anything};
 use crate::config::{Config, DumpMode, DumpSignal};
+use crate::defaults::MIN_INTERVAL;
 use crate::record::{self, Capture};
 use crate::serve;
 use crate::switches;
@@ -135,44 +136,65 @@ fn dump_inner(cause: &str) -> bool {
     if FINAL.load(Ordering::Acquire) {
         return false;
     }
-    let now = capture();
-    let (report, what) = match rt.config.dump_mode {
-        DumpMode::Total => (report_of(&now, None), "the run so far"),
-        DumpMode::Delta => {
-            let r = report_of(&now, last.as_ref());
-            *last = Some(now);
-            (r, "since the previous report")
-        }
-    };
     let n = DUMPS.fetch_add(1, Ordering::Relaxed) + 1;
-    let heading = format!("tickprof: report {n} ({cause}; {what})\n");
-    write_everywhere(rt, report, Some(&heading));
+    let heading = |what: &str| format!("tickprof: report {n} ({cause}; {what})\n");
+    match rt.config.dump_mode {
+        // Built and written in a copy of the process (the program's
+        // allocator left alone), where one can be made.
+        DumpMode::Total => {
+            let ran = copy::run("a report", || {
+                let report = report_of(&capture(), None);
+                write_everywhere(rt, report, Some(&heading("the run so far")));
+            });
+            return ran != copy::Ran::Lost;
+        }
+        // The base of the next delta stays in this process: built here.
+        DumpMode::Delta => {
+            let now = capture();
+            let report = report_of(&now, last.as_ref());
+            *last = Some(now);
+            write_everywhere(rt, report, Some(&heading("since the previous report")));
+        }
+    }
     true
 }
 
-/// The final report on a termination signal: the whole run, then recording
-/// stops. Returns false when the final report was already written.
-#[cfg(unix)]
-fn final_report(cause: &str) -> bool {
+/// The final push and the final report (the whole run), then recording
+/// stops: at exit (`cause` `None`; a dump in progress is waited for at most
+/// [`EXIT_WAIT`]) or on a termination signal (`Some` of its name, said in a
+/// line before the report). Both are made in a copy of the process where
+/// one can be made (`copy::run`), so that the program's allocator is left
+/// alone; skipped when nothing is to be pushed or written (no marked call
+/// was made, or nowhere to write: the frequency check is then not waited
+/// for either). Returns false when the final report was written already.
+pub(super) fn final_report(cause: Option<&str>) -> bool {
     record::quietly(|| {
         let rt = runtime();
-        // The final push first (at most `push::FINAL_WAIT`), so that the
-        // report's last line can count it.
-        let pushed = crate::push::finish();
-        let _writing = lock_writer();
+        let _writing = match cause {
+            None => hold_for_exit(),
+            Some(_) => Some(lock_writer()),
+        };
         if !claim_final() {
             return false;
         }
-        let _counted = Counted(pushed);
-        if !rt.config.enabled || !switches::recorded_any() || !writes_anything(rt) {
-            return true;
+        let push = crate::push::stop();
+        let report = rt.config.enabled && switches::recorded_any() && writes_anything(rt);
+        if push.is_some() || report {
+            copy::run("the final report", || {
+                // The push count is the last line, after the report.
+                let _counted = Counted(push.map(crate::push::Final::finish));
+                if report {
+                    let r = super::collect();
+                    if !r.sites.is_empty() {
+                        if let Some(cause) = cause {
+                            write_stderr(&format!("tickprof: {cause}: final report\n"));
+                        }
+                        write_everywhere(rt, r, None);
+                    }
+                }
+            });
         }
-        let report = super::collect();
         switches::stop_recording();
-        if !report.sites.is_empty() {
-            write_stderr(&format!("tickprof: {cause}: final report\n"));
-            write_everywhere(rt, report, None);
-        }
         true
     })
 }
@@ -208,8 +230,14 @@ pub(crate) fn on_signal(sig: DumpSignal) -> std::io::Result<()> {
     }
 }
 
-/// Writes a report every `period` (see `tickprof::dump_every`); zero stops.
+/// Writes a report every `period` (see `tickprof::dump_every`), at least
+/// [`MIN_INTERVAL`] (a shorter one is taken as that); zero stops.
 pub(crate) fn every(period: Duration) {
+    let period = if period.is_zero() {
+        period
+    } else {
+        period.max(MIN_INTERVAL)
+    };
     let ns = period.as_nanos().min(u128::from(u64::MAX)) as u64;
     PERIOD_NS.store(ns, Ordering::Relaxed);
     if ns == 0 || !runtime().config.enabled || TIMER.swap(true, Ordering::AcqRel) {
@@ -237,7 +265,13 @@ fn timer() {
             next = Instant::now();
             continue;
         }
-        next += Duration::from_nanos(ns);
+        // A period too long for the clock (centuries): no report until
+        // it changes.
+        let Some(then) = next.checked_add(Duration::from_nanos(ns)) else {
+            std::thread::sleep(Duration::from_secs(1));
+            continue;
+        };
+        next = then;
         let now = Instant::now();
         if next > now {
             std::thread::sleep(next - now);

@@ -41,7 +41,8 @@ pub(super) fn check(config: &Config) {
         let path = expand_path(template);
         if let Err(e) = crate::export::file::check_writable(&path) {
             write_stderr(&format!(
-                "tickprof: warning: cannot write TICKPROF_OUT file {path:?}: {e}; tried again at exit\n"
+                "tickprof: warning: cannot write TICKPROF_OUT file {}: {e}; tried again at exit\n",
+                shown(&path)
             ));
             failed.push((path, e.kind()));
         }
@@ -57,9 +58,15 @@ pub(super) fn warn_unwritten(path: &Path, e: &io::Error) {
         .is_some_and(|f| f.iter().any(|(p, k)| p == path && *k == e.kind()));
     if !said {
         write_stderr(&format!(
-            "tickprof: warning: cannot write TICKPROF_OUT file {path:?}: {e}\n"
+            "tickprof: warning: cannot write TICKPROF_OUT file {}: {e}\n",
+            shown(path)
         ));
     }
+}
+
+/// A path as a warning line quotes it (100 bytes at most).
+pub(crate) fn shown(path: &Path) -> String {
+    crate::config::quoted(&path.to_string_lossy())
 }
 
 /// An output path with `%p` replaced by the process id, `%e` by the
@@ -77,7 +84,7 @@ pub(crate) fn expand_path(template: &Path) -> PathBuf {
             .ok()
             .and_then(|p| p.file_name().map(|n| os_bytes(n).into_owned()))
             .unwrap_or_else(|| b"unknown".to_vec());
-        os_from_bytes(expand_with(&bytes, crate::report::process_id(), &exe))
+        os_from_bytes(expand_with(&bytes, crate::process::program_pid(), &exe))
     } else {
         template.to_owned()
     };

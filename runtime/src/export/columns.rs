@@ -186,8 +186,8 @@ site_columns! {
         "cancelled" => col("cancelled", 110, 9, Async, "async: futures dropped before completion", |s, _| Cell::Count(s.cancelled)),
         "raw_total_ns" => col("raw total", 0, 0, Never, "total with the instrumentation cost left in", |s, _| Cell::Ns(s.raw_total_ns)),
         "raw_self_ns" => col("raw self", 0, 0, Never, "self with the instrumentation cost left in", |s, _| Cell::Ns(s.raw_self_ns)),
-        "compensated_total_ns" => col("compensated total", 0, 0, Never, "total with the calibrated cost subtracted", |s, _| Cell::Ns(s.compensated_total_ns)),
-        "compensated_self_ns" => col("compensated self", 0, 0, Never, "self with the calibrated cost subtracted", |s, _| Cell::Ns(s.compensated_self_ns)),
+        "compensated_total_ns" => col("compensated total", 0, 0, Never, "total with the instrumentation the sampler measured taken out", |s, _| Cell::Ns(s.compensated_total_ns)),
+        "compensated_self_ns" => col("compensated self", 0, 0, Never, "self with the instrumentation the sampler measured taken out", |s, _| Cell::Ns(s.compensated_self_ns)),
         "p_self" => col("p_self", 55, 7, Always, "self time as a share of the site's own total", |s, _| Cell::Share(s.self_ns, s.total_ns)),
         "resolved" => col("resolved", 0, 0, Never, "calls long enough to be timed (see the note under the table)", |s, _| Cell::Flag(s.resolved)),
         "allocs" => col("allocs", 120, 9, Alloc, "allocations (tickprof::Alloc), marked callees included", |s, _| Cell::Count(s.alloc.allocs)),
@@ -266,7 +266,7 @@ pub(crate) fn outside_cell(column: &Column, a: &AllocStats) -> Option<Cell<'stat
     }
 }
 
-fn plural(n: u64) -> &'static str {
+pub(crate) fn plural(n: u64) -> &'static str {
     if n == 1 {
         ""
     } else {
@@ -274,13 +274,21 @@ fn plural(n: u64) -> &'static str {
     }
 }
 
+/// A note under the table: whether it warns ([`WARN`]: something was
+/// lost or may be wrong, as rejected times, lost calls, dropped events) or
+/// informs ([`INFORM`]: how figures were made, as counted sites, `~`,
+/// adjusted paths, the instrumentation's cost), and its text.
+pub(crate) type Note = (bool, String);
+pub(crate) const WARN: bool = true;
+pub(crate) const INFORM: bool = false;
+
 /// The notes under the table: one line each, for what the reader must
 /// know to trust the figures (rejections, unwinding, out-of-order guards,
 /// folded or lost calls, adjusted tree nodes, dropped trace events, a
 /// possibly incomplete report). Plain text, no leading `tickprof: `.
-pub(crate) fn notes(report: &Report) -> Vec<String> {
-    let r = &report.run;
+pub(crate) fn notes(report: &Report) -> Vec<Note> {
     let mut v = Vec::new();
+    let r = &report.run;
     // Saturating: a report read from a file may hold any values.
     let total = |f: fn(&crate::report::SiteStats) -> u64| {
         report
@@ -295,17 +303,20 @@ pub(crate) fn notes(report: &Report) -> Vec<String> {
     );
     let rejected = reversed.saturating_add(oversized);
     if rejected > 0 {
-        v.push(format!(
+        v.push((WARN, format!(
             "rejected {} call{} ({reversed} reversed, {oversized} longer than {}): counted, times not added",
             rejected,
             plural(rejected),
             fmt_ns(r.max_delta_ns as f64)
-        ));
+        )));
     }
     if unwound > 0 {
-        v.push(format!(
-            "{unwound} call{} ended by a panic (unwound); their time is included",
-            plural(unwound)
+        v.push((
+            INFORM,
+            format!(
+                "{unwound} call{} ended by a panic (unwound); their time is included",
+                plural(unwound)
+            ),
         ));
     }
     let counted = [
@@ -337,7 +348,7 @@ pub(crate) fn notes(report: &Report) -> Vec<String> {
         (
             r.clamped,
             "call path",
-            "set to 0: the compensated time came out below zero",
+            "set to 0: less the instrumentation measured inside, its time came out below zero",
         ),
         (
             r.carried,
@@ -362,7 +373,9 @@ pub(crate) fn notes(report: &Report) -> Vec<String> {
     ];
     for (n, what, says) in counted {
         if n > 0 {
-            v.push(format!("{n} {what}{} {says}", plural(n)));
+            let text = format!("{n} {what}{} {says}", plural(n));
+            // Adjusted call paths inform; lost or dropped events warn.
+            v.push((what != "call path", text));
         }
     }
     // Counted sites have their own note.
@@ -372,27 +385,28 @@ pub(crate) fn notes(report: &Report) -> Vec<String> {
         .filter(|x| !x.resolved && x.timing == crate::report::Timing::Timed)
         .count() as u64;
     if unresolved > 0 {
-        v.push(format!(
-            "{unresolved} site{} marked ~: calls shorter than the instrumentation inside a timed call ({}), below what TSC instrumentation can resolve; their times are estimates",
+        v.push((INFORM, format!(
+            "{unresolved} site{} marked ~: calls shorter than twice the clock's resolution ({}), below what TSC instrumentation can resolve; their times are estimates",
             plural(unresolved),
             fmt_ns(r.overhead_inner_ns)
-        ));
+        )));
     }
     if r.counted_sites > 0 {
-        v.push(format!(
-            "{} site{} counted (TICKPROF_TIME): {} call{} counted without reading the clock, one in {} timed; their times are estimates (~) from those, their self is 0, and their calls' time is in their nearest timed callers' self",
+        v.push((INFORM, format!(
+            "{} site{} counted (TICKPROF_TIME): {} call{} counted without reading the clock, one in {} timed; their times (~) are the sampler's: the time it found them on top of the stack (self) and inside them (total)",
             r.counted_sites,
             plural(r.counted_sites),
             r.counted_calls,
             plural(r.counted_calls),
             crate::site::SAMPLE_EVERY,
-        ));
+        )));
     }
     if let Some(line) = instrumentation(report) {
-        v.push(line);
+        v.push((INFORM, line));
     }
     if !r.complete {
-        v.push("a finishing thread held the profiler lock; its calls may be missing".to_owned());
+        let lost = "a finishing thread held the profiler lock; its calls may be missing";
+        v.push((WARN, lost.to_owned()));
     }
     v
 }
@@ -400,10 +414,9 @@ pub(crate) fn notes(report: &Report) -> Vec<String> {
 /// Marks named in the instrumentation note.
 const COSTLIEST: usize = 3;
 
-/// The instrumentation note: what the marks cost in all (each timed call
-/// at the calibrated cost of a timed call, each counted call at a counted
-/// call's) and the costliest marks, so that a broad marker sees which
-/// marks to remove. `None` when not calibrated or nothing ran.
+/// The instrumentation note: the costliest marks (each call at the
+/// instrumentation per call the sampler measured), so that a broad marker
+/// sees which marks to remove. `None` when nothing was measured or ran.
 fn instrumentation(report: &Report) -> Option<String> {
     let r = &report.run;
     if r.overhead_call_ns <= 0.0 || report.sites.is_empty() {
@@ -414,7 +427,6 @@ fn instrumentation(report: &Report) -> Option<String> {
         .iter()
         .map(|s| (s.instrumentation_ns(r), s.name.as_str()))
         .collect();
-    let all: f64 = cost.iter().map(|c| c.0).sum();
     cost.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
     let top: Vec<String> = cost
         .iter()
@@ -422,12 +434,8 @@ fn instrumentation(report: &Report) -> Option<String> {
         .map(|(ns, name)| format!("{name} {}", fmt_ns(*ns)))
         .collect();
     Some(format!(
-        "instrumentation ≈ {} over {} site{} ({} per timed call, {} per counted call); costliest marks: {}",
-        fmt_ns(all),
-        report.sites.len(),
-        plural(report.sites.len() as u64),
+        "costliest marks, at the {} per call measured: {}",
         fmt_ns(r.overhead_call_ns),
-        fmt_ns(r.overhead_counted_ns),
         top.join(", ")
     ))
 }
@@ -495,7 +503,16 @@ mod tests {
         r.run.complete = false;
         let n = notes(&r);
         assert_eq!(n.len(), 4, "{n:?}");
-        assert!(n[0].starts_with("2 call paths set to 0: the compensated"));
-        assert!(n[1].starts_with("1 call path raised to the total of the marked calls inside"));
+        assert!(n[0]
+            .1
+            .starts_with("2 call paths set to 0: less the instrumentation"));
+        assert!(n[1]
+            .1
+            .starts_with("1 call path raised to the total of the marked calls inside"));
+        // Adjusted paths inform; dropped events and a missing thread warn.
+        assert_eq!(
+            n.iter().map(|n| n.0).collect::<Vec<_>>(),
+            [false, false, true, true]
+        );
     }
 }

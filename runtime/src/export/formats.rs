@@ -225,7 +225,7 @@ mod tests {
     }
 
     /// `docs/formats.md`'s table is [`markdown_table`]; with
-    /// `TICKPROF_BLESS=1` the test rewrites it.
+    /// `TPTEST_BLESS=1` the test rewrites it.
     #[test]
     fn docs_formats_table_is_the_formats_table() {
         const BEGIN: &str = "<!-- formats:begin -->\n";
@@ -243,14 +243,14 @@ mod tests {
         if got == want {
             return;
         }
-        if std::env::var_os("TICKPROF_BLESS").is_some_and(|v| v == "1") {
+        if std::env::var_os("TPTEST_BLESS").is_some_and(|v| v == "1") {
             let new = format!("{}{want}{}", &doc[..b + BEGIN.len()], &doc[e..]);
             std::fs::write(path, new).unwrap();
             return;
         }
         panic!(
             "{path}: the formats table differs from export::FORMATS \
-             (TICKPROF_BLESS=1 rewrites it); it should be:\n{want}"
+             (TPTEST_BLESS=1 rewrites it); it should be:\n{want}"
         );
     }
 }

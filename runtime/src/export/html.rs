@@ -223,8 +223,10 @@ fn header(out: &mut String, report: &Report) {
         );
         out.push_str("</p>\n");
     }
-    for note in columns::notes(report) {
-        out.push_str("<p class=\"note\">");
+    for (warns, note) in columns::notes(report) {
+        // Warnings in red; notes on how figures were made, muted.
+        let class = if warns { "note warn" } else { "note" };
+        let _ = write!(out, "<p class=\"{class}\">");
         push_esc(out, &note);
         out.push_str("</p>\n");
     }
@@ -237,7 +239,7 @@ fn skeleton(out: &mut String, report: &Report) {
         "<h2 id=\"sites\">Sites</h2>\n<p class=\"hint\">Click a column header to sort, a name to see its callers and callees. \
          <label>Filter <input id=\"filter\" type=\"search\" placeholder=\"part of a name\"></label> \
          <span id=\"shown\"></span> <button type=\"button\" id=\"more-rows\" hidden>show more rows</button></p>\n\
-         <noscript><p class=\"note\">The table and sections need JavaScript; the same data is in the JSON and CSV outputs.</p></noscript>\n\
+         <noscript><p class=\"note warn\">The table and sections need JavaScript; the same data is in the JSON and CSV outputs.</p></noscript>\n\
          <table id=\"table\"><colgroup><col class=\"c-name\">",
     );
     let cols = columns::shown(report);
@@ -363,6 +365,26 @@ mod tests {
         assert!(page.trim_end().ends_with("</html>"));
         assert!(page.contains("<script type=\"application/json\" id=\"tp-data\">[]</script>"));
         assert!(page.contains("id=\"tp-rows\"></script>"));
+    }
+
+    #[test]
+    fn warnings_are_red_and_information_is_not_and_one_call_is_singular() {
+        let mut r = Report::empty();
+        let mut s = crate::export::test_site("one", crate::SiteKind::Function);
+        s.calls = 1;
+        s.reversed = 1;
+        r.sites.push(s);
+        r.run.counted_sites = 1;
+        r.run.counted_calls = 1;
+        let page = render(&r);
+        assert!(
+            page.contains("<p class=\"note warn\">rejected 1 call (1 reversed"),
+            "{page}"
+        );
+        assert!(page.contains("<p class=\"note\">1 site counted (TICKPROF_TIME): 1 call counted"));
+        assert!(page.contains(".note{margin:2px 0;color:var(--mute)}.note.warn{color:#b3261e}"));
+        assert!(page.contains("<p class=\"stats\">1 call · total"), "{page}");
+        assert!(!page.contains("1 calls"));
     }
 
     #[test]

@@ -199,7 +199,7 @@ struct Meta<'a> {
 /// a file by `tickprof show`: its program is not in it).
 fn program_of(report: Option<&Report>) -> &'static str {
     match report {
-        Some(r) if r.run.pid != crate::report::process_id() => "tickprof",
+        Some(r) if r.run.pid != crate::process::program_pid() => "tickprof",
         _ => program(),
     }
 }

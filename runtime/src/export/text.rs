@@ -25,7 +25,7 @@ impl Report {
         let mut s = String::new();
         header(self, &mut s);
         table(self, &mut s, opts);
-        for note in columns::notes(self) {
+        for (_, note) in columns::notes(self) {
             let _ = writeln!(s, "tickprof: {note}");
         }
         tools::tools(self, &mut s, opts);
@@ -99,39 +99,54 @@ fn header(r: &Report, s: &mut String) {
         crate::report::fmt_hz(run.frequency_hz),
         run.frequency_source,
     );
-    if run.overhead_call_ticks > 0.0 {
-        let own = if run.overhead_inner_ticks >= 0.5 {
-            format!(
-                "{:.1} ns ({:.0} ticks) of it inside the call's own time",
-                run.overhead_inner_ns, run.overhead_inner_ticks
-            )
-        } else {
-            "none of it measurable inside the call's own time".to_owned()
-        };
-        let _ = writeln!(
-            s,
-            "tickprof: overhead per marked call: {:.1} ns ({:.0} ticks) added to its caller's time, {own} ({}); instrumentation ≈ {:.1}% of the run",
-            run.overhead_call_ns,
-            run.overhead_call_ticks,
-            run.calibration,
-            100.0 * run.overhead_share
-        );
-    }
     if run.debug_build {
         let _ = writeln!(
             s,
             "tickprof: unoptimised build (debug assertions on): every figure is far above a release build's"
         );
     }
-    let _ = writeln!(
-        s,
-        "tickprof: times are {}",
-        if run.compensated {
-            "compensated: that cost is subtracted (TICKPROF_COMPENSATE=0 for raw times)"
-        } else {
-            "raw: the instrumentation's cost is included"
-        }
-    );
+    let _ = writeln!(s, "tickprof: {}", instrumentation_line(run));
+    if run.waited_ns > 0 {
+        let _ = writeln!(
+            s,
+            "tickprof: the threads waited {} for a CPU other programs held (in the times below, as in a wall clock's)",
+            fmt_ns(run.waited_ns as f64)
+        );
+    }
+    if run.setup_ns > 0 {
+        let _ = writeln!(
+            s,
+            "tickprof: setting up {} thread{} at {} first marked call took {} in all, outside every call's time",
+            run.setup_threads,
+            if run.setup_threads == 1 { "" } else { "s" },
+            if run.setup_threads == 1 { "its" } else { "their" },
+            fmt_ns(run.setup_ns as f64)
+        );
+    }
+}
+
+/// The header's line on the instrumentation: what the sampler measured of
+/// it, and whether the figures have it taken out.
+fn instrumentation_line(run: &crate::report::RunInfo) -> String {
+    if run.sampled_ns == 0 {
+        return format!(
+            "instrumentation {}: times are raw, with the instrumentation's cost in them",
+            run.calibration
+        );
+    }
+    let taken = if run.compensated {
+        "taken out of every time below (TICKPROF_COMPENSATE=0 for raw times)"
+    } else {
+        "left in the times below (raw: TICKPROF_COMPENSATE=off)"
+    };
+    format!(
+        "instrumentation {}: {:.1}% of the recording threads' time ({} of {}), {} per marked call; {taken}",
+        run.calibration,
+        100.0 * run.overhead_share,
+        fmt_ns(run.instrumentation_ns as f64),
+        fmt_ns(run.sampled_ns as f64),
+        fmt_ns(run.overhead_call_ns),
+    )
 }
 
 fn table(r: &Report, s: &mut String, opts: &TextOptions) {

@@ -72,8 +72,9 @@ pub(crate) fn arm_global(table: &str, seed: u64) -> Vec<String> {
         match checked {
             Ok(sites) => resolved.extend(sites),
             Err(why) => warnings.push(format!(
-                "tickprof: warning: TICKPROF_FAIL entry {:?}: {why}; not armed",
-                e.text
+                "tickprof: warning: TICKPROF_FAIL entry {}: {}; not armed",
+                crate::config::quoted(e.text),
+                crate::config::named(&why)
             )),
         }
     }

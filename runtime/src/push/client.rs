@@ -21,6 +21,12 @@ pub(crate) enum Failure {
     /// The request was sent but no status line came back before the
     /// deadline: the receiver may have stored it, so it is not sent again.
     NoAnswer,
+    /// The request was sent and the receiver closed the connection
+    /// without a byte of answer (not sent again either).
+    Closed,
+    /// The receiver answered something that is not a well-formed HTTP/1.x
+    /// status line (not sent again either).
+    Garbled,
     /// The receiver answered with this status (not `2xx`).
     Status(u16),
 }
@@ -40,6 +46,8 @@ impl Failure {
             Failure::NoAnswer => 8,
             Failure::Status(s) if s >= 500 => 16,
             Failure::Status(_) => 32,
+            Failure::Closed => 64,
+            Failure::Garbled => 128,
         }
     }
 
@@ -50,14 +58,31 @@ impl Failure {
             Failure::Connect => format!("cannot connect{detail}"),
             Failure::Send => format!("cannot send the request{detail}"),
             Failure::NoAnswer => format!("no answer within the deadline{detail}"),
+            Failure::Closed => {
+                format!("the receiver closed the connection without answering{detail}")
+            }
+            Failure::Garbled => {
+                format!("the receiver's answer is not an HTTP/1.x status line{detail}")
+            }
             Failure::Status(s) => format!("the receiver answered HTTP {s}{detail}"),
         }
     }
 }
 
+/// The detail of an I/O error for a warning line: `: why`. A timeout
+/// says so in words (a socket timeout is `EAGAIN` to the system, whose
+/// message, "Resource temporarily unavailable (os error 11)", does not).
+fn detail(e: &io::Error) -> String {
+    match e.kind() {
+        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => ": the deadline passed".to_owned(),
+        _ => format!(": {e}"),
+    }
+}
+
 /// Posts `body` (of type `content_type`) to `path` on `authority`
-/// (`host:port`), all of it before `deadline`. `Ok` on a `2xx` answer;
-/// the error detail is the system's message, if any.
+/// (`host:port`), all of it before `deadline`. `Ok` on a well-formed
+/// `2xx` status line; the error detail is what went wrong, if more can
+/// be said.
 pub(crate) fn post(
     authority: &str,
     path: &str,
@@ -66,10 +91,9 @@ pub(crate) fn post(
     deadline: Instant,
 ) -> Result<(), (Failure, String)> {
     let left = || deadline.saturating_duration_since(Instant::now());
-    let detail = |e: io::Error| format!(": {e}");
     let addrs: Vec<_> = authority
         .to_socket_addrs()
-        .map_err(|e| (Failure::Resolve, detail(e)))?
+        .map_err(|e| (Failure::Resolve, format!(": {e}")))?
         .collect();
     let mut stream = None;
     let mut last = String::from(": no address");
@@ -83,7 +107,7 @@ pub(crate) fn post(
                 stream = Some(s);
                 break;
             }
-            Err(e) => last = detail(e),
+            Err(e) => last = detail(&e),
         }
     }
     let mut s = stream.ok_or((Failure::Connect, last))?;
@@ -95,13 +119,11 @@ pub(crate) fn post(
     );
     let _ = s.set_nodelay(true);
     for chunk in [head.as_bytes(), body] {
-        write_by(&mut s, chunk, deadline).map_err(|e| (Failure::Send, detail(e)))?;
+        write_by(&mut s, chunk, deadline).map_err(|e| (Failure::Send, detail(&e)))?;
     }
-    let status = read_status(&mut s, deadline).map_err(|e| (Failure::NoAnswer, detail(e)))?;
-    if (200..300).contains(&status) {
-        Ok(())
-    } else {
-        Err((Failure::Status(status), String::new()))
+    match read_status(&mut s, deadline)? {
+        200..=299 => Ok(()),
+        status => Err((Failure::Status(status), String::new())),
     }
 }
 
@@ -123,39 +145,68 @@ fn write_by(s: &mut TcpStream, mut buf: &[u8], deadline: Instant) -> io::Result<
     Ok(())
 }
 
-/// The status code of the answer's status line (`HTTP/1.x NNN …`), read
-/// before `deadline`; at most 1 KiB is read.
-fn read_status(s: &mut TcpStream, deadline: Instant) -> io::Result<u16> {
+/// The longest status line read.
+const MAX_STATUS_LINE: usize = 1024;
+
+/// The status code of the answer's status line, read before `deadline`
+/// (at most [`MAX_STATUS_LINE`] bytes).
+fn read_status(s: &mut TcpStream, deadline: Instant) -> Result<u16, (Failure, String)> {
     let mut got = Vec::with_capacity(64);
     let mut buf = [0u8; 256];
-    while !got.windows(2).any(|w| w == b"\r\n") && got.len() < 1024 {
+    while !got.contains(&b'\n') && got.len() < MAX_STATUS_LINE {
         let t = deadline.saturating_duration_since(Instant::now());
-        if t.is_zero() {
-            return Err(io::ErrorKind::TimedOut.into());
-        }
-        s.set_read_timeout(Some(t))?;
-        match s.read(&mut buf) {
+        let read = if t.is_zero() {
+            Err(io::ErrorKind::TimedOut.into())
+        } else {
+            s.set_read_timeout(Some(t)).and_then(|()| s.read(&mut buf))
+        };
+        match read {
             Ok(0) => break,
             Ok(n) => got.extend_from_slice(&buf[..n]),
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                ) =>
+            {
+                return Err((Failure::NoAnswer, String::new()));
+            }
+            Err(e) => return Err((Failure::Closed, format!(": {e}"))),
         }
     }
-    let line = String::from_utf8_lossy(&got);
-    let mut words = line.split(' ');
-    match (words.next(), words.next().and_then(|c| c.get(..3))) {
-        (Some(v), Some(code)) if v.starts_with("HTTP/1.") => code
-            .parse()
-            .map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "not an HTTP answer")),
-        _ if got.is_empty() => Err(io::Error::new(
-            io::ErrorKind::UnexpectedEof,
-            "the connection closed without an answer",
-        )),
-        _ => Err(io::Error::new(
-            io::ErrorKind::InvalidData,
-            "not an HTTP answer",
-        )),
+    if got.is_empty() {
+        return Err((Failure::Closed, String::new()));
     }
+    let line = got.split(|&b| b == b'\n').next().unwrap_or_default();
+    let complete = got.len() > line.len();
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    match status_code(line) {
+        Some(code) if complete => Ok(code),
+        _ => Err((Failure::Garbled, format!(": {}", shown(line)))),
+    }
+}
+
+/// The code of a well-formed status line (without its line end):
+/// `HTTP/1.0` or `HTTP/1.1`, one space, three digits from `100` to `599`,
+/// then the end or a space and a reason.
+pub(crate) fn status_code(line: &[u8]) -> Option<u16> {
+    let rest = line
+        .strip_prefix(b"HTTP/1.1 ")
+        .or_else(|| line.strip_prefix(b"HTTP/1.0 "))?;
+    let (code, after) = (rest.get(..3)?, &rest[3..]);
+    if !code.iter().all(u8::is_ascii_digit) || !(after.is_empty() || after[0] == b' ') {
+        return None;
+    }
+    let code = code.iter().fold(0u16, |n, d| n * 10 + u16::from(d - b'0'));
+    (100..600).contains(&code).then_some(code)
+}
+
+/// A few bytes of an answer, quoted for a warning line.
+fn shown(line: &[u8]) -> String {
+    let text = String::from_utf8_lossy(&line[..line.len().min(40)]);
+    let more = if line.len() > 40 { "…" } else { "" };
+    format!("{text:?}{more}")
 }
 
 /// A `multipart/form-data` body of file fields `(name, file name, bytes)`;
@@ -239,23 +290,106 @@ mod tests {
         );
         assert_eq!(r.unwrap_err().0, Failure::NoAnswer);
         // Answered with an error status.
+        let r = answered(b"HTTP/1.1 422 Unprocessable\r\n\r\n");
+        assert_eq!(r.unwrap_err().0, Failure::Status(422));
+        assert!(!Failure::NoAnswer.retryable() && Failure::Connect.retryable());
+    }
+
+    #[test]
+    fn only_a_well_formed_status_line_has_a_code() {
+        for (line, code) in [
+            (&b"HTTP/1.1 200 OK"[..], Some(200)),
+            (b"HTTP/1.0 204", Some(204)),
+            (b"HTTP/1.1 299 Whatever it says", Some(299)),
+            (b"HTTP/1.1 503 Busy", Some(503)),
+            (b"HTTP/1.1 2999", None),
+            (b"HTTP/1.1 204x", None),
+            (b"HTTP/1.1 20", None),
+            (b"HTTP/1.9 200 OK", None),
+            (b"HTTP/2 200", None),
+            (b"http/1.1 200 OK", None),
+            (b"HTTP/1.1  200 OK", None),
+            (b"HTTP/1.1 +20 OK", None),
+            (b"HTTP/1.1 099 Low", None),
+            (b"HTTP/1.1 600 High", None),
+            (b"200 OK", None),
+            (b"", None),
+        ] {
+            assert_eq!(
+                status_code(line),
+                code,
+                "{:?}",
+                String::from_utf8_lossy(line)
+            );
+        }
+    }
+
+    /// A receiver that reads the whole request and answers `answer` (then
+    /// closes); what `post` makes of it.
+    fn answered(answer: &'static [u8]) -> Result<(), (Failure, String)> {
         let l = TcpListener::bind("127.0.0.1:0").unwrap();
         let addr = l.local_addr().unwrap().to_string();
         let t = std::thread::spawn(move || {
             let (mut s, _) = l.accept().unwrap();
+            let mut got = Vec::new();
             let mut buf = [0u8; 4096];
-            let _ = s.read(&mut buf);
-            s.write_all(b"HTTP/1.1 422 Unprocessable\r\n\r\n").unwrap();
+            // Unread bytes at the close would reset the connection.
+            while !got.ends_with(b"\r\n\r\nbody") {
+                let n = s.read(&mut buf).unwrap();
+                assert_ne!(n, 0);
+                got.extend_from_slice(&buf[..n]);
+            }
+            s.write_all(answer).unwrap();
         });
         let r = post(
             &addr,
             "/ingest",
             "x",
             b"body",
-            Instant::now() + Duration::from_secs(5),
+            Instant::now() + Duration::from_secs(20),
         );
-        assert_eq!(r.unwrap_err().0, Failure::Status(422));
         t.join().unwrap();
-        assert!(!Failure::NoAnswer.retryable() && Failure::Connect.retryable());
+        r
+    }
+
+    #[test]
+    fn a_push_counts_only_on_a_well_formed_2xx_and_failures_say_what_happened() {
+        assert_eq!(answered(b"HTTP/1.1 200 OK\r\n\r\n"), Ok(()));
+        assert_eq!(answered(b"HTTP/1.0 204 No Content\n\n"), Ok(()));
+        for bad in [
+            &b"HTTP/1.1 2999 OK\r\n\r\n"[..],
+            b"HTTP/1.1 204x\r\n\r\n",
+            b"HTTP/1.9 200 OK\r\n\r\n",
+            b"garbage\r\n",
+            b"HTTP/1.1 200 OK",
+        ] {
+            let (f, detail) = answered(bad).unwrap_err();
+            assert_eq!(f, Failure::Garbled, "{:?}", String::from_utf8_lossy(bad));
+            let line = f.describe(&detail);
+            assert!(
+                line.starts_with("the receiver's answer is not an HTTP/1.x status line: \""),
+                "{line}"
+            );
+            assert!(
+                !line.contains("deadline") && !line.contains("os error"),
+                "{line}"
+            );
+        }
+        let (f, detail) = answered(b"").unwrap_err();
+        assert_eq!((f, detail.as_str()), (Failure::Closed, ""));
+        assert_eq!(
+            f.describe(&detail),
+            "the receiver closed the connection without answering"
+        );
+        assert_eq!(
+            answered(b"HTTP/1.1 404 Not Found\r\n\r\n").unwrap_err().0,
+            Failure::Status(404)
+        );
+        // A real timeout says so, not "os error 11".
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = l.local_addr().unwrap().to_string();
+        let soon = Instant::now() + Duration::from_millis(300);
+        let (f, detail) = post(&addr, "/ingest", "x", b"body", soon).unwrap_err();
+        assert_eq!(f.describe(&detail), "no answer within the deadline");
     }
 }

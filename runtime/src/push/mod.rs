@@ -20,6 +20,7 @@
 //!   report's last line counts pushes sent, failed and dropped.
 
 mod client;
+mod name;
 
 use crate::config::PushTarget;
 use crate::export::pprof;
@@ -72,15 +73,21 @@ struct Push {
     body: Vec<u8>,
 }
 
-/// The state shared by the push thread and the exit path.
+/// The state shared by the push thread and the final push.
 struct Shared {
     target: PushTarget,
     /// The process that started the thread (a forked child has none).
     pid: u32,
+    /// What the pushes are made from, and the `name` query value.
+    source: Source,
+    name: String,
     queue: Mutex<VecDeque<Push>>,
-    /// Set by [`finish`]: take the final capture, send, then stop.
+    /// The capture of the last push and its time (Unix seconds): the
+    /// start of the next interval.
+    base: Mutex<Option<(Capture, u64)>>,
+    /// Set by [`stop`]: the thread stops (the final push is made elsewhere).
     finishing: AtomicBool,
-    /// Set by the thread when the final push is over; `wake` announces it.
+    /// Set by the thread when it has stopped; `wake` announces it.
     done: Mutex<bool>,
     wake: Condvar,
     sent: AtomicU64,
@@ -94,13 +101,18 @@ struct Shared {
 static SHARED: OnceLock<Shared> = OnceLock::new();
 
 /// Starts the thread `tickprof push` (once). Returns the warning lines
-/// to print (the thread cannot start).
+/// to print (the application name mended; the thread cannot start).
 pub(crate) fn start(settings: Settings, source: Source) -> Vec<String> {
     let target = settings.target.clone();
+    let (app, warning) = name::app(&settings);
+    let mut warnings: Vec<String> = warning.into_iter().collect();
     let shared = Shared {
         target: target.clone(),
         pid: crate::report::process_id(),
+        source,
+        name: name::query_name(&app, &settings.labels),
         queue: Mutex::new(VecDeque::new()),
+        base: Mutex::new(None),
         finishing: AtomicBool::new(false),
         done: Mutex::new(false),
         wake: Condvar::new(),
@@ -115,18 +127,16 @@ pub(crate) fn start(settings: Settings, source: Source) -> Vec<String> {
     }
     let spawned = std::thread::Builder::new()
         .name("tickprof push".to_owned())
-        .spawn(move || crate::record::quietly(|| run(&settings, source)));
-    match spawned {
-        Ok(_) => Vec::new(),
-        Err(e) => {
-            if let Some(s) = SHARED.get() {
-                *lock(&s.done) = true;
-            }
-            vec![format!(
-                "tickprof: warning: TICKPROF_PUSH={target}: cannot start the push thread: {e}; nothing is pushed\n"
-            )]
+        .spawn(move || crate::record::quietly(|| run(settings.interval)));
+    if let Err(e) = spawned {
+        if let Some(s) = SHARED.get() {
+            *lock(&s.done) = true;
         }
+        warnings.push(format!(
+            "tickprof: warning: TICKPROF_PUSH={target}: cannot start the push thread: {e}; nothing is pushed\n"
+        ));
     }
+    warnings
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -140,42 +150,25 @@ fn unix_s() -> u64 {
         .map_or(0, |d| d.as_secs())
 }
 
-/// The `name` query value: `app{k=v,…}`.
-fn app_name(settings: &Settings) -> String {
-    let app = settings.name.clone().unwrap_or_else(|| {
-        std::env::current_exe()
-            .ok()
-            .and_then(|p| p.file_name().map(|f| f.to_string_lossy().into_owned()))
-            .filter(|f| !f.is_empty())
-            .unwrap_or_else(|| "tickprof".to_owned())
-    });
-    let labels: Vec<String> = settings
-        .labels
-        .iter()
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect();
-    format!("{app}{{{}}}", labels.join(","))
-}
-
-/// The body of `tickprof push`.
-fn run(settings: &Settings, source: Source) {
+/// The body of `tickprof push`: a push every `interval`, until [`stop`].
+fn run(interval: Duration) {
     let Some(shared) = SHARED.get() else { return };
-    let name = client::query_value(&app_name(settings));
-    let mut base: Option<(Capture, u64)> = None;
-    let mut next_capture = Instant::now() + settings.interval;
+    // An interval too long to add to a clock reading (the settings take
+    // any length) means no push before the final one.
+    let after = |t: Instant| t.checked_add(interval);
+    let mut next_capture = after(Instant::now());
     let mut backoff = FIRST_BACKOFF;
     let mut retry_at: Option<Instant> = None;
-    loop {
-        let finishing = shared.finishing.load(Ordering::Acquire);
+    let stopping = || shared.finishing.load(Ordering::Acquire);
+    while !stopping() {
         let now = Instant::now();
-        if finishing || now >= next_capture {
-            take(shared, source, &mut base);
-            next_capture = now + settings.interval;
+        if next_capture.is_some_and(|t| now >= t) {
+            take(shared);
+            next_capture = after(now);
         }
-        let cap = finishing.then(|| now + FINAL_WAIT.saturating_sub(Duration::from_millis(200)));
-        if finishing || retry_at.map_or(true, |t| Instant::now() >= t) {
+        if retry_at.map_or(true, |t| Instant::now() >= t) {
             retry_at = None;
-            while let Some(sent) = send_front(shared, &name, cap) {
+            while let Some(sent) = send_front(shared, None).filter(|_| !stopping()) {
                 match sent {
                     Err(f) if f.retryable() => {
                         retry_at = Some(Instant::now() + backoff);
@@ -186,28 +179,29 @@ fn run(settings: &Settings, source: Source) {
                 }
             }
         }
-        if finishing {
-            let left = lock(&shared.queue).len() as u64;
-            shared.failed.fetch_add(left, Ordering::Relaxed);
-            lock(&shared.queue).clear();
-            *lock(&shared.done) = true;
-            shared.wake.notify_all();
-            return;
-        }
-        // Sleep until the next capture or retry, or until `finish`.
-        let until = retry_at.map_or(next_capture, |r| r.min(next_capture));
+        // Sleep until the next capture or retry, or until `stop`.
+        let until = match (retry_at, next_capture) {
+            (Some(r), Some(n)) => Some(r.min(n)),
+            (r, n) => r.or(n),
+        };
         let done = lock(&shared.done);
-        let wait = until.saturating_duration_since(Instant::now());
-        if !shared.finishing.load(Ordering::Acquire) && !wait.is_zero() {
-            drop(shared.wake.wait_timeout(done, wait));
+        if !stopping() {
+            match until.map(|t| t.saturating_duration_since(Instant::now())) {
+                None => drop(shared.wake.wait(done)),
+                Some(wait) if !wait.is_zero() => drop(shared.wake.wait_timeout(done, wait)),
+                Some(_) => {}
+            }
         }
     }
+    *lock(&shared.done) = true;
+    shared.wake.notify_all();
 }
 
 /// Captures, renders the report since `base` into a push and queues it
 /// (dropping the oldest when full). An interval without calls is not
 /// pushed.
-fn take(shared: &Shared, source: Source, base: &mut Option<(Capture, u64)>) {
+fn take(shared: &Shared) {
+    let (source, mut base) = (shared.source, lock(&shared.base));
     let now = (source.capture)();
     let until_s = unix_s();
     let report = (source.report_of)(&now, base.as_ref().map(|(c, _)| c));
@@ -234,15 +228,15 @@ fn take(shared: &Shared, source: Source, base: &mut Option<(Capture, u64)>) {
 
 /// Sends the oldest queued push: `None` when the queue is empty. A
 /// retryable failure leaves it queued; anything else takes it off.
-fn send_front(shared: &Shared, name: &str, cap: Option<Instant>) -> Option<Result<(), Failure>> {
+fn send_front(shared: &Shared, cap: Option<Instant>) -> Option<Result<(), Failure>> {
     let (from_s, until_s, body) = {
         let q = lock(&shared.queue);
         let p = q.front()?;
         (p.from_s, p.until_s, p.body.clone())
     };
     let path = format!(
-        "{}/ingest?name={name}&from={from_s}&until={until_s}&format=pprof&spyName=tickprof",
-        shared.target.prefix
+        "{}/ingest?name={}&from={from_s}&until={until_s}&format=pprof&spyName=tickprof",
+        shared.target.prefix, shared.name
     );
     let seed = SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -295,7 +289,7 @@ fn send_front(shared: &Shared, name: &str, cap: Option<Instant>) -> Option<Resul
 pub(crate) fn counts() -> (u64, u64, u64) {
     SHARED
         .get()
-        .filter(|s| s.pid == crate::report::process_id())
+        .filter(|s| s.pid == crate::process::program_pid())
         .map_or((0, 0, 0), |s| {
             (
                 s.sent.load(Ordering::Relaxed),
@@ -305,19 +299,31 @@ pub(crate) fn counts() -> (u64, u64, u64) {
         })
 }
 
-/// The final push (from the exit report or a termination signal, once):
-/// tells `tickprof push` to push what is left, and waits at most
-/// [`FINAL_WAIT`]. Returns the line that counts the pushes (`None`
-/// without `TICKPROF_PUSH`, on a second call, or in a forked child, which
-/// pushes nothing).
-pub(crate) fn finish() -> Option<String> {
+/// The final push, made where [`Final::finish`] runs (a copy of the
+/// process writing the final report, or this one).
+pub(crate) struct Final {
+    shared: &'static Shared,
+    /// When the push thread was told to stop: the final push ends within
+    /// [`FINAL_WAIT`] of it.
+    started: Instant,
+    /// Whether the thread stopped in time (not: it is in a request, whose
+    /// push stays its own).
+    idle: bool,
+}
+
+/// Stops `tickprof push` for the final push (from the exit report or a
+/// termination signal, once), waiting at most [`FINAL_WAIT`] for a request
+/// under way; allocates nothing. `None` without `TICKPROF_PUSH`, on a
+/// second call, or in a forked child, which pushes nothing.
+pub(crate) fn stop() -> Option<Final> {
     let shared = SHARED
         .get()
         .filter(|s| s.pid == crate::report::process_id())?;
     if shared.finishing.swap(true, Ordering::AcqRel) {
         return None;
     }
-    let deadline = Instant::now() + FINAL_WAIT;
+    let started = Instant::now();
+    let deadline = started + FINAL_WAIT;
     let mut done = lock(&shared.done);
     shared.wake.notify_all();
     while !*done {
@@ -331,27 +337,49 @@ pub(crate) fn finish() -> Option<String> {
             .unwrap_or_else(PoisonError::into_inner)
             .0;
     }
-    let complete = *done;
-    drop(done);
-    let (sent, failed, dropped) = (
-        shared.sent.load(Ordering::Relaxed),
-        shared.failed.load(Ordering::Relaxed),
-        shared.dropped.load(Ordering::Relaxed),
-    );
-    let late = if complete {
-        String::new()
-    } else {
+    let idle = *done;
+    Some(Final {
+        shared,
+        started,
+        idle,
+    })
+}
+
+impl Final {
+    /// Pushes the last interval and what is queued, within [`FINAL_WAIT`]
+    /// of [`stop`]; returns the line that counts the pushes.
+    pub(crate) fn finish(self) -> String {
+        let shared = self.shared;
         // The thread is in a request (at most `REQUEST_TIMEOUT`): what is
         // queued, that request's push included, is not sent.
-        let queued = lock(&shared.queue).len();
+        let late = if self.idle {
+            take(shared);
+            let cap = self.started + FINAL_WAIT.saturating_sub(Duration::from_millis(200));
+            while let Some(sent) = send_front(shared, Some(cap)) {
+                if sent.is_err_and(Failure::retryable) {
+                    break;
+                }
+            }
+            let left = lock(&shared.queue).len() as u64;
+            shared.failed.fetch_add(left, Ordering::Relaxed);
+            lock(&shared.queue).clear();
+            String::new()
+        } else {
+            let queued = shared.queue.try_lock().map_or(1, |q| q.len());
+            format!(
+                "; the final push did not finish within {} s: {queued} queued push{} and the last interval not sent",
+                FINAL_WAIT.as_secs(),
+                if queued == 1 { "" } else { "es" }
+            )
+        };
+        let (sent, failed, dropped) = (
+            shared.sent.load(Ordering::Relaxed),
+            shared.failed.load(Ordering::Relaxed),
+            shared.dropped.load(Ordering::Relaxed),
+        );
         format!(
-            "; the final push did not finish within {} s: {queued} queued push{} and the last interval not sent",
-            FINAL_WAIT.as_secs(),
-            if queued == 1 { "" } else { "es" }
+            "tickprof: TICKPROF_PUSH={}: {sent} pushed, {failed} failed, {dropped} dropped (queue full){late}\n",
+            shared.target
         )
-    };
-    Some(format!(
-        "tickprof: TICKPROF_PUSH={}: {sent} pushed, {failed} failed, {dropped} dropped (queue full){late}\n",
-        shared.target
-    ))
+    }
 }

@@ -13,7 +13,7 @@
 //! - A free is counted where it happens: on the freeing thread's current
 //!   node, whichever thread (or node) allocated the block.
 //! - tickprof's own allocations (tree nodes, stacks, reports: all made with
-//!   the thread's `busy` flag set) and those of its calibration thread are
+//!   the thread's `busy` flag set) and those of its sampler thread are
 //!   not counted.
 //! - A thread that has not made a marked call yet has no tree: its
 //!   allocations are held in this thread's pending counters ([`super::pending`]) and added to

@@ -4,14 +4,23 @@
 //! stable for the arena's life and the report can read published nodes
 //! while the owner appends more. [`Arena::snapshot`] copies the counters
 //! into a plain [`Tree`].
+//!
+//! The arena, its segments and its lookup tables come from pages
+//! ([`super::pages`]), never from the program's allocator: a thread's
+//! first marked call, or its first call of a new path, may run in a
+//! signal handler that interrupted that allocator. The arena is shared by
+//! its thread and the reports that read it: a count of references
+//! ([`Arena::create`], [`Arena::retain`], [`Arena::release`]), the last
+//! one freeing it.
 
 use super::hist::Table as Hists;
 use super::node::Node;
+use super::pages;
 use super::trace::Shared as TraceBuffer;
 use crate::site::CallSite;
 use crate::tree::{TNode, Tree};
-use core::sync::atomic::{AtomicPtr, AtomicU64, AtomicUsize, Ordering};
-use std::sync::OnceLock;
+use core::cell::UnsafeCell;
+use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering};
 
 /// First segment holds `1 << BASE_SHIFT` nodes; segment k holds twice k-1.
 const BASE_SHIFT: u32 = 4;
@@ -25,16 +34,25 @@ pub(crate) struct Arena {
     /// The thread's name as known at its first marked call: its std name,
     /// or a placeholder when that call may have run in a signal handler
     /// before std set the thread's handle (see `late_name`).
-    thread_name: String,
+    thread_name: Name,
     /// The thread's name found later, for a thread whose first marked call
-    /// could not ask std for it.
-    late_name: OnceLock<String>,
+    /// could not ask std for it: written once by the owner, then `late`
+    /// set (release).
+    late_name: UnsafeCell<Name>,
+    late: AtomicBool,
+    /// References: the thread's, and each report's reading it.
+    refs: AtomicUsize,
+    /// The next live arena in the registry's list (see `registry`).
+    pub(super) next: AtomicPtr<Arena>,
     pub(crate) thread_id: u64,
     /// Guards dropped after deeper guards that were never dropped (leaked or
     /// moved): the deeper frames were popped.
     pub(crate) resynced: AtomicU64,
     /// Guards dropped after their frame had already been popped.
     pub(crate) orphaned: AtomicU64,
+    /// Ticks the thread's set-up took (its first marked call's, outside
+    /// that call's time).
+    pub(crate) setup_ticks: AtomicU64,
     /// Calls made from inside the profiler's own bookkeeping (e.g. a marked
     /// global allocator), not recorded.
     pub(crate) reentrant: AtomicU64,
@@ -57,13 +75,75 @@ fn seg_len(seg: usize) -> usize {
     (1 << BASE_SHIFT) << seg
 }
 
+/// A thread's name, held in the arena (no allocation): at most
+/// [`Name::MAX`] bytes, cut at a character boundary.
+#[derive(Clone, Copy)]
+pub(crate) struct Name {
+    bytes: [u8; Name::MAX],
+    len: u8,
+}
+
+impl Name {
+    /// Bytes a name keeps.
+    pub(crate) const MAX: usize = 63;
+
+    /// `s`, cut to [`Name::MAX`] bytes at a character boundary.
+    pub(crate) fn new(s: &str) -> Name {
+        let mut n = Name {
+            bytes: [0; Name::MAX],
+            len: 0,
+        };
+        n.push(s);
+        n
+    }
+
+    /// Appends `s`, as much of it as fits.
+    pub(crate) fn push(&mut self, s: &str) {
+        let mut end = s.len().min(Name::MAX - usize::from(self.len));
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        let at = usize::from(self.len);
+        self.bytes[at..at + end].copy_from_slice(&s.as_bytes()[..end]);
+        self.len += end as u8;
+    }
+
+    /// `<thread N>`, written without allocating.
+    pub(crate) fn placeholder(id: u64) -> Name {
+        let mut n = Name::new("<thread ");
+        let mut digits = [0u8; 20];
+        let mut i = digits.len();
+        let mut v = id;
+        loop {
+            i -= 1;
+            digits[i] = b'0' + (v % 10) as u8;
+            v /= 10;
+            if v == 0 {
+                break;
+            }
+        }
+        // ASCII digits: always UTF-8.
+        n.push(core::str::from_utf8(&digits[i..]).unwrap_or("?"));
+        n.push(">");
+        n
+    }
+
+    pub(crate) fn as_str(&self) -> &str {
+        core::str::from_utf8(&self.bytes[..usize::from(self.len)]).unwrap_or("<thread>")
+    }
+}
+
 impl Arena {
-    pub(crate) fn new(thread_name: String, thread_id: u64) -> Arena {
+    pub(crate) fn new(thread_name: Name, thread_id: u64) -> Arena {
         Arena {
             segs: [const { AtomicPtr::new(core::ptr::null_mut()) }; SEGMENTS],
             len: AtomicUsize::new(0),
             thread_name,
-            late_name: OnceLock::new(),
+            late_name: UnsafeCell::new(Name::new("")),
+            late: AtomicBool::new(false),
+            refs: AtomicUsize::new(1),
+            setup_ticks: AtomicU64::new(0),
+            next: AtomicPtr::new(core::ptr::null_mut()),
             thread_id,
             resynced: AtomicU64::new(0),
             orphaned: AtomicU64::new(0),
@@ -74,14 +154,67 @@ impl Arena {
         }
     }
 
-    /// The thread's name.
-    pub(crate) fn name(&self) -> &str {
-        self.late_name.get().unwrap_or(&self.thread_name)
+    /// A new arena in pages, with one reference (its thread's); null
+    /// when the system refuses the memory.
+    pub(crate) fn create(thread_name: Name, thread_id: u64) -> *const Arena {
+        let p = pages::alloc_zeroed(core::mem::size_of::<Arena>()).cast::<Arena>();
+        if !p.is_null() {
+            // SAFETY: a fresh mapping, page-aligned, large enough.
+            unsafe { p.write(Arena::new(thread_name, thread_id)) };
+        }
+        p
     }
 
-    /// Gives the thread its real name, once (see `thread_name`).
-    pub(crate) fn set_late_name(&self, name: String) {
-        let _ = self.late_name.set(name);
+    /// One more reference (a report about to read the arena).
+    pub(crate) fn retain(&self) {
+        self.refs.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Gives back one reference; the last frees the arena.
+    ///
+    /// # Safety
+    ///
+    /// `p` came from [`Arena::create`], and the caller holds a reference
+    /// it does not use after this call.
+    pub(crate) unsafe fn release(p: *const Arena) {
+        // SAFETY: the caller holds a reference: the arena is alive.
+        let a = unsafe { &*p };
+        if a.refs.fetch_sub(1, Ordering::AcqRel) == 1 {
+            // SAFETY: the last reference: nobody else reads it; written by
+            // `create`, dropped and freed once here.
+            unsafe {
+                core::ptr::drop_in_place(p.cast_mut());
+                pages::free(p.cast_mut().cast(), core::mem::size_of::<Arena>());
+            }
+        }
+    }
+
+    /// The thread's name.
+    pub(crate) fn name(&self) -> &str {
+        if self.late.load(Ordering::Acquire) {
+            // SAFETY: written once before `late` was set (release), never
+            // again.
+            return unsafe { &*self.late_name.get() }.as_str();
+        }
+        self.thread_name.as_str()
+    }
+
+    /// Whether the thread was named after its first marked call (listed
+    /// under a placeholder before).
+    pub(crate) fn named_late(&self) -> bool {
+        self.late.load(Ordering::Acquire)
+    }
+
+    /// Gives the thread its real name, once (see `thread_name`). Owner
+    /// thread only.
+    pub(crate) fn set_late_name(&self, name: &str) {
+        if self.late.load(Ordering::Relaxed) {
+            return;
+        }
+        // SAFETY: only the owner writes it, once, before `late` is set;
+        // readers read it only after.
+        unsafe { *self.late_name.get() = Name::new(name) };
+        self.late.store(true, Ordering::Release);
     }
 
     /// Number of published nodes.
@@ -122,8 +255,14 @@ impl Arena {
         }
         let mut base = self.segs[seg].load(Ordering::Relaxed);
         if base.is_null() {
-            let nodes: Box<[Node]> = (0..seg_len(seg)).map(|_| Node::new()).collect();
-            base = Box::into_raw(nodes).cast::<Node>();
+            base = pages::alloc_zeroed(seg_len(seg) * core::mem::size_of::<Node>()).cast::<Node>();
+            if base.is_null() {
+                return None;
+            }
+            for k in 0..seg_len(seg) {
+                // SAFETY: a fresh mapping of `seg_len(seg)` nodes.
+                unsafe { base.add(k).write(Node::new()) };
+            }
             self.segs[seg].store(base, Ordering::Release);
         }
         // SAFETY: `off < seg_len(seg)` by construction of `seg_of`, and the
@@ -168,6 +307,7 @@ impl Arena {
             &self.orphaned,
             &self.reentrant,
             &self.leaked,
+            &self.setup_ticks,
         ] {
             a.store(0, Ordering::Relaxed);
         }
@@ -175,15 +315,20 @@ impl Arena {
     }
 }
 
+// SAFETY: the name written late is behind `late` (release/acquire);
+// everything else is atomics or `Sync` types.
+unsafe impl Sync for Arena {}
+// SAFETY: as above; an arena is freed by whichever holder releases last.
+unsafe impl Send for Arena {}
+
 impl Drop for Arena {
     fn drop(&mut self) {
         for (seg, p) in self.segs.iter().enumerate() {
             let base = p.load(Ordering::Acquire);
             if !base.is_null() {
-                let slice = core::ptr::slice_from_raw_parts_mut(base, seg_len(seg));
-                // SAFETY: allocated in `push` as a `Box<[Node]>` of exactly
-                // `seg_len(seg)` nodes; dropping the arena frees it once.
-                drop(unsafe { Box::from_raw(slice) });
+                // SAFETY: allocated in `push` from pages, `seg_len(seg)`
+                // nodes (plain atomics: nothing to drop); freed once here.
+                unsafe { pages::free(base.cast(), seg_len(seg) * core::mem::size_of::<Node>()) };
             }
         }
     }
@@ -211,7 +356,7 @@ mod tests {
     fn pushed_nodes_are_published_and_snapshotted() {
         fn m() {}
         static SITE: CallSite = CallSite::function(crate::site::path_of(m), None, "a.rs", 1);
-        let a = Arena::new("t".to_owned(), 1);
+        let a = Arena::new(Name::new("t"), 1);
         let root = a.push(None, u32::MAX, 0).unwrap();
         for _ in 0..100 {
             a.push(Some(&SITE), 0, 0).unwrap();

@@ -70,7 +70,7 @@ fn unrecorded(site: &'static CallSite, poll: bool) -> Frame {
 /// exit of a function that returned passes `false`).
 #[cold]
 #[inline(never)]
-pub(super) fn exit(s: &ThreadState, f: Frame, start: u64, end: u64, check: bool) {
+pub(super) fn exit(s: &ThreadState, f: Frame, (start, end): (u64, u64), mark: u64, check: bool) {
     // What the exit hooks are told (returned: the exit's `check` off).
     let ended =
         |site, depth, out_of_order| Ended::call(site, depth, (start, end), out_of_order, !check);
@@ -88,13 +88,15 @@ pub(super) fn exit(s: &ThreadState, f: Frame, start: u64, end: u64, check: bool)
             hooked,
         } => {
             let out_of_order = s.top_depth() != depth;
+            // Read before the pop counts this call.
+            let below = s.ended().wrapping_sub(mark);
             if !s.pop_frame(depth, node) {
                 return;
             }
             // SAFETY: `node` was handed out by this thread's arena, which
             // is alive: the state is not torn down (`pop_frame` said so).
             let node = unsafe { &*node };
-            node.record(end.wrapping_sub(start), check);
+            node.record(end.wrapping_sub(start), below, check);
             if traced {
                 s.trace(node, start, end);
             }

@@ -8,7 +8,7 @@
 //! forking thread exists in the child, its counters are zeroed, and the
 //! parent's other threads, live and finished, are forgotten.
 
-use super::{registry, stack, trace};
+use super::{registry, sampler, stack, trace};
 
 /// The `fork` prepare handler.
 pub(crate) fn prepare() {
@@ -28,6 +28,7 @@ pub(crate) fn parent() {
 pub(crate) fn child() {
     trace::release_after_fork();
     let own = stack::current().arena();
+    sampler::fork_child(stack::current().sampler_slot());
     registry::fork_child(own.map(|a| a as *const _));
     if let Some(arena) = own {
         arena.reset();

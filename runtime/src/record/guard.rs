@@ -2,16 +2,15 @@
 //! ([`Guard`]); the polls of an `async fn` are in [`super::poll`]. Both
 //! leave the fast path for the same cold paths ([`super::cold`]).
 
-use super::adapt;
 use super::cold;
 use super::frame::{self, Frame};
 use super::node::Node;
 use super::stack::{current, ThreadState, STATE};
+use super::timing;
 use crate::clock::ticks;
 use crate::site::CallSite;
 use crate::switches::{mode, recording, OFF, RECORD};
 use core::marker::PhantomData;
-use core::sync::atomic::Ordering;
 
 /// Times one activation of a call site, from [`Guard::enter`] to drop.
 ///
@@ -22,6 +21,9 @@ pub struct Guard {
     start: u64,
     node: *const Node,
     depth: usize,
+    /// A timed call's mark: the thread's ended calls at its entry (see
+    /// `ThreadState::ended`).
+    mark: u64,
     _not_send: PhantomData<*const ()>,
 }
 
@@ -38,7 +40,7 @@ impl Guard {
     /// check at all. A node cached with the flag has its state checked: a
     /// counted state gives a counted call (no clock read, the call counted
     /// and the countdown stepped in one add, a guard whose `start` is 0);
-    /// any other goes through `adapt::settle` and is timed.
+    /// any other goes through `timing::settle` and is timed.
     #[inline(always)]
     pub fn enter(site: &'static CallSite) -> Guard {
         let mode = mode();
@@ -46,53 +48,63 @@ impl Guard {
             if mode == OFF {
                 return Guard::inert();
             }
+            let s = current();
+            let _ = s.inst_on_entry();
             let (node, depth) = cold::enter(site, mode, false);
-            return Guard::timed_or_none(node, depth);
+            let g = Guard::timed_or_none(node, depth, s.ended());
+            s.inst_off();
+            return g;
         }
         let s = current();
-        s.push_with(
+        let depth = s.inst_on_entry();
+        let g = s.push_at(
+            depth,
             site,
-            Guard::timed,
+            |node, depth| Guard::timed(node, depth, s.ended()),
             |parent, node, depth| {
-                if counted_now(node) {
+                if timing::count_if_counted(node) {
                     return Guard::counted(node, depth);
                 }
-                Guard::from_slow(adapt::settle(parent, node, depth))
+                Guard::from_slow(timing::settle(parent, node, depth), s.ended())
             },
-            || Guard::from_slow(enter_slow(s, site)),
-        )
+            || Guard::from_slow(enter_slow(s, site), s.ended()),
+        );
+        s.inst_off();
+        g
     }
 
     /// The guard of a frame a slow path returned: counted when its node
     /// is tagged [`COUNTED_TAG`], inert when nothing was pushed, else
-    /// timed.
+    /// timed (with `mark`).
     #[inline(always)]
-    fn from_slow((node, depth): Frame) -> Guard {
+    fn from_slow((node, depth): Frame, mark: u64) -> Guard {
         if node as usize & COUNTED_TAG != 0 {
             Guard::counted(node.cast::<u8>().wrapping_sub(COUNTED_TAG).cast(), depth)
         } else {
-            Guard::timed_or_none(node, depth)
+            Guard::timed_or_none(node, depth, mark)
         }
     }
 
-    /// A timed guard: the clock read now.
+    /// A timed guard: the clock read now; `mark`, the thread's ended
+    /// calls.
     #[inline(always)]
-    fn timed(node: *const Node, depth: usize) -> Guard {
+    fn timed(node: *const Node, depth: usize, mark: u64) -> Guard {
         Guard {
             start: start_stamp(),
             node,
             depth,
+            mark,
             _not_send: PhantomData,
         }
     }
 
     /// A timed guard, or an inert one when nothing was pushed (depth 0).
     #[inline(always)]
-    fn timed_or_none(node: *const Node, depth: usize) -> Guard {
+    fn timed_or_none(node: *const Node, depth: usize, mark: u64) -> Guard {
         if depth == 0 {
             return Guard::inert();
         }
-        Guard::timed(node, depth)
+        Guard::timed(node, depth, mark)
     }
 
     /// A counted call's guard: `start` 0 and a frame (the call was
@@ -103,6 +115,7 @@ impl Guard {
             start: 0,
             node,
             depth,
+            mark: 0,
             _not_send: PhantomData,
         }
     }
@@ -114,6 +127,7 @@ impl Guard {
             start: 0,
             node: core::ptr::null(),
             depth: 0,
+            mark: 0,
             _not_send: PhantomData,
         }
     }
@@ -134,27 +148,57 @@ impl Guard {
         core::mem::ManuallyDrop::new(self).end(false);
     }
 
+    /// [`Guard::exit`] for `__private::timed`, whose caller ends the
+    /// instrumentation itself ([`framed`], right after `timed` returns):
+    /// `timed`'s return counts as instrumentation.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
+    pub fn exit_to_framed(self) {
+        core::mem::ManuallyDrop::new(self).end_leaving(false, false);
+    }
+
     /// Reads the clock and pops the frame; a counted call's guard (`start`
     /// 0) only pops its frame, and an inert one (`start` and depth 0) does
     /// nothing. `check`: whether the call may be unwinding (see
     /// [`Node::record`]).
     #[inline(always)]
     fn end(&self, check: bool) {
+        self.end_leaving(check, true);
+    }
+
+    /// [`Guard::end`]; `off`: whether to end the instrumentation here (or
+    /// leave it to [`framed`]).
+    #[inline(always)]
+    fn end_leaving(&self, check: bool, off: bool) {
         self.end_with(
             check,
-            |f, check| pop_counted(current(), f, check),
-            |f, start, end, check| pop(current(), f, start, end, check),
+            |f, check| {
+                let s = current();
+                s.inst_on(f.1);
+                pop_counted(s, f, check);
+                if off {
+                    s.inst_off();
+                }
+            },
+            |f, stamps, mark, check| {
+                let s = current();
+                s.inst_on(f.1);
+                pop(s, f, stamps, mark, check);
+                if off {
+                    s.inst_off();
+                }
+            },
         );
     }
 
     /// [`Guard::end`] with its two pops given: `counted(frame, check)`
-    /// and `timed(frame, start, end, check)`.
+    /// and `timed(frame, (start, end), mark, check)`.
     #[inline(always)]
     fn end_with(
         &self,
         check: bool,
         counted: impl FnOnce(Frame, bool),
-        timed: impl FnOnce(Frame, u64, u64, bool),
+        timed: impl FnOnce(Frame, (u64, u64), u64, bool),
     ) {
         if self.start == 0 {
             if self.depth != 0 {
@@ -163,7 +207,7 @@ impl Guard {
             return;
         }
         let end = ticks();
-        timed((self.node, self.depth), self.start, end, check);
+        timed((self.node, self.depth), (self.start, end), self.mark, check);
     }
 }
 
@@ -174,21 +218,12 @@ impl Drop for Guard {
     }
 }
 
-/// Whether a node just pushed (by a flagged cache hit or a slow push)
-/// counts its calls; if so, the call is counted and the countdown stepped
-/// (one add).
+/// Ends the instrumentation a marked function's recording path began
+/// (`__private::framed`, after `timed` returns): one store. Its
+/// compiler fence also keeps the call to `timed` from being a tail call.
 #[inline(always)]
-fn counted_now(node: *const Node) -> bool {
-    // SAFETY: callers pass the node a push just stacked, a node of this
-    // thread's arena, which outlives the state.
-    let cell = &unsafe { &*node }.c.untimed;
-    let w = cell.load(Ordering::Relaxed);
-    // The state is the low byte (`STATE_BITS` is 8).
-    if adapt::is_counted_byte(w as u8) {
-        cell.store(w.wrapping_add(adapt::COUNTED_STEP), Ordering::Relaxed);
-        return true;
-    }
-    false
+pub fn framed() {
+    current().inst_off();
 }
 
 /// The guard of a marked function whose body `#[profile]` emits once (it
@@ -207,8 +242,10 @@ impl BodyGuard {
         if mode() == OFF {
             return BodyGuard(core::mem::ManuallyDrop::new(Guard::inert()));
         }
+        let frame = push_outlined(site);
         BodyGuard(core::mem::ManuallyDrop::new(Guard::from_slow(
-            push_outlined(site),
+            frame,
+            current().ended(),
         )))
     }
 
@@ -238,39 +275,50 @@ impl Drop for BodyGuard {
 #[inline(never)]
 fn push_outlined(site: &'static CallSite) -> Frame {
     let mode = mode();
-    if mode != RECORD {
-        if mode == OFF {
-            return (core::ptr::null(), 0);
-        }
-        return cold::enter(site, mode, false);
+    if mode == OFF {
+        return (core::ptr::null(), 0);
     }
     let s = current();
-    s.push_with(
-        site,
-        |node, depth| (node, depth),
-        counted_or_settled,
-        || enter_slow(s, site),
-    )
+    let depth = s.inst_on_entry();
+    let f = if mode != RECORD {
+        cold::enter(site, mode, false)
+    } else {
+        s.push_at(
+            depth,
+            site,
+            |node, depth| (node, depth),
+            counted_or_settled,
+            || enter_slow(s, site),
+        )
+    };
+    s.inst_off();
+    f
 }
 
 /// A timed call's pop for a [`BodyGuard`], out of line.
 #[inline(never)]
-fn pop_outlined(f: Frame, start: u64, end: u64, check: bool) {
-    pop(current(), f, start, end, check);
+fn pop_outlined(f: Frame, stamps: (u64, u64), mark: u64, check: bool) {
+    let s = current();
+    s.inst_on(f.1);
+    pop(s, f, stamps, mark, check);
+    s.inst_off();
 }
 
 /// A counted call's pop for a [`BodyGuard`], out of line.
 #[inline(never)]
 fn pop_counted_outlined(f: Frame, check: bool) {
-    pop_counted(current(), f, check);
+    let s = current();
+    s.inst_on(f.1);
+    pop_counted(s, f, check);
+    s.inst_off();
 }
 
 /// Pops a guard's frame and records the call: on top of the stack, the
 /// fast path; anything else goes to the cold exit.
 #[inline(always)]
-fn pop(s: &ThreadState, f: Frame, start: u64, end: u64, check: bool) {
-    if !s.pop_top(f.0, start, end, check) {
-        cold::exit(s, f, start, end, check);
+fn pop(s: &ThreadState, f: Frame, stamps: (u64, u64), mark: u64, check: bool) {
+    if !s.pop_top(f.0, stamps, mark, check) {
+        cold::exit(s, f, stamps, mark, check);
     }
 }
 
@@ -286,11 +334,6 @@ fn pop_counted(s: &ThreadState, f: Frame, check: bool) {
         cold::unwound(f.0);
     }
 }
-
-const _: () = assert!(
-    crate::counters::STATE_BITS == 8,
-    "the fast path tests one byte"
-);
 
 /// Set in the node address of the frame [`enter_slow`] returns for a
 /// counted call (nodes are aligned to 64 bytes; [`frame::TAG`] is bit 0).
@@ -308,7 +351,7 @@ fn enter_slow(s: &ThreadState, site: &'static CallSite) -> Frame {
     }
     // SAFETY: any other frame a push returns holds a stacked node of this
     // thread's arena.
-    if adapt::state(unsafe { &*node }) == 0 {
+    if timing::state(unsafe { &*node }) == 0 {
         return (node, depth);
     }
     counted_or_settled(s.parent_of(depth), node, depth)
@@ -316,13 +359,13 @@ fn enter_slow(s: &ThreadState, site: &'static CallSite) -> Frame {
 
 /// The frame of a pushed node whose timing state is not 0: tagged
 /// [`COUNTED_TAG`] for a counted call (see [`counted_now`]), else
-/// as [`adapt::settle`] moves the state on (a timed call).
+/// as [`timing::settle`] moves the state on (a timed call).
 #[inline(always)]
 fn counted_or_settled(parent: &Node, node: *const Node, depth: usize) -> Frame {
-    if counted_now(node) {
+    if timing::count_if_counted(node) {
         return (node.cast::<u8>().wrapping_add(COUNTED_TAG).cast(), depth);
     }
-    adapt::settle(parent, node, depth)
+    timing::settle(parent, node, depth)
 }
 
 /// The clock's reading at a timed call's entry, never 0 (0 marks a
@@ -340,25 +383,6 @@ fn start_stamp() -> u64 {
     }
 }
 
-/// Calls and ticks of `site` summed over this thread's tree nodes.
-pub(crate) fn site_totals_on_this_thread(site: &'static CallSite) -> (u64, u64) {
-    let want = (site as *const CallSite).cast_mut();
-    STATE.with(|s| {
-        let Some(arena) = s.arena() else {
-            return (0, 0);
-        };
-        arena
-            .nodes()
-            .filter(|n| n.site.load(Ordering::Relaxed) == want)
-            .fold((0, 0), |(c, t), n| {
-                (
-                    c + n.c.calls.load(Ordering::Relaxed),
-                    t + n.c.ticks.load(Ordering::Relaxed),
-                )
-            })
-    })
-}
-
 /// Records a raw delta against `site` as one finished call on this thread,
 /// exactly as a guard's drop would (rejection included). For tests of the
 /// accumulation and rejection rules without a real clock.
@@ -369,7 +393,7 @@ pub fn record_raw(site: &'static CallSite, delta: u64) {
     STATE.with(|s| {
         let (node, depth) = s.push(site);
         if !node.is_null() && depth != frame::DETACHED {
-            pop(s, (node, depth), 0, delta, true);
+            pop(s, (node, depth), (0, delta), s.ended(), true);
         }
     });
 }

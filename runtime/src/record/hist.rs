@@ -7,8 +7,9 @@
 //! The set-up is on the cold path that creates a node ([`Table::cells`]);
 //! the hot path only adds ([`Cells::add`]).
 
+use super::pagemap::PageMap;
+use super::pages;
 use crate::hist::{index_of, Hist, SiteHists, BUCKETS};
-use crate::record::fasthash::FastMap;
 use crate::site::CallSite;
 use core::cell::UnsafeCell;
 use core::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
@@ -18,8 +19,9 @@ use core::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
 /// last bucket starts at `15 << 60`): counting it there discards it.
 const NONE: u64 = u64::MAX;
 
-/// One site's histogram on one thread: a count per bucket, and the last
-/// call's time, counted at the next call.
+/// One site's histogram on one thread: a count per bucket and the marked
+/// calls made beneath those calls, and the last call's time, counted at
+/// the next call.
 ///
 /// Why one call late: the bucket's address depends on the call's time,
 /// which the clock read has only just produced; a store to an address
@@ -30,58 +32,104 @@ pub(crate) struct Cells {
     /// The time of the last call added, not yet in `counts` ([`NONE`]:
     /// none).
     pending: AtomicU64,
+    /// The marked calls made beneath that call.
+    pending_below: AtomicU64,
     counts: [AtomicU64; BUCKETS],
+    below: [AtomicU64; BUCKETS],
 }
 
 impl Cells {
     const fn new() -> Cells {
         Cells {
             pending: AtomicU64::new(NONE),
+            pending_below: AtomicU64::new(0),
             counts: [const { AtomicU64::new(0) }; BUCKETS],
+            below: [const { AtomicU64::new(0) }; BUCKETS],
         }
     }
 
-    /// Counts one accepted call of `ticks`: holds it as pending and counts
-    /// the previous pending one. Owner thread only: relaxed loads and
-    /// stores, no branch.
+    /// Counts one accepted call of `ticks` that made `below` marked calls
+    /// beneath it: holds it as pending and counts the previous pending
+    /// one. Owner thread only: relaxed loads and stores, no branch.
     #[inline(always)]
-    pub(crate) fn add(&self, ticks: u64) {
+    pub(crate) fn add(&self, ticks: u64, below: u64) {
         let prev = self.pending.load(Ordering::Relaxed);
+        let prev_below = self.pending_below.load(Ordering::Relaxed);
         self.pending.store(ticks, Ordering::Relaxed);
+        self.pending_below.store(below, Ordering::Relaxed);
+        let i = index_of(prev);
         // SAFETY: `index_of` is below `BUCKETS` for every `u64` (the
         // buckets cover every `u64`: `hist::tests`).
-        let c = unsafe { self.counts.get_unchecked(index_of(prev)) };
+        let (c, b) = unsafe { (self.counts.get_unchecked(i), self.below.get_unchecked(i)) };
         c.store(c.load(Ordering::Relaxed).wrapping_add(1), Ordering::Relaxed);
+        b.store(
+            b.load(Ordering::Relaxed).wrapping_add(prev_below),
+            Ordering::Relaxed,
+        );
     }
 
     /// The counts, the pending call included. (Read while the owner adds,
     /// a copy may be one call short or over, like the node's counters.)
     fn load(&self) -> Hist {
         let discard = index_of(NONE);
-        let mut h = Hist::from_dense(self.counts.iter().enumerate().map(|(i, c)| {
-            if i == discard {
-                0
-            } else {
-                c.load(Ordering::Relaxed)
-            }
-        }));
+        let mut h = Hist::from_dense(self.counts.iter().zip(&self.below).enumerate().map(
+            |(i, (c, b))| {
+                if i == discard {
+                    (0, 0)
+                } else {
+                    (c.load(Ordering::Relaxed), b.load(Ordering::Relaxed))
+                }
+            },
+        ));
         let pending = self.pending.load(Ordering::Relaxed);
         if pending != NONE {
-            h.merge(&Hist::one(pending));
+            h.merge(&Hist::one_below(
+                pending,
+                self.pending_below.load(Ordering::Relaxed),
+            ));
         }
         h
     }
 
+    /// The median call counted so far (the pending one left out, an
+    /// approximation the rule it serves can take), less `per_below` ticks
+    /// for each marked call its bucket's calls made beneath them on
+    /// average; `None` when none is counted. Owner thread, cold path; no
+    /// allocation, a few hundred loads.
+    pub(crate) fn median(&self, per_below: f64) -> Option<f64> {
+        let n: u64 = self.counts.iter().map(|c| c.load(Ordering::Relaxed)).sum();
+        let n = n.saturating_sub(self.counts[index_of(NONE)].load(Ordering::Relaxed));
+        if n == 0 {
+            return None;
+        }
+        let rank = n.div_ceil(2);
+        let mut seen = 0u64;
+        for (i, (c, b)) in self.counts.iter().zip(&self.below).enumerate() {
+            let c = c.load(Ordering::Relaxed);
+            if c == 0 || i == index_of(NONE) {
+                continue;
+            }
+            seen += c;
+            if seen >= rank {
+                let below = b.load(Ordering::Relaxed) as f64 / c as f64;
+                return Some((crate::hist::mid(i) as f64 - per_below * below).max(0.0));
+            }
+        }
+        None
+    }
+
     fn reset(&self) {
         self.pending.store(NONE, Ordering::Relaxed);
-        for c in &self.counts {
+        self.pending_below.store(0, Ordering::Relaxed);
+        for c in self.counts.iter().chain(&self.below) {
             c.store(0, Ordering::Relaxed);
         }
     }
 }
 
 /// Where a node with no site (a thread's root, never timed) points, and a
-/// node made in a signal handler (see [`Table::cells`]): never reported.
+/// node whose histogram could not be made (the system refused the
+/// memory): never reported.
 static NOWHERE: Cells = Cells::new();
 
 /// One site's histogram in a thread's list.
@@ -94,11 +142,13 @@ struct Entry {
 }
 
 /// A thread's histograms: a list that only grows (readers walk it without
-/// a lock), and the owner's index of it by site.
+/// a lock), and the owner's index of it by site. Entries and index come
+/// from pages ([`super::pages`]): a histogram is made on a new node's
+/// cold path, which may run in a signal handler.
 pub(crate) struct Table {
     head: AtomicPtr<Entry>,
     /// Site address → its entry's cells. Owner thread only.
-    by_site: UnsafeCell<FastMap<usize, *const Cells>>,
+    by_site: UnsafeCell<PageMap>,
 }
 
 // SAFETY: `by_site` is touched only by the owning thread (`Table::cells`,
@@ -112,10 +162,10 @@ unsafe impl Send for Table {}
 
 impl Table {
     /// No histograms.
-    pub(crate) fn new() -> Table {
+    pub(crate) const fn new() -> Table {
         Table {
             head: AtomicPtr::new(core::ptr::null_mut()),
-            by_site: UnsafeCell::new(FastMap::default()),
+            by_site: UnsafeCell::new(PageMap::new()),
         }
     }
 
@@ -125,30 +175,34 @@ impl Table {
         let Some(site) = site else {
             return &NOWHERE;
         };
-        let key = site as *const CallSite as usize;
+        let key = site as *const CallSite as u64;
         // SAFETY: owner thread only, never re-entered (see `impl Sync`).
         let by_site = unsafe { &mut *self.by_site.get() };
-        if let Some(&cells) = by_site.get(&key) {
-            return cells;
+        if let Some(cells) = by_site.get(key, 0) {
+            return cells as *const Cells;
         }
-        // A new histogram allocates. In a signal handler (the thread blocks
-        // a signal) that interrupted `malloc`, allocating would deadlock on
-        // malloc's lock: the node records into the sink instead (its calls
-        // are still counted; its times miss the histogram), and the site's
-        // next node made outside a handler gets the histogram.
-        if super::sigmask::any_blocked() {
+        let entry = pages::alloc_zeroed(core::mem::size_of::<Entry>()).cast::<Entry>();
+        if entry.is_null() {
             return &NOWHERE;
         }
-        *by_site.entry(key).or_insert_with(|| {
-            let entry = Box::into_raw(Box::new(Entry {
+        // SAFETY: a fresh mapping, large enough and aligned; freed only
+        // when the table drops.
+        unsafe {
+            entry.write(Entry {
                 site,
                 cells: Cells::new(),
                 next: self.head.load(Ordering::Relaxed),
-            }));
-            self.head.store(entry, Ordering::Release);
-            // SAFETY: just allocated; freed only when the table drops.
-            unsafe { &(*entry).cells as *const Cells }
-        })
+            });
+        }
+        // SAFETY: just written.
+        let cells = unsafe { &(*entry).cells as *const Cells };
+        if !by_site.insert(key, 0, cells as usize) {
+            // SAFETY: not published; freed once.
+            unsafe { pages::free(entry.cast(), core::mem::size_of::<Entry>()) };
+            return &NOWHERE;
+        }
+        self.head.store(entry, Ordering::Release);
+        cells
     }
 
     fn entries(&self) -> impl Iterator<Item = &Entry> {
@@ -186,9 +240,12 @@ impl Drop for Table {
     fn drop(&mut self) {
         let mut p = *self.head.get_mut();
         while !p.is_null() {
-            // SAFETY: allocated by `cells` with `Box::new`, freed once here.
-            let e = unsafe { Box::from_raw(p) };
-            p = e.next.cast_mut();
+            // SAFETY: allocated by `cells` from pages, freed once here
+            // (its cells are plain atomics: nothing to drop).
+            let next = unsafe { (*p).next.cast_mut() };
+            // SAFETY: as above.
+            unsafe { pages::free(p.cast(), core::mem::size_of::<Entry>()) };
+            p = next;
         }
     }
 }
@@ -211,16 +268,17 @@ mod tests {
         // SAFETY: cells of `t`, which is alive.
         let (a, b) = unsafe { (&*a, &*b) };
         for d in [3, 3, 1000, 1 << 62] {
-            a.add(d);
+            a.add(d, 2);
         }
         assert_eq!(a.load().count(), 4, "the pending call counts");
-        b.add(7);
+        b.add(7, 0);
         let s = t.snapshot();
         assert_eq!(s.get(&A).map(Hist::count), Some(4));
         assert_eq!(s.get(&B).map(Hist::count), Some(1));
         t.reset();
         assert_eq!(t.snapshot(), SiteHists::default());
-        a.add(5);
+        assert_eq!(s.get(&A).map(Hist::below), Some(8));
+        a.add(5, 0);
         assert_eq!(a.load(), Hist::one(5), "nothing carried over the reset");
     }
 }

@@ -5,8 +5,8 @@
 //!
 //! - [`hist`]: a thread's latency histograms, one per site;
 //! - [`node`]: one tree node, its counters and its child cache;
-//! - [`adapt`]: a node's timing state and its site's decision (timed or
-//!   counted);
+//! - [`timing`]: timed and counted calls in one place: the rule, a
+//!   node's timing state and its transitions (the guard asks it);
 //! - [`trace`]: per-thread trace buffers;
 //! - [`arena`]: a thread's nodes, in segments that never move;
 //! - [`registry`]: live and finished threads, and the capture a report
@@ -33,7 +33,6 @@
 //! loads. When a thread exits, its tree is merged into the finished
 //! threads' data, so nothing it recorded is lost.
 
-mod adapt;
 pub(crate) mod alloc;
 pub(crate) mod arena;
 mod cold;
@@ -46,17 +45,23 @@ pub(crate) mod guard;
 pub(crate) mod hist;
 pub(crate) mod hook;
 pub(crate) mod node;
+pub(crate) mod pagemap;
+pub(crate) mod pages;
 mod pending;
 mod poll;
 pub(crate) mod registry;
+pub(crate) mod sampler;
 mod sigmask;
 #[cfg(feature = "tracing")]
 pub(crate) mod span;
 pub(crate) mod stack;
+pub(crate) mod timing;
 pub(crate) mod trace;
 
 pub(crate) use registry::{capture, reset_all, Capture};
-pub(crate) use stack::CALIBRATION_THREAD;
+#[cfg(unix)]
+pub(crate) use stack::exit_key;
+pub(crate) use timing::read_cost;
 
 /// Runs `f` (tickprof's own work: capturing, building and writing
 /// reports) with the calling thread's marked calls turned away, so that a

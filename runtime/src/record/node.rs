@@ -53,7 +53,7 @@ pub(super) const MRU_FLAG: usize = 1;
 pub(super) const WAY_FLAG: usize = 1;
 
 const _: () = assert!(
-    core::mem::size_of::<Node>() == 192,
+    core::mem::size_of::<Node>() == 256,
     "the extra child cache lives in the node's padding"
 );
 
@@ -146,8 +146,9 @@ impl Node {
         unsafe { p.cast_const().as_ref() }
     }
 
-    /// Adds one finished call; deltas above `MAX_TICKS` are rejected.
-    /// Single writer: relaxed load + store.
+    /// Adds one finished call that made `below` marked calls beneath it;
+    /// deltas above `MAX_TICKS` are rejected. Single writer: relaxed load
+    /// + store.
     ///
     /// `c.min` holds `min` negated (wrapping) and `c.max` the width of the
     /// range of accepted times, `max - min + 1` (0 before the first
@@ -163,7 +164,7 @@ impl Node {
     /// explicit exit `#[profile]` generates after the body), which saves
     /// the check on the hot path.
     #[inline(always)]
-    pub(super) fn record(&self, delta: u64, check: bool) {
+    pub(super) fn record(&self, delta: u64, below: u64, check: bool) {
         bump(&self.c.calls, 1);
         let neg_min = self.c.min.load(Ordering::Relaxed);
         if delta.wrapping_add(neg_min) >= self.c.max.load(Ordering::Relaxed) {
@@ -171,10 +172,10 @@ impl Node {
             // no value of the marked function's has to live across it
             // (which would cost callee-saved registers, saved and restored
             // on every call).
-            return self.record_cold(delta, check);
+            return self.record_cold(delta, below, check);
         }
         bump(&self.c.ticks, delta);
-        self.hist_add(delta);
+        self.hist_add(delta, below);
         if check && std::thread::panicking() {
             self.unwound_cold();
         }
@@ -185,11 +186,11 @@ impl Node {
     /// it is.
     #[cold]
     #[inline(never)]
-    fn record_cold(&self, delta: u64, check: bool) {
+    fn record_cold(&self, delta: u64, below: u64, check: bool) {
         match accept(delta, MAX_TICKS.load(Ordering::Relaxed)) {
             Ok(d) => {
                 bump(&self.c.ticks, d);
-                self.hist_add(d);
+                self.hist_add(d, below);
                 self.min_max(d);
             }
             Err(r) => self.reject(r),
@@ -199,14 +200,24 @@ impl Node {
         }
     }
 
-    /// Counts an accepted call time in the site's histogram.
+    /// Counts an accepted call time in the site's histogram, with the
+    /// marked calls made beneath the call.
     #[inline(always)]
-    pub(super) fn hist_add(&self, delta: u64) {
+    pub(super) fn hist_add(&self, delta: u64, below: u64) {
         let h = self.hist.load(Ordering::Relaxed);
         // SAFETY: set by `Arena::push` before the node was published, to
         // the cells of a histogram of the same arena (or a static), which
         // live as long as the node.
-        unsafe { (*h).add(delta) }
+        unsafe { (*h).add(delta, below) }
+    }
+
+    /// The median of the timed calls of this node's site on this thread,
+    /// each less `per_below` ticks per marked call beneath it (see
+    /// [`HistCells::median`]); `None` without a histogram or a call in it.
+    pub(super) fn hist_median(&self, per_below: f64) -> Option<f64> {
+        let h = self.hist.load(Ordering::Relaxed);
+        // SAFETY: as in `hist_add`.
+        unsafe { (*h).median(per_below) }
     }
 
     /// A call ended while its thread unwinds.
@@ -283,7 +294,7 @@ mod tests {
         assert_eq!(n.c.load(), Acc::EMPTY);
         let over = MAX_TICKS.load(Ordering::Relaxed) + 1;
         for d in [5, 3, 9, 4, 9, 3, u64::MAX, over, 6] {
-            n.record(d, true);
+            n.record(d, 0, true);
         }
         let a = n.c.load();
         assert_eq!((a.calls, a.ticks, a.min, a.max), (9, 39, 3, 9));
@@ -293,14 +304,14 @@ mod tests {
         assert!(a.reversed >= 1);
         n.c.reset();
         assert_eq!(n.c.load(), Acc::EMPTY);
-        n.record(0, true);
+        n.record(0, 0, true);
         let a = n.c.load();
         assert_eq!(
             (a.calls, a.min, a.max),
             (1, 0, 0),
             "a 0-tick call is a range"
         );
-        n.record(u64::MAX, true);
+        n.record(u64::MAX, 0, true);
         assert_eq!(n.c.load().reversed, 1, "reversed by one tick");
     }
 

@@ -46,21 +46,13 @@ pub(super) fn count(alloc: bool, bytes: u64) {
 }
 
 /// When the thread sets up its tree: moves what it counted before into its
-/// root (or drops it, on tickprof's calibration thread).
-pub(super) fn fold_into(root: &Node, keep: bool) {
+/// root.
+pub(super) fn fold_into(root: &Node) {
     PENDING.with(|p| {
         let take = |c: &Cell<u64>| c.replace(0);
-        let (a, ab, f, fb) = (
-            take(&p.allocs),
-            take(&p.alloc_bytes),
-            take(&p.frees),
-            take(&p.freed_bytes),
-        );
-        if keep {
-            bump(&root.c.allocs, a);
-            bump(&root.c.alloc_bytes, ab);
-            bump(&root.c.frees, f);
-            bump(&root.c.freed_bytes, fb);
-        }
+        bump(&root.c.allocs, take(&p.allocs));
+        bump(&root.c.alloc_bytes, take(&p.alloc_bytes));
+        bump(&root.c.frees, take(&p.frees));
+        bump(&root.c.freed_bytes, take(&p.freed_bytes));
     });
 }

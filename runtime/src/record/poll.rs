@@ -86,7 +86,7 @@ pub(crate) fn poll_exit(p: &Poll, completed: Option<(u64, u64)>) -> u64 {
                 if let Some((busy_before, first_poll)) = completed {
                     bump(&node.c.calls, 1);
                     node.min_max(busy_before + accepted);
-                    node.hist_add(busy_before + accepted);
+                    node.hist_add(busy_before + accepted, 0);
                     bump(&node.c.wall, end.wrapping_sub(first_poll));
                 }
             });
@@ -142,7 +142,7 @@ pub(crate) fn complete(site: &'static CallSite, busy: u64, first: u64) {
             let node = unsafe { &*node };
             bump(&node.c.calls, 1);
             node.min_max(busy);
-            node.hist_add(busy);
+            node.hist_add(busy, 0);
             bump(&node.c.wall, ticks().wrapping_sub(first));
         }
     });

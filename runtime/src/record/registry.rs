@@ -1,11 +1,14 @@
 //! Live and finished threads, and [`capture`], which copies everything
 //! recorded so far into plain data for a report.
 //!
-//! One lock guards the list of live arenas and the merged data of finished
-//! threads, so a report never sees a thread twice or not at all. The hot
-//! path never takes it: a thread takes it when it starts recording and
-//! when it finishes; the report takes it with a deadline; the `fork`
-//! prepare handler takes it so that a child never inherits it held.
+//! Live arenas are a list a starting thread joins without a lock or an
+//! allocation (one compare-and-swap at its head: a thread's first marked
+//! call may run in a signal handler); one lock guards leaving it, walking
+//! it, and the merged data of finished threads, so a report never sees a
+//! thread twice or not at all. The hot path never takes the lock: a
+//! thread takes it when it finishes; the report takes it with a
+//! deadline; the `fork` prepare handler takes it so that a child never
+//! inherits it held.
 //!
 //! Memory stays bounded however many threads come and go: a finished
 //! thread's arena is freed (the registry drops its reference), its tree is
@@ -23,7 +26,7 @@ use core::sync::atomic::{AtomicU64, Ordering};
 #[cfg(unix)]
 use std::cell::Cell;
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
+use std::sync::{Mutex, MutexGuard, TryLockError};
 use std::time::{Duration, Instant};
 
 /// Stack events of one thread or summed over threads.
@@ -40,6 +43,10 @@ pub(crate) struct StackEvents {
     pub lost: u64,
     /// Guards never dropped: frames still open when their thread exited.
     pub leaked: u64,
+    /// Ticks the threads' set-ups took (outside every call).
+    pub setup_ticks: u64,
+    /// Threads set up.
+    pub setups: u64,
 }
 
 impl StackEvents {
@@ -50,6 +57,8 @@ impl StackEvents {
             reentrant: a.reentrant.load(Ordering::Relaxed),
             lost: 0,
             leaked: a.leaked.load(Ordering::Relaxed),
+            setup_ticks: a.setup_ticks.load(Ordering::Relaxed),
+            setups: 1,
         }
     }
 
@@ -59,6 +68,8 @@ impl StackEvents {
         self.reentrant += o.reentrant;
         self.lost += o.lost;
         self.leaked += o.leaked;
+        self.setup_ticks += o.setup_ticks;
+        self.setups += o.setups;
     }
 
     fn minus(self, earlier: StackEvents) -> StackEvents {
@@ -68,6 +79,8 @@ impl StackEvents {
             reentrant: self.reentrant.saturating_sub(earlier.reentrant),
             lost: self.lost.saturating_sub(earlier.lost),
             leaked: self.leaked.saturating_sub(earlier.leaked),
+            setup_ticks: self.setup_ticks.saturating_sub(earlier.setup_ticks),
+            setups: self.setups.saturating_sub(earlier.setups),
         }
     }
 }
@@ -88,9 +101,9 @@ pub(crate) struct ThreadTree {
 /// distinct names (`TICKPROF_THREADS_KEPT`).
 pub(crate) const OTHER_THREADS: &str = "<other threads>";
 
-/// Live arenas and the merged data of finished threads.
+/// The merged data of finished threads (and the right to change or walk
+/// [`LIVE`] past its head).
 struct Registry {
-    live: Vec<Arc<Arena>>,
     /// Every finished thread's tree, merged.
     finished: Tree,
     /// Finished threads merged by name: at most `THREADS_KEPT` rows.
@@ -101,10 +114,17 @@ struct Registry {
     other_threads: Option<ThreadTree>,
     finished_events: StackEvents,
     finished_traces: Vec<ThreadEvents>,
+    /// Finished threads that were named late (live, they were listed as
+    /// `<thread N>`): id → name, so that a difference of captures finds a
+    /// thread's earlier data under its later name. At most
+    /// [`RENAMED_KEPT`], the oldest forgotten first.
+    renamed: BTreeMap<u64, String>,
 }
 
+/// Late-named threads [`Registry::renamed`] keeps.
+const RENAMED_KEPT: usize = 4096;
+
 static REGISTRY: Mutex<Registry> = Mutex::new(Registry {
-    live: Vec::new(),
     finished: Tree::new(),
     finished_threads: Vec::new(),
     by_name: BTreeMap::new(),
@@ -115,8 +135,11 @@ static REGISTRY: Mutex<Registry> = Mutex::new(Registry {
         reentrant: 0,
         lost: 0,
         leaked: 0,
+        setup_ticks: 0,
+        setups: 0,
     },
     finished_traces: Vec::new(),
+    renamed: BTreeMap::new(),
 });
 
 /// Guards that ended after their thread's profiler state was torn down.
@@ -153,16 +176,6 @@ fn try_lock(wait: Duration) -> Option<MutexGuard<'static, Registry>> {
 /// arena (hooks running while the profile is off).
 pub(super) fn next_thread_id() -> u64 {
     NEXT_THREAD_ID.fetch_add(1, Ordering::Relaxed)
-}
-
-/// A new arena for the calling thread, listed as live; `name` is `None`
-/// when not known yet (a placeholder with the thread's number is used).
-pub(super) fn new_thread(name: Option<String>) -> Arc<Arena> {
-    let id = NEXT_THREAD_ID.fetch_add(1, Ordering::Relaxed);
-    let name = name.unwrap_or_else(|| format!("<thread {id}>"));
-    let arena = Arc::new(Arena::new(name, id));
-    lock().live.push(Arc::clone(&arena));
-    arena
 }
 
 /// A copy of the thread's trace events.
@@ -211,18 +224,26 @@ impl Registry {
 
 /// A thread finished: its data joins the finished threads', its tree is
 /// merged into its name's row, and the registry lets go of its arena.
-pub(super) fn finish_thread(arena: &Arc<Arena>) {
-    let tree = arena.snapshot();
-    let events = events_of(arena);
+pub(super) fn finish_thread(arena: *const Arena) {
+    // SAFETY: the caller (the thread's teardown) holds its reference.
+    let a = unsafe { &*arena };
+    let tree = a.snapshot();
+    let events = events_of(a);
     let kept = THREADS_KEPT.load(Ordering::Relaxed);
     let mut g = lock();
     if !events.events.is_empty() || events.dropped > 0 {
         g.finished_traces.push(events);
     }
     g.finished.merge(&tree);
-    g.finished_events.add(StackEvents::of(arena));
-    g.merge_finished_row(arena, tree, kept);
-    g.live.retain(|a| !Arc::ptr_eq(a, arena));
+    g.finished_events.add(StackEvents::of(a));
+    g.merge_finished_row(a, tree, kept);
+    if a.named_late() {
+        if g.renamed.len() >= RENAMED_KEPT {
+            g.renamed.pop_first();
+        }
+        g.renamed.insert(a.thread_id, a.name().to_owned());
+    }
+    unlist(&g, arena);
 }
 
 /// Adds a call made with no thread state (after the thread's teardown) to
@@ -253,6 +274,10 @@ pub(crate) struct Capture {
     pub at: Instant,
     /// Per-thread trace events, when tracing is on.
     pub traces: Vec<ThreadEvents>,
+    /// Threads listed under a placeholder while live (their first marked
+    /// call could not ask for their name) and under their name since they
+    /// finished: id → name (see `Registry::renamed`).
+    pub renamed: BTreeMap<u64, String>,
 }
 
 /// Copies every live thread's tree and the finished threads' data.
@@ -270,11 +295,13 @@ pub(crate) fn capture(with_traces: bool) -> Capture {
         complete: false,
         at,
         traces: Vec::new(),
+        renamed: BTreeMap::new(),
     };
     let Some(g) = try_lock(REPORT_LOCK_WAIT) else {
         return c;
     };
     c.complete = true;
+    c.renamed.clone_from(&g.renamed);
     if with_traces {
         c.traces.clone_from(&g.finished_traces);
     }
@@ -282,9 +309,11 @@ pub(crate) fn capture(with_traces: bool) -> Capture {
     c.threads.clone_from(&g.finished_threads);
     c.threads.extend(g.other_threads.clone());
     c.events.add(g.finished_events);
-    let live = g.live.clone();
+    let live = live(&g);
     drop(g);
-    for a in &live {
+    for &p in &live {
+        // SAFETY: `live` took a reference to each; given back below.
+        let a = unsafe { &*p };
         let t = a.snapshot();
         c.merged.merge(&t);
         c.events.add(StackEvents::of(a));
@@ -298,94 +327,23 @@ pub(crate) fn capture(with_traces: bool) -> Capture {
         if with_traces {
             c.traces.push(events_of(a));
         }
+        // SAFETY: the reference `live` took, given back once.
+        unsafe { Arena::release(p) };
     }
     c.threads.sort_by_key(|t| t.id);
     c.traces.sort_by_key(|t| t.thread_id);
     c
 }
 
-impl Capture {
-    /// What `earlier` had recorded of what `row` (one of this capture's
-    /// thread rows) holds now: for a live thread, its own tree then; for a
-    /// row of finished threads, that row then plus the trees of the threads
-    /// live then that have since finished into it (merged by name, or into
-    /// `<other threads>` when their name has no row).
-    fn row_before(&self, row: &ThreadTree, earlier: &Capture) -> Tree {
-        let mut before = Tree::new();
-        if !row.finished {
-            if let Some(p) = earlier
-                .threads
-                .iter()
-                .find(|p| !p.finished && p.id == row.id)
-            {
-                before.merge(&p.tree);
-            }
-            return before;
-        }
-        let has_row = |name: &str| {
-            self.threads
-                .iter()
-                .any(|t| t.finished && t.name == name && t.name != OTHER_THREADS)
-        };
-        for p in &earlier.threads {
-            let into_row = if p.finished {
-                p.name == row.name
-            } else {
-                let still_live = self.threads.iter().any(|t| !t.finished && t.id == p.id);
-                !still_live
-                    && (p.name == row.name || (row.name == OTHER_THREADS && !has_row(&p.name)))
-            };
-            if into_row {
-                before.merge(&p.tree);
-            }
-        }
-        before
-    }
-
-    /// What was recorded between `earlier` and `self`, node by node.
-    pub(crate) fn minus(&self, earlier: &Capture) -> Capture {
-        Capture {
-            merged: self.merged.minus(&earlier.merged),
-            threads: self
-                .threads
-                .iter()
-                .map(|t| ThreadTree {
-                    name: t.name.clone(),
-                    id: t.id,
-                    finished: t.finished,
-                    count: t.count,
-                    tree: t.tree.minus(&self.row_before(t, earlier)),
-                })
-                .collect(),
-            events: self.events.minus(earlier.events),
-            complete: self.complete && earlier.complete,
-            at: self.at,
-            traces: self
-                .traces
-                .iter()
-                .map(|t| {
-                    // A buffer only grows (until a reset empties it): the
-                    // calls since `earlier` are the events past its length.
-                    let before = earlier.traces.iter().find(|p| p.thread_id == t.thread_id);
-                    let (len, dropped) = before.map_or((0, 0), |b| (b.events.len(), b.dropped));
-                    let len = if len > t.events.len() { 0 } else { len };
-                    ThreadEvents {
-                        thread_id: t.thread_id,
-                        thread_name: t.thread_name.clone(),
-                        events: t.events[len..].to_vec(),
-                        dropped: t.dropped.saturating_sub(dropped),
-                    }
-                })
-                .collect(),
-        }
-    }
-}
-
 /// Zeroes every counter of every thread (the structure is kept).
 pub(crate) fn reset_all() {
     let mut g = lock();
-    for a in &g.live {
-        a.reset();
+    for p in live(&g) {
+        // SAFETY: `live` took a reference, given back once.
+        unsafe {
+            (*p).reset();
+            Arena::release(p);
+        }
     }
     forget_finished(&mut g);
 }
@@ -398,6 +356,7 @@ fn forget_finished(g: &mut Registry) {
     g.other_threads = None;
     g.finished_events = StackEvents::default();
     g.finished_traces.clear();
+    g.renamed.clear();
     LOST.store(0, Ordering::Relaxed);
 }
 
@@ -432,10 +391,24 @@ pub(super) fn fork_child(keep: Option<*const Arena>) {
         return;
     };
     // The other threads' own references keep their arenas allocated: the
-    // child never frees memory that the threads it lacks were using.
-    g.live.retain(|a| Some(Arc::as_ptr(a)) == keep);
+    // child never frees memory that the threads it lacks were using. Only
+    // the forking thread's stays listed.
+    let kept = keep.unwrap_or(core::ptr::null());
+    if let Some(a) = {
+        // SAFETY: the forking thread's own arena, alive.
+        unsafe { kept.as_ref() }
+    } {
+        a.next.store(core::ptr::null_mut(), Ordering::Relaxed);
+    }
+    LIVE.store(kept.cast_mut(), Ordering::Release);
     forget_finished(&mut g);
 }
+
+mod diff;
+mod live;
+pub(super) use live::new_thread;
+use live::LIVE;
+use live::{live, unlist};
 
 #[cfg(test)]
 mod tests;

@@ -18,42 +18,58 @@
 
 mod children;
 mod life;
+mod pops;
+mod view;
+#[cfg(unix)]
+pub(crate) use life::exit_key;
+use view::{set_slot, Word};
+pub(super) use view::{slot, Sampled, Slot};
 
 use super::arena::Arena;
 use super::frame::{self, Frame, NONE};
 use super::node::{bump, Node, WAY_FLAG};
-use super::registry;
 use crate::site::CallSite;
 use crate::switches::recording;
 use children::{Maps, Recent};
-use core::sync::atomic::Ordering;
+use core::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 use std::cell::Cell;
 
 pub(super) use super::node::MRU_FLAG;
-
-/// The name of tickprof's calibration thread, on which only internal sites
-/// are recorded.
-pub(crate) const CALIBRATION_THREAD: &str = "tickprof calibration";
 
 /// The calling thread's profiler state. Const-initialised; set up on the
 /// first marked call.
 pub(super) struct ThreadState {
     arena: Cell<*const Arena>,
-    depth: Cell<usize>,
-    stack: Cell<*mut *const Node>,
+    /// The depth of the frame on top of the stack (0: the root).
+    depth: Word,
+    /// The shadow stack: `stack_len` slots (see [`ThreadState::sampled`]).
+    stack: AtomicPtr<Slot>,
+    /// The slots of the memory `stack` points at (0 when none, or the
+    /// read-only dead stack's 1).
+    stack_len: AtomicUsize,
     /// The stack's capacity as pushes see it: 0 while tickprof's own
     /// work runs ([`ThreadState::while_busy`]), so that no push takes the
     /// fast path.
     cap: Cell<usize>,
+    /// Non-zero while the thread runs tickprof's instrumentation, for the
+    /// sampler, whose samples then count as instrumentation rather than
+    /// the time of the node on top: the depth of the frame being entered
+    /// or left (a sample with that frame on top is its own call's
+    /// instrumentation, one with its caller on top the caller's cost of a
+    /// call it makes), or `usize::MAX` for tickprof's own work.
+    inst: Word,
+    /// The thread's slot in the sampler's table (`u32::MAX`: none).
+    sampler_slot: Cell<u32>,
+    /// Marked calls ended on this thread (popped): a timed call's guard
+    /// notes it at entry, so that its exit knows how many marked calls
+    /// were made beneath it (their instrumentation is inside its time).
+    ended: Cell<u64>,
     maps: Cell<*mut Maps>,
     /// Recent child lookups (see [`Recent`]); null until set up.
     recent: Cell<*const Recent>,
     busy: Cell<bool>,
     /// Set when the thread's exit tore the state down.
     dead: Cell<bool>,
-    /// Set on tickprof's own calibration thread: only internal sites are
-    /// recorded there (a marked global allocator's calls are not).
-    internal_only: Cell<bool>,
     /// Set when the first marked call could not ask std for the thread's
     /// name (it may have run in a signal handler while std was starting
     /// the thread): the name is found on a later cold path.
@@ -71,14 +87,17 @@ thread_local! {
     pub(super) static STATE: ThreadState = const {
         ThreadState {
             arena: Cell::new(core::ptr::null()),
-            depth: Cell::new(0),
-            stack: Cell::new(core::ptr::null_mut()),
+            depth: Word::new(0),
+            stack: AtomicPtr::new(core::ptr::null_mut()),
+            stack_len: AtomicUsize::new(0),
             cap: Cell::new(0),
+            inst: Word::new(0),
+            sampler_slot: Cell::new(u32::MAX),
+            ended: Cell::new(0),
             maps: Cell::new(core::ptr::null_mut()),
             recent: Cell::new(core::ptr::null()),
             busy: Cell::new(false),
             dead: Cell::new(false),
-            internal_only: Cell::new(false),
             name_pending: Cell::new(false),
             name_tries: Cell::new(0),
             coin: Cell::new(0x9E37_79B9),
@@ -108,7 +127,7 @@ pub(super) enum AllocTarget {
     Node(&'static Node),
     /// The thread has no tree yet: its pending counters.
     Pending,
-    /// Not counted: tickprof's own work, its calibration thread, or a
+    /// Not counted: tickprof's own work, its sampler thread, or a
     /// thread whose state was torn down.
     Skip,
 }
@@ -117,17 +136,17 @@ impl ThreadState {
     /// Where an allocation made now is counted (see [`super::alloc`]).
     #[inline(always)]
     pub(super) fn alloc_target(&self) -> AllocTarget {
-        if self.busy.get() || self.internal_only.get() {
+        if self.busy.get() {
             return AllocTarget::Skip;
         }
-        let stack = self.stack.get();
+        let stack = self.stack.load(Ordering::Relaxed);
         if stack.is_null() {
             return AllocTarget::Pending;
         }
         // SAFETY: not busy, so the stack is not being set up, grown or torn
         // down: `depth < cap` while set up; torn down, `stack` is
         // `DEAD_STACK` and `depth` is 0.
-        let node = unsafe { *stack.add(self.depth.get()) };
+        let node = unsafe { slot(stack, self.depth.get()) };
         // SAFETY: a stacked pointer is null (torn down) or a node of this
         // thread's arena, which outlives the state; the reference is used
         // only for the current allocation.
@@ -171,31 +190,47 @@ impl ThreadState {
         flagged: impl FnOnce(&Node, *const Node, usize) -> R,
         miss: impl FnOnce() -> R,
     ) -> R {
-        let depth = self.depth.get();
+        self.push_at(self.depth.get(), site, hit, flagged, miss)
+    }
+
+    /// [`ThreadState::push_with`] with the depth on top already read
+    /// (`depth`: this thread's, read on this thread just before).
+    #[inline(always)]
+    pub(super) fn push_at<R>(
+        &self,
+        depth: usize,
+        site: &'static CallSite,
+        hit: impl FnOnce(*const Node, usize) -> R,
+        flagged: impl FnOnce(&Node, *const Node, usize) -> R,
+        miss: impl FnOnce() -> R,
+    ) -> R {
         let next = depth + 1;
         if next >= self.cap.get() {
             return miss();
         }
-        let stack = self.stack.get();
+        let stack = self.stack.load(Ordering::Relaxed);
         // SAFETY: `stack` holds `cap` initialised slots (see `grow`) and
         // `depth < next < cap`; only this thread touches it.
-        let parent = unsafe { *stack.add(depth) };
+        let parent = unsafe { slot(stack, depth) };
         // SAFETY: every stacked pointer is a node of this thread's arena,
         // which outlives the state.
         let parent_ref = unsafe { &*parent };
         let site_ptr = (site as *const CallSite).cast_mut();
         let mru = parent_ref.mru_site.load(Ordering::Relaxed);
-        if mru != site_ptr {
-            if mru == site_ptr.wrapping_byte_add(MRU_FLAG) {
+        // One xor tells both: 0, the site cached plainly; `MRU_FLAG`, the
+        // site cached flagged.
+        let differs = mru as usize ^ site_ptr as usize;
+        if differs != 0 {
+            if differs == MRU_FLAG {
                 let node = parent_ref.mru_child.load(Ordering::Relaxed).cast_const();
                 // SAFETY: `next < cap`, as above.
-                unsafe { *stack.add(next) = node };
+                unsafe { set_slot(stack, next, node) };
                 self.depth.set(next);
                 return flagged(parent_ref, node, next);
             }
             if let Some((node, counts)) = self.other_child(parent_ref, site) {
                 // SAFETY: `next < cap`, as above.
-                unsafe { *stack.add(next) = node };
+                unsafe { set_slot(stack, next, node) };
                 self.depth.set(next);
                 if counts {
                     return flagged(parent_ref, node, next);
@@ -209,7 +244,7 @@ impl ThreadState {
         }
         let node = parent_ref.mru_child.load(Ordering::Relaxed).cast_const();
         // SAFETY: `next < cap`, as above.
-        unsafe { *stack.add(next) = node };
+        unsafe { set_slot(stack, next, node) };
         self.depth.set(next);
         hit(node, next)
     }
@@ -232,7 +267,7 @@ impl ThreadState {
         let recent = unsafe { &*self.recent.get() };
         let node = children::recent_child(recent.slot(parent, site), parent, site)?;
         // SAFETY: a table entry is a node of this thread's arena.
-        Some((node, super::adapt::state(unsafe { &*node }) != 0))
+        Some((node, super::timing::state(unsafe { &*node }) != 0))
     }
 
     /// A push the fast path could not make: no room (set-up, growth, a
@@ -273,7 +308,15 @@ impl ThreadState {
         }
         self.busy.set(true);
         let ok = if self.arena.get().is_null() {
-            self.setup()
+            // What setting the thread up takes is outside every call: the
+            // report says how much.
+            let t0 = crate::clock::ticks();
+            let ok = self.setup();
+            if let Some(a) = self.arena() {
+                a.setup_ticks
+                    .store(crate::clock::ticks().wrapping_sub(t0), Ordering::Relaxed);
+            }
+            ok
         } else {
             self.grow()
         };
@@ -302,7 +345,10 @@ impl ThreadState {
     pub(super) fn while_busy<R>(&self, f: impl FnOnce() -> R) -> R {
         let was = self.busy.replace(true);
         let cap = self.cap.replace(0);
+        let inst = self.inst.get();
+        self.inst.set(usize::MAX);
         let r = f();
+        self.inst.set(inst);
         self.cap.set(cap);
         self.busy.set(was);
         r
@@ -311,7 +357,7 @@ impl ThreadState {
     /// The thread's arena, once set up and until torn down.
     pub(super) fn arena(&self) -> Option<&Arena> {
         let arena = self.arena.get();
-        // SAFETY: a non-null arena pointer is an `Arc` this state owns until
+        // SAFETY: a non-null arena pointer is a reference this state holds until
         // `teardown`, which nulls it first.
         unsafe { arena.as_ref() }
     }
@@ -319,115 +365,9 @@ impl ThreadState {
     fn note_reentrant(&self) {
         let arena = self.arena.get();
         if !arena.is_null() {
-            // SAFETY: a non-null arena pointer is an `Arc` this state owns.
+            // SAFETY: a non-null arena pointer is a reference this state holds.
             bump(unsafe { &(*arena).reentrant }, 1);
         }
-    }
-
-    /// Pops the guard's frame and records its delta if `node` is on top of
-    /// the stack: the fast path. Returns whether it did; anything else
-    /// (detached, traced, hooked, out of order, torn down) is left to the
-    /// caller's cold path.
-    ///
-    /// It compares the node only, not the depth: a traced or hooked
-    /// guard's node is tagged ([`frame::TAG`]) and a detached or
-    /// unrecorded one holds a site, so neither can equal a stacked node.
-    /// The same node can sit at two depths only for an overflow node
-    /// (tree full), and then popping the top frame for a guard whose own
-    /// frame is deeper records the same call on the same node; the guard of
-    /// that top frame then finds it gone and is counted out of order.
-    #[inline(always)]
-    pub(super) fn pop_top(&self, node: *const Node, start: u64, end: u64, check: bool) -> bool {
-        let top = self.depth.get();
-        let stack = self.stack.get();
-        // SAFETY: `top < cap` holds for the current depth while the state is
-        // set up; torn down, `stack` is `DEAD_STACK` and `top` is 0.
-        let top_node = unsafe { *stack.add(top) };
-        if top_node != node {
-            return false;
-        }
-        self.depth.set(top - 1);
-        // SAFETY: the frame on top of this thread's live stack holds a
-        // node of its arena, which outlives the state.
-        unsafe { &*node }.record(end.wrapping_sub(start), check);
-        true
-    }
-
-    /// Pops the frame of a counted call (its call was counted on entry)
-    /// if `node` is on top of the stack: the counted call's fast exit.
-    /// Returns whether it did (see [`ThreadState::pop_top`]).
-    #[inline(always)]
-    pub(super) fn pop_top_counted(&self, node: *const Node) -> bool {
-        let top = self.depth.get();
-        let stack = self.stack.get();
-        // SAFETY: as in `pop_top`.
-        let top_node = unsafe { *stack.add(top) };
-        if top_node != node {
-            return false;
-        }
-        self.depth.set(top - 1);
-        true
-    }
-
-    /// The node of the frame below `depth` (the parent of the frame at
-    /// `depth`, which the caller just pushed: `1 <= depth < cap`).
-    pub(super) fn parent_of(&self, depth: usize) -> &Node {
-        // SAFETY: the slots below the top of a set-up stack hold nodes of
-        // this thread's arena, which outlives the state; `depth - 1` is
-        // one of them (the caller's frame is at `depth >= 1`).
-        unsafe { &**self.stack.get().add(depth - 1) }
-    }
-
-    /// The depth of the frame on top of the stack (0: none).
-    pub(super) fn top_depth(&self) -> usize {
-        self.depth.get()
-    }
-
-    /// Pops the frame at `depth`, resynchronising if it is not on top.
-    /// Returns whether the call is to be recorded on `node`.
-    #[inline(always)]
-    pub(super) fn pop_frame(&self, depth: usize, node: *const Node) -> bool {
-        let top = self.depth.get();
-        let stack = self.stack.get();
-        // SAFETY: `top < cap` holds for the current depth while the state is
-        // set up; torn down, `stack` is `DEAD_STACK` and `top` is 0.
-        let top_node = unsafe { *stack.add(top) };
-        if top == depth && top_node == node {
-            self.depth.set(top - 1);
-            true
-        } else {
-            self.resync(depth, node)
-        }
-    }
-
-    /// A guard dropped out of LIFO order.
-    #[cold]
-    #[inline(never)]
-    fn resync(&self, depth: usize, node: *const Node) -> bool {
-        if depth == frame::DETACHED {
-            return false;
-        }
-        if self.dead.get() {
-            // Begun on a stack that the thread's exit has since torn down.
-            registry::note_lost();
-            return false;
-        }
-        let top = self.depth.get();
-        // SAFETY: as in `note_reentrant`.
-        let arena = unsafe { &*self.arena.get() };
-        let stack = self.stack.get();
-        // SAFETY: `depth <= top < cap` is checked first.
-        if depth >= 1 && depth <= top && unsafe { *stack.add(depth) } == node {
-            // Deeper frames were never closed (leaked or moved guards): pop
-            // them with this one.
-            bump(&arena.resynced, (top - depth) as u64);
-            self.depth.set(depth - 1);
-        } else {
-            // This frame was popped already: keep the measured call, leave
-            // the stack alone.
-            bump(&arena.orphaned, 1);
-        }
-        true
     }
 }
 

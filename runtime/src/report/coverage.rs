@@ -87,6 +87,8 @@ impl SiteStats {
             raw_self_ns: 0,
             compensated_total_ns: 0,
             compensated_self_ns: 0,
+            self_sampled_ns: 0,
+            total_sampled_ns: 0,
             reversed: 0,
             oversized: 0,
             unwound: 0,

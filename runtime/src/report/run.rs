@@ -92,39 +92,63 @@ pub struct RunInfo {
     /// miss that thread's calls.
     pub complete: bool,
     /// Whether the shown times (`total_ns`, `self_ns`, `mean_ns`, `min_ns`,
-    /// `max_ns`) have the calibrated instrumentation cost subtracted
-    /// (`TICKPROF_COMPENSATE`, default on). Raw and compensated values are
-    /// both always in `SiteStats`.
+    /// `max_ns`, the percentiles) have the instrumentation the sampler
+    /// measured in this run taken out (`TICKPROF_COMPENSATE`, default on;
+    /// false when the sampler measured nothing). Raw and measured values
+    /// are both always in `SiteStats`.
     pub compensated: bool,
-    /// Calibrated cost of a guard inside its own measured interval, in
-    /// nanoseconds per call (0 when not calibrated).
+    /// What the clock can resolve (one read's cost, or the counter's step
+    /// when larger), in nanoseconds: the part of a timed call's
+    /// instrumentation inside its own measured time.
     pub overhead_inner_ns: f64,
     /// The same in ticks.
     pub overhead_inner_ticks: f64,
-    /// Calibrated cost of one marked call as its caller sees it, in
-    /// nanoseconds (0 when not calibrated).
+    /// The instrumentation per marked call the sampler measured in this
+    /// run (its share of the sampled time over the marked calls), in
+    /// nanoseconds (0 when nothing was sampled).
     pub overhead_call_ns: f64,
     /// The same in ticks.
     pub overhead_call_ticks: f64,
-    /// Calibrated cost of one counted call (no clock read) as its caller
-    /// sees it, in nanoseconds (0 when not calibrated).
+    /// The instrumentation per counted call, in nanoseconds: the sampler
+    /// measures all calls together, so this is `overhead_call_ns`.
     pub overhead_counted_ns: f64,
-    /// Sites with counted calls ([`Timing::Counted`](super::Timing::Counted)):
-    /// their calls are exact, their times estimates from a timed sample,
-    /// and their calls' time is in their nearest timed callers' self time.
+    /// Sites most of whose calls were counted
+    /// ([`Timing::Counted`](super::Timing::Counted)): their calls are
+    /// exact, their times the sampler's.
     pub counted_sites: u64,
     /// Calls of those sites that did not read the clock.
     pub counted_calls: u64,
     /// Whether tickprof was built with debug assertions (an unoptimised
     /// build, whose figures are far above a release build's).
     pub debug_build: bool,
-    /// How the overhead was calibrated.
+    /// How the instrumentation was measured (or why it was not).
     pub calibration: String,
-    /// Estimated instrumentation cost of the whole run (every recorded call
-    /// times `overhead_call_ns`), as a fraction of the time the threads
-    /// spent: the wall time, or the roots' raw totals summed over threads
-    /// when that is larger (several threads busy at once); at most 1.
+    /// The instrumentation's share of the recording threads' time, as the
+    /// sampler measured it (from 0 to 1): what the run would save without
+    /// the marks, the program's own time being the rest.
     pub overhead_share: f64,
+    /// The recording threads' time the sampler looked at, summed over
+    /// threads, in nanoseconds: what the sampled figures rest on.
+    pub sampled_ns: u64,
+    /// Of which the instrumentation's (`overhead_share` of it).
+    pub instrumentation_ns: u64,
+    /// Time the recording threads waited for a CPU that other programs
+    /// held (ready but not running: their run-queue delay), summed over
+    /// threads, in nanoseconds, as the sampler found it. The figures are
+    /// wall time and keep it (shared between the program and the
+    /// instrumentation in proportion); the instrumentation's share and
+    /// its cost per call leave it out.
+    pub waited_ns: u64,
+    /// What setting threads up took, in nanoseconds: each thread's first
+    /// marked call sets it up (its tree, its stack) before the call's time
+    /// starts, so this is in no call's time.
+    pub setup_ns: u64,
+    /// Threads set up (`setup_ns` is theirs).
+    pub setup_threads: u64,
+    /// The sampler's rate, per second and thread (`TICKPROF_SAMPLE`; 0:
+    /// off). A sampled figure of `x` ns rests on about `x * sample_hz /
+    /// 1e9` samples, and its standard error is about its square root.
+    pub sample_hz: u64,
     /// Tree nodes whose compensated time would have been negative (set to 0).
     pub clamped: u64,
     /// Tree nodes whose own measured time was below the sum of their
@@ -196,11 +220,17 @@ impl RunInfo {
             debug_build: cfg!(debug_assertions),
             calibration: String::new(),
             overhead_share: 0.0,
+            sampled_ns: 0,
+            instrumentation_ns: 0,
+            waited_ns: 0,
+            setup_ns: 0,
+            setup_threads: 0,
+            sample_hz: 0,
             clamped: 0,
             carried: 0,
             tracing: false,
             trace_dropped: 0,
-            pid: process_id(),
+            pid: crate::process::program_pid(),
             alloc_installed: false,
             outside: AllocStats::default(),
             pushed: 0,

@@ -79,10 +79,10 @@ pub struct SiteStats {
     pub column: u32,
     /// Completed calls, rejected and counted ones included: exact.
     pub calls: u64,
-    /// Whether the site's calls were timed or counted: a counted site's
-    /// times are estimates from its timed sample (`~` in the text and HTML
-    /// reports), its self time is 0 and the time of its calls is in its
-    /// callers' self time.
+    /// Whether the site's calls were timed or counted (most of them): a
+    /// counted site's times are the sampler's (`~` in the text and HTML
+    /// reports), from the time the sampler found its calls on top of the
+    /// stack (`self_sampled_ns`) and in them (`total_sampled_ns`).
     pub timing: Timing,
     /// Calls that read the clock (all of them for a timed site, the
     /// sample and the learning calls for a counted one).
@@ -100,12 +100,11 @@ pub struct SiteStats {
     /// <= max_ns` always holds.
     pub mean_ns: f64,
     /// Whether the site's calls are long enough to be timed: its shortest
-    /// raw call is at least twice the calibrated cost of the
-    /// instrumentation inside a timed call (`RunInfo::overhead_inner_ns`),
-    /// so the call's own time is at least that cost, or its raw mean at
-    /// least eight times that cost. When it is not, its times are estimates below
-    /// what TSC instrumentation can resolve: the text and HTML reports show
-    /// them as `~15 ns`. Always true without a calibration.
+    /// raw call is at least twice the clock's resolution (what one read
+    /// costs, or the counter's step if larger: `RunInfo::overhead_inner_ns`),
+    /// or its raw mean at least eight times that. When it is not, or the
+    /// site is counted, its times are estimates below what the clock can
+    /// resolve: the text and HTML reports show them as `~15 ns`.
     pub resolved: bool,
     /// Shortest accepted call, in nanoseconds (0 if none).
     pub min_ns: u64,
@@ -123,11 +122,17 @@ pub struct SiteStats {
     pub raw_total_ns: u64,
     /// Self with the instrumentation cost left in, in nanoseconds.
     pub raw_self_ns: u64,
-    /// Total with the calibrated instrumentation cost subtracted.
+    /// Total with the instrumentation the sampler measured taken out.
     pub compensated_total_ns: u64,
-    /// Self with the calibrated instrumentation cost subtracted (its own
-    /// inner cost, and the cost of each marked call it made).
+    /// Self with the instrumentation the sampler measured taken out.
     pub compensated_self_ns: u64,
+    /// The program's time the sampler found with this site's calls on
+    /// top of the stack, in nanoseconds: what a counted site's self time
+    /// rests on (about `self_sampled_ns * sample_hz / 1e9` samples).
+    pub self_sampled_ns: u64,
+    /// The program's time the sampler found inside this site's outermost
+    /// calls, in nanoseconds: what a counted site's total rests on.
+    pub total_sampled_ns: u64,
     /// Calls whose end stamp was before their start: not added to the times.
     pub reversed: u64,
     /// Calls longer than `TICKPROF_MAX_DELTA`: not added to the times.
@@ -186,7 +191,7 @@ impl SiteStats {
 
     /// What the site's marks cost, in nanoseconds: its timed calls at
     /// `run.overhead_call_ns` and its counted calls at
-    /// `run.overhead_counted_ns` (0 when not calibrated).
+    /// `run.overhead_counted_ns` (0 when the sampler did not run).
     pub fn instrumentation_ns(&self, run: &super::RunInfo) -> f64 {
         let counted = self.calls.saturating_sub(self.timed_calls);
         self.timed_calls as f64 * run.overhead_call_ns + counted as f64 * run.overhead_counted_ns

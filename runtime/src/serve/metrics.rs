@@ -11,7 +11,7 @@
 use super::request::Request;
 use super::response::Response;
 use crate::report::{Report, SiteStats};
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 use std::fmt::Write;
 use std::sync::{Mutex, PoisonError};
 
@@ -113,6 +113,25 @@ impl Row {
     }
 }
 
+/// A site's `function` label: its name, unless that is [`OTHER`] or
+/// taken already in `taken` (a set of the labels given so far): then, as
+/// the report tells apart two marks of one name, `name (file:line)`, and
+/// `#2`, `#3`… after that if still taken. Each label is added to `taken`.
+fn label(s: &SiteStats, taken: &mut HashSet<String>) -> String {
+    let mut label = s.name.clone();
+    if label == OTHER || taken.contains(&label) {
+        label = format!("{} ({}:{})", s.name, s.file, s.line);
+    }
+    let base = label.clone();
+    let mut n = 1;
+    while label == OTHER || taken.contains(&label) {
+        n += 1;
+        label = format!("{base} #{n}");
+    }
+    taken.insert(label.clone());
+    label
+}
+
 /// A label value escaped as the format wants: `\`, `"` and line feeds.
 pub(crate) fn escape(v: &str) -> String {
     v.replace('\\', "\\\\")
@@ -136,12 +155,13 @@ pub(crate) fn render(report: &Report, admitted: &mut BTreeSet<String>) -> String
     let mut rows: Vec<(String, Row)> = Vec::new();
     let mut other = Row::default();
     let mut others = 0u64;
+    let mut labels = HashSet::new();
     for s in &report.sites {
         if admitted.contains(&s.name) || admitted.len() < MAX_SITES {
             admitted.insert(s.name.clone());
             let mut row = Row::default();
             row.add(s);
-            rows.push((escape(&s.name), row));
+            rows.push((escape(&label(s, &mut labels)), row));
         } else {
             other.add(s);
             others += 1;
@@ -266,6 +286,38 @@ mod tests {
         assert!(text.contains(&format!(
             "tickprof_call_duration_seconds_sum{{{f}}} 0.00001\n"
         )));
+    }
+
+    #[test]
+    fn a_site_named_like_a_series_of_tickprofs_is_told_apart() {
+        let mut r = Report::empty();
+        let sites = [
+            (OTHER, 7),
+            ("<other> (src/lib.rs:7)", 9),
+            ("a", 1),
+            ("a", 2),
+            ("a", 2),
+        ];
+        for (name, line) in sites {
+            let mut s = crate::export::test_site(name, crate::SiteKind::Function);
+            (s.file, s.line) = ("src/lib.rs".into(), line);
+            r.sites.push(s);
+        }
+        let text = render(&r, &mut BTreeSet::new());
+        for label in [
+            "<other> (src/lib.rs:7)",
+            "<other> (src/lib.rs:7) (src/lib.rs:9)",
+            "a",
+            "a (src/lib.rs:2)",
+            "a (src/lib.rs:2) #2",
+        ] {
+            assert!(
+                text.contains(&format!("tickprof_calls_total{{function=\"{label}\"}} 3\n")),
+                "{label} in {text}"
+            );
+        }
+        assert!(!text.contains("{function=\"<other>\"}"), "{text}");
+        assert!(text.contains("tickprof_metrics_other_sites 0\n"));
     }
 
     #[test]

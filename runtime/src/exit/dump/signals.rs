@@ -66,7 +66,7 @@ fn arrived(sig: i32) {
         dump(name(sig));
         return;
     }
-    final_report(name(sig));
+    final_report(Some(name(sig)));
     // Terminate as the default action would: restore it and re-raise, so
     // the parent sees the signal's status (143, 130, 129 in a shell).
     let _ = signal_hook::low_level::emulate_default_handler(sig);

@@ -2,6 +2,7 @@
 //! thread table.
 
 use super::{pct, push_bar, push_esc, push_name};
+use crate::export::columns;
 use crate::report::{fmt_ns, Edge, Report, SiteStats};
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -32,8 +33,9 @@ pub(super) fn section(
     let per = |ns: u64| s.per_call(ns);
     let _ = write!(
         out,
-        "<p class=\"stats\">{} calls · total <b>{}</b> ({:.1}% of run, {} per call) · self <b>{}</b> ({:.1}% of run, {} per call) · min {} · max {}",
+        "<p class=\"stats\">{} call{} · total <b>{}</b> ({:.1}% of run, {} per call) · self <b>{}</b> ({:.1}% of run, {} per call) · min {} · max {}",
         s.calls,
+        columns::plural(s.calls),
         fmt_ns(s.total_ns as f64),
         pct(s.total_ns, wall),
         fmt_ns(per(s.total_ns)),

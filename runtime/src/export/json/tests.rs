@@ -156,6 +156,12 @@ impl Src {
             debug_build: self.b(),
             calibration: self.s(),
             overhead_share: self.f(),
+            sampled_ns: self.u(),
+            instrumentation_ns: self.u(),
+            waited_ns: self.u(),
+            setup_ns: self.u(),
+            setup_threads: self.u(),
+            sample_hz: self.u(),
             clamped: self.u(),
             carried: self.u(),
             tracing: self.b(),
@@ -207,6 +213,8 @@ impl Src {
             raw_self_ns: self.u(),
             compensated_total_ns: self.u(),
             compensated_self_ns: self.u(),
+            self_sampled_ns: self.u(),
+            total_sampled_ns: self.u(),
             reversed: self.u(),
             oversized: self.u(),
             unwound: self.u(),
@@ -319,10 +327,10 @@ fn text(r: &Report) -> String {
     String::from_utf8(render(r).unwrap()).unwrap()
 }
 
-/// The cases of the property tests: 256, or `TICKPROF_PROPTEST_CASES`
+/// The cases of the property tests: 256, or `TPTEST_PROPTEST_CASES`
 /// (a longer CI run).
 fn cases() -> u32 {
-    std::env::var("TICKPROF_PROPTEST_CASES")
+    std::env::var("TPTEST_PROPTEST_CASES")
         .ok()
         .and_then(|n| n.parse().ok())
         .unwrap_or(256)
@@ -454,6 +462,14 @@ const NEWER: &[&str] = &[
     "debug_build",
     "pauses",
     "paused_ns",
+    "sampled_ns",
+    "instrumentation_ns",
+    "waited_ns",
+    "setup_ns",
+    "setup_threads",
+    "sample_hz",
+    "self_sampled_ns",
+    "total_sampled_ns",
 ];
 
 /// Removes `key` from every object of `v` at any depth; how many it removed.
@@ -502,8 +518,19 @@ fn an_older_file_without_the_newer_fields_reads_with_their_defaults() {
     (want.run.counted_sites, want.run.counted_calls) = (0, 0);
     want.run.debug_build = false;
     (want.run.pauses, want.run.paused_ns) = (0, 0);
+    (
+        want.run.sampled_ns,
+        want.run.instrumentation_ns,
+        want.run.sample_hz,
+    ) = (0, 0, 0);
+    (
+        want.run.setup_ns,
+        want.run.setup_threads,
+        want.run.waited_ns,
+    ) = (0, 0, 0);
     for s in &mut want.sites {
         (s.resolved, s.alloc, s.self_alloc) = (true, none, none);
+        (s.self_sampled_ns, s.total_sampled_ns) = (0, 0);
         (s.timing, s.timed_calls) = (Timing::Timed, s.calls);
         (s.p50_ns, s.p90_ns, s.p99_ns, s.hist_sum_ns) = (0, 0, 0, 0);
         s.hist.clear();

@@ -4,8 +4,8 @@
 //! overflow node).
 
 use super::{Frame, ThreadState};
-use crate::record::fasthash::FastMap;
 use crate::record::node::Node;
+use crate::record::pagemap::PageMap;
 use crate::record::sigmask;
 use crate::site::CallSite;
 use crate::switches::{MAX_NODES, RECORDED_ANY};
@@ -24,10 +24,13 @@ fn note_recorded(site: &'static CallSite) {
     }
 }
 
-/// Owner-thread-only lookup tables, off the hot path.
+/// Owner-thread-only lookup tables, off the hot path (in pages: a new
+/// path's lookup may run in a signal handler).
 pub(super) struct Maps {
-    children: FastMap<(u32, usize), *const Node>,
-    overflow: FastMap<(usize, bool), *const Node>,
+    /// (parent index, site) → child node.
+    children: PageMap,
+    /// (site, nested) → the site's overflow node.
+    overflow: PageMap,
 }
 
 /// Slots of a thread's table of recent child lookups ([`Recent`]).
@@ -72,10 +75,10 @@ pub(super) fn recent_child(
 
 impl Maps {
     /// Empty tables, for a thread's set-up.
-    pub(super) fn new() -> Maps {
+    pub(super) const fn new() -> Maps {
         Maps {
-            children: FastMap::default(),
-            overflow: FastMap::default(),
+            children: PageMap::new(),
+            overflow: PageMap::new(),
         }
     }
 }
@@ -116,11 +119,14 @@ impl ThreadState {
     #[cold]
     #[inline(never)]
     pub(super) fn push_miss(&self, site: &'static CallSite) -> Frame {
+        if crate::record::sampler::idle() {
+            self.while_busy(crate::record::sampler::ensure_started);
+        }
         let depth = self.depth.get();
         let next = depth + 1;
-        let stack = self.stack.get();
+        let stack = self.stack.load(Ordering::Relaxed);
         // SAFETY: as in `push`, whose checks held (`next < cap`).
-        let parent = unsafe { &**stack.add(depth) };
+        let parent = unsafe { &*super::slot(stack, depth) };
         let slot = self.recent_slot(parent, site);
         let node = match slot.and_then(|slot| recent_child(slot, parent, site)) {
             Some(node) => node,
@@ -143,7 +149,7 @@ impl ThreadState {
             },
         };
         // SAFETY: `node` is a node of this thread's arena (found above).
-        let flag = if crate::record::adapt::state(unsafe { &*node }) == 0 {
+        let flag = if crate::record::timing::state(unsafe { &*node }) == 0 {
             0
         } else {
             super::MRU_FLAG
@@ -154,7 +160,7 @@ impl ThreadState {
             self.coin(),
         );
         // SAFETY: as in `push`.
-        unsafe { *stack.add(next) = node };
+        unsafe { super::set_slot(stack, next, node) };
         self.depth.set(next);
         (node, next)
     }
@@ -201,11 +207,8 @@ impl ThreadState {
             self.name_tries.set(tries);
             if tries.is_power_of_two() && !sigmask::any_blocked() {
                 self.name_pending.set(false);
-                arena.set_late_name(sigmask::std_thread_name());
+                arena.set_late_name(&sigmask::std_thread_name());
             }
-        }
-        if self.internal_only.get() && !site.is_internal() {
-            return None;
         }
         let site_ptr = (site as *const CallSite).cast_mut();
         let parent_index = parent.index.load(Ordering::Relaxed);
@@ -213,23 +216,27 @@ impl ThreadState {
         // Children are cached for overflow parents too: without it, every
         // call beneath an overflow node (deep recursion, leaked guards past
         // the node cap) would scan the whole stack.
-        if let Some(&node) = maps.children.get(&(parent_index, site_ptr as usize)) {
-            return Some(node);
+        let key = (u64::from(parent_index), site_ptr as u64);
+        if let Some(node) = maps.children.get(key.0, key.1) {
+            return Some(node as *const Node);
         }
         if !is_overflow_parent && arena.len() < MAX_NODES.load(Ordering::Relaxed) {
             note_recorded(site);
             let node = arena.push(Some(site), parent_index, 0)?;
             // SAFETY: `push` returns a node of this thread's arena.
-            crate::record::adapt::start(unsafe { &*node }, site, parent);
-            maps.children
-                .insert((parent_index, site_ptr as usize), node);
+            crate::record::timing::start(unsafe { &*node }, site, parent);
+            // Not indexed (no memory): found again by the next miss, which
+            // would push a second node; give up the call instead.
+            if !maps.children.insert(key.0, key.1, node as usize) {
+                return None;
+            }
             return Some(node);
         }
         // The tree is full (or the parent is an overflow node, whose path is
         // unknown): use the per-site overflow node, outer or nested.
         let nested = self.site_on_stack(site_ptr);
-        let node = match maps.overflow.get(&(site_ptr as usize, nested)) {
-            Some(&n) => n,
+        let node = match maps.overflow.get(site_ptr as u64, u64::from(nested)) {
+            Some(n) => n as *const Node,
             None => {
                 note_recorded(site);
                 let flags = if nested {
@@ -238,14 +245,20 @@ impl ThreadState {
                     OVERFLOW_OUTER
                 };
                 let n = arena.push(Some(site), 0, flags)?;
-                maps.overflow.insert((site_ptr as usize, nested), n);
+                if !maps
+                    .overflow
+                    .insert(site_ptr as u64, u64::from(nested), n as usize)
+                {
+                    return None;
+                }
                 n
             }
         };
         // Beneath an overflow parent the path is unknown, so whether `site`
         // is nested is decided here, once per (overflow parent, site).
-        maps.children
-            .insert((parent_index, site_ptr as usize), node);
+        if !maps.children.insert(key.0, key.1, node as usize) {
+            return None;
+        }
         Some(node)
     }
 
@@ -253,13 +266,13 @@ impl ThreadState {
     /// (Only the top `NESTING_SCAN` frames are looked at: an activation
     /// deeper than that is taken as not open.)
     fn site_on_stack(&self, site: *mut CallSite) -> bool {
-        let stack = self.stack.get();
+        let stack = self.stack.load(Ordering::Relaxed);
         let depth = self.depth.get();
         (depth.saturating_sub(NESTING_SCAN).max(1)..=depth)
             .rev()
             .any(|d| {
                 // SAFETY: `d <= depth < cap`; stacked pointers are arena nodes.
-                let node = unsafe { &**stack.add(d) };
+                let node = unsafe { &*super::slot(stack, d) };
                 node.site.load(Ordering::Relaxed) == site
             })
     }

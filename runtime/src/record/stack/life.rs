@@ -3,24 +3,88 @@
 //! tree into the finished threads' data.
 
 use super::children::{Maps, Recent};
-use super::{ThreadState, CALIBRATION_THREAD, STATE};
+use super::{set_slot, Slot, ThreadState, STATE};
 use crate::record::node::Node;
-use crate::record::{pending, registry, sigmask};
-use core::sync::atomic::Ordering;
-use std::sync::Arc;
+use crate::record::{pages, pending, registry, sampler, sigmask};
+use core::sync::atomic::{AtomicPtr, Ordering};
+
+/// `value` moved into pages of its own (see [`pages`]); `None` when the
+/// system refuses the memory.
+fn in_pages<T>(value: T) -> Option<*mut T> {
+    debug_assert!(core::mem::align_of::<T>() <= pages::PAGE);
+    let p = pages::alloc_zeroed(core::mem::size_of::<T>()).cast::<T>();
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: a fresh mapping, page-aligned, large enough.
+    unsafe { p.write(value) };
+    Some(p)
+}
+
+/// Drops and frees what [`in_pages`] made (null: nothing).
+///
+/// # Safety
+///
+/// `p` is null or came from `in_pages::<T>`, and is not used again.
+unsafe fn free_in_pages<T>(p: *mut T) {
+    if !p.is_null() {
+        // SAFETY: per the contract.
+        unsafe {
+            core::ptr::drop_in_place(p);
+            pages::free(p.cast(), core::mem::size_of::<T>());
+        }
+    }
+}
 
 /// The shadow stack of a torn-down state: one null frame, only ever read
 /// (the state's capacity is 0, so nothing is pushed on it).
-struct DeadStack([*const Node; 1]);
+static DEAD_STACK: [Slot; 1] = [AtomicPtr::new(core::ptr::null_mut())];
 
-// SAFETY: the array is never written; a null pointer is shareable.
-unsafe impl Sync for DeadStack {}
+/// The dead stack, as a state's stack pointer.
+fn dead_stack() -> *mut Slot {
+    DEAD_STACK.as_ptr().cast_mut()
+}
 
-static DEAD_STACK: DeadStack = DeadStack([core::ptr::null()]);
+/// The slots of a shadow stack of `bytes`.
+const fn slots_in(bytes: usize) -> usize {
+    bytes / core::mem::size_of::<Slot>()
+}
 
-/// Tears the calling thread's state down when the thread exits. Its
-/// destructor is registered by the first marked call on the thread (`setup`),
-/// so the hot path's thread-local has no destructor and no state check.
+/// A new shadow stack of at least `cap` slots from pages (see [`pages`]),
+/// slot `i` holding `fill(i)`: its slots and its length; null when the
+/// system refuses.
+fn new_stack(cap: usize, fill: impl Fn(usize) -> *const Node) -> (*mut Slot, usize) {
+    let bytes = pages::rounded(cap * core::mem::size_of::<Slot>());
+    let p = pages::alloc_zeroed(bytes).cast::<Slot>();
+    if p.is_null() {
+        return (p, 0);
+    }
+    let len = slots_in(bytes);
+    for i in 0..len {
+        let node = fill(i);
+        // SAFETY: `i < len`, the slots of the fresh mapping (zeroed: null
+        // pointers, valid `AtomicPtr`s).
+        unsafe { set_slot(p, i, node) };
+    }
+    (p, len)
+}
+
+/// Gives back a stack from [`new_stack`] of `len` slots.
+///
+/// # Safety
+///
+/// `p` came from `new_stack` with that length and is not used again.
+unsafe fn free_stack(p: *mut Slot, len: usize) {
+    if !p.is_null() && p != dead_stack() {
+        // SAFETY: per the contract, `len * 8` bytes from `pages`.
+        unsafe { pages::free(p.cast(), len * core::mem::size_of::<Slot>()) };
+    }
+}
+
+/// Tears the calling thread's state down when the thread exits, where no
+/// thread-exit key could be had (see [`exit_key`]): a thread-local with a
+/// destructor, registered by the thread's first marked call (registering
+/// allocates, so not from a signal handler: see `setup`).
 struct ThreadExit;
 
 impl Drop for ThreadExit {
@@ -33,66 +97,176 @@ thread_local! {
     static EXIT: ThreadExit = const { ThreadExit };
 }
 
-impl ThreadState {
-    /// First marked call on this thread: create the arena, root and stack.
-    pub(super) fn setup(&self) -> bool {
-        // Register the teardown at thread exit. If the thread is already
-        // exiting (a marked call from another thread-local's destructor),
-        // never set up: such calls are recorded detached.
-        if EXIT.try_with(|_| {}).is_err() {
-            self.dead.set(true);
-            self.stack.set(DEAD_STACK.0.as_ptr().cast_mut());
+/// The thread-exit key: a `pthread` key created once at start-up, whose
+/// destructor tears a thread's state down when it exits. A thread's first
+/// marked call arms it for its thread with `pthread_setspecific`, which
+/// for one of the first 32 keys neither allocates nor locks: safe in a
+/// signal handler (registering a thread-local destructor instead
+/// allocates, and deadlocked a handler that had interrupted `malloc`).
+#[cfg(unix)]
+pub(crate) mod exit_key {
+    use core::sync::atomic::{AtomicUsize, Ordering};
+
+    /// The key + 1 (0: none).
+    static KEY: AtomicUsize = AtomicUsize::new(0);
+
+    /// glibc keeps the first 32 keys' values inline: setting one of them
+    /// allocates nothing.
+    const INLINE_KEYS: usize = 32;
+
+    extern "C" fn on_exit(_: *mut libc::c_void) {
+        super::STATE.with(super::ThreadState::teardown);
+    }
+
+    /// Creates the key (once, at start-up, before any thread of the
+    /// program's records).
+    pub(crate) fn create() {
+        if KEY.load(Ordering::Relaxed) != 0 {
+            return;
+        }
+        let mut key: libc::pthread_key_t = 0;
+        // SAFETY: a valid out pointer and a destructor that lives as long
+        // as the process.
+        if unsafe { libc::pthread_key_create(&mut key, Some(on_exit)) } == 0 {
+            KEY.store(key as usize + 1, Ordering::Release);
+        }
+    }
+
+    /// Arms the key for the calling thread; false when there is no key,
+    /// or none that can be set without allocating.
+    pub(super) fn arm() -> bool {
+        let k = KEY.load(Ordering::Acquire);
+        if k == 0 || k > INLINE_KEYS {
             return false;
         }
+        // SAFETY: a key this module created; any non-null value arms its
+        // destructor for this thread.
+        unsafe {
+            libc::pthread_setspecific((k - 1) as libc::pthread_key_t, 1 as *const libc::c_void) == 0
+        }
+    }
+}
+
+/// Arms the calling thread's teardown at its exit: the thread-exit key
+/// where there is one; else a thread-local destructor, which allocates to
+/// register, so only where the thread cannot be in a signal handler
+/// (`pending`: it might be). False when the thread is already exiting
+/// (its thread-locals are gone) or nothing could be armed.
+fn arm_exit(pending: bool) -> Result<(), bool> {
+    #[cfg(unix)]
+    if exit_key::arm() {
+        return Ok(());
+    }
+    if pending {
+        return Err(false);
+    }
+    // If the thread is already exiting (a marked call from another
+    // thread-local's destructor), never set up: such calls are recorded
+    // detached.
+    EXIT.try_with(|_| {}).map_err(|_| true)
+}
+
+impl ThreadState {
+    /// First marked call on this thread: create the arena, root and stack.
+    /// Async-signal-safe where the thread-exit key is (every allocation
+    /// from pages, one compare-and-swap to join the live threads, no
+    /// lock): the first call may run in a signal handler that interrupted
+    /// the program's allocator.
+    pub(super) fn setup(&self) -> bool {
         // Asking std for the name while std is still starting the thread
-        // (from a signal handler) would abort the thread's start.
+        // (from a signal handler) would abort the thread's start; and std
+        // allocates the name.
         let pending = sigmask::any_blocked();
+        match arm_exit(pending) {
+            Ok(()) => {}
+            Err(exiting) => {
+                if exiting {
+                    self.dead.set(true);
+                    self.set_stack(dead_stack(), 1);
+                }
+                return false;
+            }
+        }
         let name = (!pending).then(sigmask::std_thread_name);
-        // tickprof's calibration thread records only tickprof's own sites
-        // (a marked global allocator's calls there are not the program's).
-        self.internal_only
-            .set(name.as_deref() == Some(CALIBRATION_THREAD));
         self.name_pending.set(pending);
         // Settled before any node of any thread records (the pop's cold
         // path reads it).
         crate::switches::settle_max_ticks();
-        let arena = registry::new_thread(name);
-        let Some(root) = arena.push(None, u32::MAX, 0) else {
-            return false;
+        let arena = registry::new_thread(name.as_deref());
+        // SAFETY: null, or the thread's reference, just made; released by
+        // teardown.
+        let Some(a) = (unsafe { arena.as_ref() }) else {
+            return self.give_up();
         };
-        // SAFETY: `root` is a node of `arena`, alive here.
-        pending::fold_into(unsafe { &*root }, !self.internal_only.get());
-        let maps = Box::new(Maps::new());
-        self.maps.set(Box::into_raw(maps));
-        let recent = Box::new(Recent::new());
-        self.recent.set(Box::into_raw(recent));
-        self.arena.set(Arc::into_raw(arena));
-        const INITIAL_DEPTH: usize = 64;
-        let mut v: Vec<*const Node> = vec![root; INITIAL_DEPTH];
-        let p = v.as_mut_ptr();
-        core::mem::forget(v);
-        self.stack.set(p);
-        self.cap.set(INITIAL_DEPTH);
+        self.arena.set(arena);
+        let Some(root) = a.push(None, u32::MAX, 0) else {
+            return self.give_up();
+        };
+        // SAFETY: `root` is a node of the arena, alive here.
+        pending::fold_into(unsafe { &*root });
+        let (Some(maps), Some(recent)) = (in_pages(Maps::new()), in_pages(Recent::new())) else {
+            return self.give_up();
+        };
+        self.maps.set(maps);
+        self.recent.set(recent);
+        // One page: 512 frames.
+        let (p, len) = new_stack(1, |_| root);
+        if p.is_null() {
+            return self.give_up();
+        }
         self.depth.set(0);
+        self.set_stack(p, len);
+        self.cap.set(len);
+        self.sampler_slot.set(sampler::register(self));
+        if !pending {
+            sampler::ensure_started();
+        }
         true
     }
 
-    /// Doubles the shadow stack.
+    /// A set-up the system refused memory for: the thread records nothing
+    /// (its calls are detached); what was made is given back at its exit.
+    fn give_up(&self) -> bool {
+        self.dead.set(true);
+        if self.stack.load(Ordering::Relaxed).is_null() {
+            self.set_stack(dead_stack(), 1);
+        }
+        false
+    }
+
+    /// Publishes the stack `p` of `len` slots, for the sampler too: the
+    /// pointer before the length, so that a sampler reading the length
+    /// first never pairs a longer length with a shorter stack.
+    fn set_stack(&self, p: *mut Slot, len: usize) {
+        self.stack.store(p, Ordering::Release);
+        self.stack_len.store(len, Ordering::Release);
+    }
+
+    /// Doubles the shadow stack. The old one is freed once the sampler
+    /// is not reading it.
     pub(super) fn grow(&self) -> bool {
         let cap = self.cap.get();
-        let old = self.stack.get();
-        let new_cap = cap * 2;
-        let mut v: Vec<*const Node> = Vec::with_capacity(new_cap);
-        // SAFETY: `old` has `cap` initialised slots.
-        v.extend_from_slice(unsafe { core::slice::from_raw_parts(old, cap) });
-        let root = v[0];
-        v.resize(new_cap, root);
-        let p = v.as_mut_ptr();
-        core::mem::forget(v);
-        self.stack.set(p);
-        self.cap.set(new_cap);
-        // SAFETY: `old` came from a `Vec` with length and capacity `cap`.
-        drop(unsafe { Vec::from_raw_parts(old, cap, cap) });
+        let old = self.stack.load(Ordering::Relaxed);
+        let old_len = self.stack_len.load(Ordering::Relaxed);
+        // SAFETY: `old` has `cap` initialised slots, the root in slot 0.
+        let root = unsafe { super::slot(old, 0) };
+        let (p, len) = new_stack(cap * 2, |i| {
+            if i < cap {
+                // SAFETY: as above, `i < cap`.
+                unsafe { super::slot(old, i) }
+            } else {
+                root
+            }
+        });
+        if p.is_null() {
+            return false;
+        }
+        self.set_stack(p, len);
+        self.cap.set(len);
+        sampler::quiesce(self.sampler_slot.get());
+        // SAFETY: `old` came from `new_stack` with `old_len` slots; the
+        // state and the sampler (quiesced above) no longer read it.
+        unsafe { free_stack(old, old_len) };
         true
     }
 
@@ -100,8 +274,8 @@ impl ThreadState {
     /// so that a guard's drop can read its top frame (hooks with the
     /// profile off, where no frame is ever pushed).
     pub(in crate::record) fn ensure_stack(&self) {
-        if self.stack.get().is_null() {
-            self.stack.set(DEAD_STACK.0.as_ptr().cast_mut());
+        if self.stack.load(Ordering::Relaxed).is_null() {
+            self.set_stack(dead_stack(), 1);
         }
     }
 }
@@ -112,6 +286,9 @@ impl ThreadState {
     /// thread are recorded detached).
     pub(super) fn teardown(&self) {
         self.dead.set(true);
+        // The sampler lets go of this thread first: it reads the stack and
+        // writes the nodes freed below.
+        sampler::unregister(self.sampler_slot.replace(u32::MAX));
         // Marked calls made while the state is taken apart (a marked global
         // allocator called by the merge below) are not recorded: no new
         // frame can be pushed (`cap` 0 sends pushes to `push_cold`, where
@@ -124,38 +301,37 @@ impl ThreadState {
             self.busy.set(false);
             return;
         }
-        // SAFETY: created by `Arc::into_raw` in `setup`, released once here.
-        let arena = unsafe { Arc::from_raw(arena) };
+        // SAFETY: the thread's reference (from `setup`), alive until
+        // released below.
+        let a = unsafe { &*arena };
         if self.name_pending.replace(false) {
             // std's thread handle may already be gone (its teardown can run
             // before this one when the first marked call preceded std's
             // start): the operating system's name, at most 15 bytes.
             if let Some(name) = sigmask::os_thread_name() {
-                arena.set_late_name(name);
+                a.set_late_name(&name);
             }
         }
         // Frames still open now belong to guards that were never dropped.
-        arena
-            .leaked
-            .store(self.depth.get() as u64, Ordering::Relaxed);
-        registry::finish_thread(&arena);
-        let maps = self.maps.replace(core::ptr::null_mut());
-        if !maps.is_null() {
-            // SAFETY: created by `Box::into_raw` in `setup`, released once.
-            drop(unsafe { Box::from_raw(maps) });
+        a.leaked.store(self.depth.get() as u64, Ordering::Relaxed);
+        registry::finish_thread(arena);
+        // SAFETY: the thread's reference, given back once; `arena` is not
+        // used after.
+        unsafe { crate::record::arena::Arena::release(arena) };
+        // SAFETY: both from `in_pages` in `setup`, freed once; no push
+        // reaches `push_miss` any more (`cap` is 0).
+        unsafe {
+            free_in_pages(self.maps.replace(core::ptr::null_mut()));
+            free_in_pages(self.recent.replace(core::ptr::null()).cast_mut());
         }
-        let recent = self.recent.replace(core::ptr::null());
-        if !recent.is_null() {
-            // SAFETY: created by `Box::into_raw` in `setup`, released once;
-            // no push reaches `push_miss` any more (`cap` is 0).
-            drop(unsafe { Box::from_raw(recent.cast_mut()) });
-        }
-        let stack = self.stack.replace(DEAD_STACK.0.as_ptr().cast_mut());
+        let stack = self.stack.load(Ordering::Relaxed);
+        let stack_len = self.stack_len.load(Ordering::Relaxed);
+        self.set_stack(dead_stack(), 1);
         self.depth.set(0);
-        if !stack.is_null() {
-            // SAFETY: from a `Vec` with length and capacity `stack_cap`.
-            drop(unsafe { Vec::from_raw_parts(stack, stack_cap, stack_cap) });
-        }
+        debug_assert!(stack_cap == 0 || stack_cap == stack_len);
+        // SAFETY: from `new_stack` with `stack_len` slots; the state now
+        // points at the dead stack, and the sampler let go of it above.
+        unsafe { free_stack(stack, stack_len) };
         // Calls from later thread-local destructors are recorded detached.
         self.busy.set(false);
     }
@@ -163,7 +339,7 @@ impl ThreadState {
 
 impl ThreadState {
     /// Appends one event to this thread's trace buffer (tickprof's own
-    /// calibration calls are not traced).
+    /// internal sites are not traced).
     #[cold]
     #[inline(never)]
     pub(in crate::record) fn trace(&self, node: &Node, start: u64, end: u64) {

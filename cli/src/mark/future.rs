@@ -1,0 +1,1 @@
+../../../macros/src/future.rs

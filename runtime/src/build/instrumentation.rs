@@ -1,0 +1,95 @@
+//! What the sampler measured of the instrumentation over a whole tree:
+//! its share, its cost per call, the time waited for a CPU, and how
+//! counted nodes are figured from it.
+
+use super::{Estimate, Facts};
+
+/// Sampling periods of the program's time the sampler must have found in
+/// a counted node's subtree for its figure to be shown (good to about
+/// half of it); below, the node's timed sample's estimate.
+pub(crate) const MIN_FOUND: f64 = 4.0;
+
+/// Periods the sampler must have looked at the threads for its figures of
+/// counted nodes to be shown (below, their timed sample's: see
+/// [`Estimate`]).
+pub(crate) const MIN_SAMPLES: f64 = 16.0;
+
+/// What the sampler measured of the instrumentation, over every thread.
+pub(super) struct Instrumentation {
+    /// Threads' time the sampler looked at, in ticks.
+    pub sampled_ticks: u64,
+    /// Of which instrumentation, in ticks.
+    pub inside_ticks: u64,
+    /// Instrumentation per marked call, in ticks.
+    pub per_call_ticks: f64,
+    /// Instrumentation's share of the sampled time, from 0 to 1.
+    pub share: f64,
+    /// Time the threads waited for a CPU, in ticks.
+    pub waited_ticks: u64,
+}
+
+impl Instrumentation {
+    pub(super) fn of(tree: &crate::tree::Tree) -> Instrumentation {
+        let (mut sampled, mut inside, mut calls, mut waited) = (0u64, 0u64, 0u64, 0u64);
+        for n in &tree.nodes {
+            let a = &n.acc;
+            waited = waited.saturating_add(a.sampled_wait);
+            let i = a.sampled_inst.saturating_add(a.sampled_own);
+            inside = inside.saturating_add(i);
+            sampled = sampled.saturating_add(a.sampled).saturating_add(i);
+            if n.site.is_some_and(|s| !s.is_internal()) {
+                calls = calls.saturating_add(a.calls);
+            }
+        }
+        let share = if sampled == 0 {
+            0.0
+        } else {
+            inside as f64 / sampled as f64
+        };
+        let per_call_ticks = if calls == 0 {
+            0.0
+        } else {
+            inside as f64 / calls as f64
+        };
+        Instrumentation {
+            sampled_ticks: sampled,
+            inside_ticks: inside,
+            per_call_ticks,
+            share,
+            waited_ticks: waited,
+        }
+    }
+
+    /// How counted nodes are figured: the sampler's figures where it
+    /// looked at the threads for [`MIN_SAMPLES`] periods or more.
+    pub(super) fn estimate(&self, facts: &Facts) -> Estimate {
+        let period = if facts.sample_hz == 0 {
+            f64::INFINITY
+        } else {
+            facts.hz / facts.sample_hz as f64
+        };
+        Estimate {
+            sampled: self.sampled_ticks as f64 >= MIN_SAMPLES * period,
+            per_call: self.per_call_ticks,
+            resolution: facts.resolution_ticks,
+            min_found: MIN_FOUND * period,
+        }
+    }
+
+    /// What the figures rest on, for the header.
+    pub(super) fn basis(&self, hz: u64, unsampled: u64) -> String {
+        if self.sampled_ticks == 0 {
+            return if hz == 0 {
+                "not measured: the sampler is off (TICKPROF_SAMPLE=0)".to_owned()
+            } else {
+                "not measured: no sample yet".to_owned()
+            };
+        }
+        let missed = if unsampled == 0 {
+            String::new()
+        } else {
+            format!(" ({unsampled} threads not sampled: more at once than the sampler lists)")
+        };
+        format!("measured by sampling every thread {hz} times a second{missed}")
+    }
+}

@@ -1,0 +1,398 @@
+//! tickprof's sampler: a thread of its own that, every period, looks at
+//! each recording thread's shadow stack and credits the time since its
+//! last look to the tree node on top: to the node's own time
+//! (`sampled`), or, when the thread was inside tickprof's instrumentation
+//! (the thread's `inst` word), to the instrumentation of a call the node
+//! makes (`sampled_inst`) or of its own call (`sampled_own`).
+//!
+//! This is how a counted call's time is found where it is, and how the
+//! instrumentation's real cost in the program is measured: no clock read
+//! and no store beyond the word on the hot path, no signal (a thread is
+//! never interrupted: no `EINTR`, no handler, no lock taken in one), no
+//! unwinding.
+//!
+//! What it credits to those is the thread's time less what it spent
+//! **ready but not running** — waiting for a CPU another program held
+//! (its run-queue delay, from `/proc/self/task/TID/schedstat`): that goes
+//! to `sampled_wait`, so that the instrumentation's measured cost and
+//! share are not stretched by a busy machine (the figures, wall time,
+//! share the waits out between the program and the instrumentation).
+//! Time the thread was blocked (in a system call, on a lock, asleep) is
+//! the program's, as a timed call's wall time counts it. Where the kernel
+//! gives no run-queue delay, every moment is the program's.
+//!
+//! Threads are listed in a fixed table ([`SLOTS`] entries; a thread
+//! beyond it is not sampled and is counted). The sampler reads a thread's
+//! state only while that thread is listed; a thread leaving the table
+//! (its exit), or freeing a stack the sampler may be reading (growth),
+//! waits until the sampler is not reading it ([`quiesce`]): a hazard
+//! word and two fences, on those rare paths only.
+
+use super::node::bump;
+use super::stack::{Sampled, ThreadState};
+use crate::clock::ticks;
+use core::sync::atomic::{fence, AtomicI32, AtomicPtr, AtomicU64, AtomicU8, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+/// Threads the sampler can list at once.
+pub(crate) const SLOTS: usize = 4096;
+
+/// One listed thread.
+struct Entry {
+    /// The thread's state; null: free; [`CLAIMED`]: being listed.
+    state: AtomicPtr<ThreadState>,
+    /// The thread's `/proc/self/task/TID/schedstat`, open (-1: none:
+    /// every moment counts as the program's).
+    stat: AtomicI32,
+    /// At the sampler's last look (sampler-owned; set by the thread when
+    /// it is listed): the tick count, the monotonic clock, and the
+    /// thread's run-queue delay, in nanoseconds.
+    last: AtomicU64,
+    last_ns: AtomicU64,
+    last_delay: AtomicU64,
+}
+
+/// An entry being listed: taken, not yet readable.
+const CLAIMED: *mut ThreadState = 1 as *mut ThreadState;
+
+static TABLE: [Entry; SLOTS] = [const {
+    Entry {
+        state: AtomicPtr::new(core::ptr::null_mut()),
+        stat: AtomicI32::new(-1),
+        last: AtomicU64::new(0),
+        last_ns: AtomicU64::new(0),
+        last_delay: AtomicU64::new(0),
+    }
+}; SLOTS];
+
+/// Opens the calling thread's `schedstat` (async-signal-safe: `gettid`
+/// and `open`, the path written on the stack); -1 when there is none.
+fn open_own_schedstat() -> i32 {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: `gettid` has no arguments and cannot fail.
+        let tid = unsafe { libc::syscall(libc::SYS_gettid) } as u64;
+        let mut path = [0u8; 64];
+        let mut n = 0;
+        let mut put = |part: &[u8]| {
+            path[n..n + part.len()].copy_from_slice(part);
+            n += part.len();
+        };
+        put(b"/proc/self/task/");
+        let mut digits = [0u8; 20];
+        put(decimal(tid, &mut digits));
+        put(b"/schedstat\0");
+        // SAFETY: a NUL-terminated path in `path`.
+        let fd = unsafe { libc::open(path.as_ptr().cast(), libc::O_RDONLY | libc::O_CLOEXEC) };
+        return fd.max(-1);
+    }
+    #[allow(unreachable_code)]
+    -1
+}
+
+/// `v` in decimal, in `buf`'s last bytes (no allocation).
+fn decimal(mut v: u64, buf: &mut [u8; 20]) -> &[u8] {
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    &buf[i..]
+}
+
+/// A thread's run-queue delay so far, in nanoseconds, from its open
+/// `schedstat` (`cpu_ns delay_ns slices`); `None` when unreadable.
+fn delay_ns(fd: i32) -> Option<u64> {
+    #[cfg(unix)]
+    {
+        let mut buf = [0u8; 96];
+        // SAFETY: `buf` is writable for its length; `fd` is open.
+        let n = unsafe { libc::pread(fd, buf.as_mut_ptr().cast(), buf.len(), 0) };
+        let text = core::str::from_utf8(buf.get(..usize::try_from(n).ok()?)?).ok()?;
+        text.split_ascii_whitespace().nth(1)?.parse().ok()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = fd;
+        None
+    }
+}
+
+/// The monotonic clock, in nanoseconds.
+fn mono_ns() -> u64 {
+    #[cfg(unix)]
+    {
+        let mut t = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: a valid out pointer.
+        if unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut t) } == 0 {
+            return (t.tv_sec as u64)
+                .saturating_mul(1_000_000_000)
+                .saturating_add(t.tv_nsec as u64);
+        }
+    }
+    0
+}
+
+/// One past the highest entry ever used: the sampler's sweep stops there.
+static HIGH: AtomicUsize = AtomicUsize::new(0);
+/// The entry the sampler is reading ([`NONE`]: none).
+static READING: AtomicUsize = AtomicUsize::new(NONE);
+const NONE: usize = usize::MAX;
+/// Threads that found the table full (not sampled).
+static UNLISTED: AtomicU64 = AtomicU64::new(0);
+
+/// The sampler thread: not started, starting or running, or off.
+static STATE: AtomicU8 = AtomicU8::new(IDLE);
+const IDLE: u8 = 0;
+const RUNNING: u8 = 1;
+const OFF: u8 = 2;
+
+/// Lists the calling thread's state; returns its entry (`u32::MAX` when
+/// the table is full). Async-signal-safe: atomics only.
+pub(super) fn register(s: &ThreadState) -> u32 {
+    let p = (s as *const ThreadState).cast_mut();
+    for (i, e) in TABLE.iter().enumerate() {
+        if !e.state.load(Ordering::Relaxed).is_null()
+            || e.state
+                .compare_exchange(
+                    core::ptr::null_mut(),
+                    CLAIMED,
+                    Ordering::Acquire,
+                    Ordering::Relaxed,
+                )
+                .is_err()
+        {
+            continue;
+        }
+        let fd = open_own_schedstat();
+        e.stat.store(fd, Ordering::Relaxed);
+        e.last_delay.store(
+            if fd >= 0 {
+                delay_ns(fd).unwrap_or(0)
+            } else {
+                0
+            },
+            Ordering::Relaxed,
+        );
+        e.last_ns.store(mono_ns(), Ordering::Relaxed);
+        e.last.store(ticks(), Ordering::Relaxed);
+        e.state.store(p, Ordering::Release);
+        HIGH.fetch_max(i + 1, Ordering::AcqRel);
+        return i as u32;
+    }
+    UNLISTED.fetch_add(1, Ordering::Relaxed);
+    u32::MAX
+}
+
+/// Takes the thread of entry `slot` off the table and waits until the
+/// sampler is not reading it.
+pub(super) fn unregister(slot: u32) {
+    let Some(e) = TABLE.get(slot as usize) else {
+        return;
+    };
+    e.state.store(CLAIMED, Ordering::Relaxed);
+    quiesce(slot);
+    let fd = e.stat.swap(-1, Ordering::Relaxed);
+    if fd >= 0 {
+        // SAFETY: the descriptor this entry opened, closed once.
+        #[cfg(unix)]
+        unsafe {
+            libc::close(fd)
+        };
+    }
+    e.state.store(core::ptr::null_mut(), Ordering::Release);
+}
+
+/// Waits until the sampler is not reading entry `slot`: after this, a
+/// sweep that starts reads what the thread published before the call.
+/// (A sweep reads one thread for well under a microsecond.)
+pub(super) fn quiesce(slot: u32) {
+    if slot == u32::MAX {
+        return;
+    }
+    // Pairs with the sampler's fence between announcing the entry it reads
+    // and reading it: either the sampler sees what this thread stored
+    // before, or this thread sees the sampler's announcement and waits.
+    fence(Ordering::SeqCst);
+    while READING.load(Ordering::Relaxed) == slot as usize {
+        core::hint::spin_loop();
+    }
+    fence(Ordering::SeqCst);
+}
+
+/// The sampling period, from `TICKPROF_SAMPLE` (per second; 0: off).
+fn period() -> Option<Duration> {
+    let hz = crate::switches::SAMPLE_HZ.load(Ordering::Relaxed);
+    (hz > 0).then(|| Duration::from_nanos((1_000_000_000 / hz).max(1)))
+}
+
+/// Whether the sampler thread is to be started (not running, not off):
+/// one load, for cold paths.
+#[inline]
+pub(super) fn idle() -> bool {
+    STATE.load(Ordering::Relaxed) == IDLE
+}
+
+/// Starts the sampler thread if it is not running (nor off), unless the
+/// calling thread may be in a signal handler (std allocates to start a
+/// thread). Called by a thread's set-up and by the cold path of a child
+/// lookup, with the caller's marked calls turned away meanwhile.
+pub(super) fn ensure_started() {
+    if !idle() || super::sigmask::any_blocked() {
+        return;
+    }
+    let Some(period) = period() else {
+        STATE.store(OFF, Ordering::Relaxed);
+        return;
+    };
+    if STATE
+        .compare_exchange(IDLE, RUNNING, Ordering::AcqRel, Ordering::Relaxed)
+        .is_err()
+    {
+        return;
+    }
+    let started = std::thread::Builder::new()
+        .name(SAMPLER_THREAD.to_owned())
+        .stack_size(64 * 1024)
+        .spawn(move || run(period));
+    if started.is_err() {
+        STATE.store(OFF, Ordering::Relaxed);
+    }
+}
+
+/// The sampler thread's name.
+pub(crate) const SAMPLER_THREAD: &str = "tickprof sampler";
+
+/// The sampler thread: a sweep every `period`, on a fixed schedule
+/// (a late sweep does not shift the ones after it, unless it is more than
+/// a period late).
+fn run(period: Duration) {
+    let mut next = Instant::now() + period;
+    loop {
+        let now = Instant::now();
+        if next > now {
+            std::thread::sleep(next - now);
+            next += period;
+        } else {
+            next = now + period;
+        }
+        if STATE.load(Ordering::Relaxed) != RUNNING {
+            return;
+        }
+        sweep();
+    }
+}
+
+/// Credits every listed thread with the time since the sampler's last
+/// look at it.
+fn sweep() {
+    let now = ticks();
+    let now_ns = mono_ns();
+    let high = HIGH.load(Ordering::Acquire).min(SLOTS);
+    for (i, e) in TABLE[..high].iter().enumerate() {
+        if e.state.load(Ordering::Relaxed).is_null() {
+            continue;
+        }
+        READING.store(i, Ordering::Relaxed);
+        fence(Ordering::SeqCst);
+        let p = e.state.load(Ordering::Acquire);
+        // SAFETY: a listed state is a live thread's: the thread takes it
+        // off the table and waits (`unregister`) before its state goes,
+        // and `READING` names this entry until the read below is done.
+        if let Some(s) = unsafe { p.as_ref() }.filter(|_| p != CLAIMED) {
+            let (program, waited) = e.since_last(now, now_ns);
+            if program + waited > 0 {
+                if let Some((node, what)) = s.sampled() {
+                    let cell = match what {
+                        Sampled::Program => &node.c.sampled,
+                        Sampled::Calls => &node.c.sampled_inst,
+                        Sampled::Own => &node.c.sampled_own,
+                    };
+                    bump(cell, program);
+                    bump(&node.c.sampled_wait, waited);
+                }
+            }
+        }
+        READING.store(NONE, Ordering::Release);
+    }
+}
+
+impl Entry {
+    /// The thread's time since the sampler's last look, in ticks: the
+    /// program's (running or blocked), and waited for a CPU (ready but not
+    /// running), in the proportion its run-queue delay says. Moves the last
+    /// look to now.
+    fn since_last(&self, now: u64, now_ns: u64) -> (u64, u64) {
+        let dt = now.wrapping_sub(self.last.swap(now, Ordering::Relaxed));
+        let wall = now_ns.wrapping_sub(self.last_ns.swap(now_ns, Ordering::Relaxed));
+        if (dt as i64) <= 0 {
+            return (0, 0);
+        }
+        let fd = self.stat.load(Ordering::Relaxed);
+        if fd < 0 || wall == 0 || (wall as i64) < 0 {
+            return (dt, 0);
+        }
+        let Some(delay_now) = delay_ns(fd) else {
+            return (dt, 0);
+        };
+        let delay = delay_now.wrapping_sub(self.last_delay.swap(delay_now, Ordering::Relaxed));
+        let share = (delay as f64 / wall as f64).clamp(0.0, 1.0);
+        let waited = (dt as f64 * share) as u64;
+        (dt - waited, waited)
+    }
+}
+
+/// Threads that could not be listed (the table was full): not sampled.
+pub(crate) fn unlisted() -> u64 {
+    UNLISTED.load(Ordering::Relaxed)
+}
+
+/// After `fork`, in the child: only the forking thread (entry `keep`)
+/// exists, and no sampler thread; the next set-up or cold path starts one.
+pub(super) fn fork_child(keep: u32) {
+    for (i, e) in TABLE.iter().enumerate() {
+        if i != keep as usize {
+            e.state.store(core::ptr::null_mut(), Ordering::Relaxed);
+            let fd = e.stat.swap(-1, Ordering::Relaxed);
+            if fd >= 0 {
+                // SAFETY: the parent's descriptor, copied into the child:
+                // the child's to close.
+                #[cfg(unix)]
+                unsafe {
+                    libc::close(fd)
+                };
+            }
+        } else {
+            // The forking thread is another thread in the child: its own
+            // schedstat from now on.
+            let fd = e.stat.swap(open_own_schedstat(), Ordering::Relaxed);
+            if fd >= 0 {
+                // SAFETY: as above.
+                #[cfg(unix)]
+                unsafe {
+                    libc::close(fd)
+                };
+            }
+            let fd = e.stat.load(Ordering::Relaxed);
+            e.last_delay.store(
+                if fd >= 0 {
+                    delay_ns(fd).unwrap_or(0)
+                } else {
+                    0
+                },
+                Ordering::Relaxed,
+            );
+        }
+    }
+    READING.store(NONE, Ordering::Relaxed);
+    if STATE.load(Ordering::Relaxed) == RUNNING {
+        STATE.store(IDLE, Ordering::Relaxed);
+    }
+}

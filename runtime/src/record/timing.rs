@@ -1,0 +1,551 @@
+//! Timed and counted calls, in one place: the rule that decides how a
+//! site's calls are measured, each tree node's timing state, and its
+//! transitions. The guard asks this module two things — whether a call
+//! of a flagged node is counted ([`count_if_counted`]), and what a timed
+//! call of a node that is not settled does to its state ([`settle`]) —
+//! and the node lookups ask what state a new node starts in ([`start`]).
+//!
+//! A node's state sits in the low [`STATE_BITS`] bits of its `untimed`
+//! cell, in the node's first cache line, beside the count of its counted
+//! calls (the bits above), so that a counted call updates one word:
+//!
+//! | state | the next call is | entry path |
+//! |---|---|---|
+//! | `0` | timed (a settled timed node) | fast: no check (cached plainly) |
+//! | `2..=SAMPLE_EVERY` | counted: no clock read; the state steps down | fast: counted (cached with a flag) |
+//! | `1` ([`SAMPLE`]) | the sample: timed; the state reloads to `SAMPLE_EVERY` | [`settle`] (cold) |
+//! | [`LEARNING`] | timed; after [`LEARN_CALLS`] timed calls the site is decided | [`settle`] (cold) |
+//!
+//! **The rule.** A site is decided once, by the first node of it to
+//! finish learning, from the calls of its site on that node's thread (the
+//! thread's latency histogram of the site, every path of it): their
+//! median, each call less the instrumentation of the marked calls made
+//! beneath it (a clock read for a counted call beneath, two for a timed
+//! one), is compared with [`COUNTED_BELOW`] times what the clock resolves
+//! ([`read_cost`]). Below: counted. A median within a factor of
+//! [`MARGIN`] of that line is not decided yet: the node learns on, up to
+//! [`LEARN_MORE`] times as many calls, and then the line decides. The
+//! median of hundreds of calls of a deterministic workload moves by a few
+//! percent between runs, so a site is decided the same way in every run
+//! unless its median lies within those few percent of the line; a
+//! preempted call or a cold start does not move a median.
+//!
+//! Nodes created later take the site's decision at creation; a node still
+//! learning adopts it at its next call. A call made from a counted call is
+//! shorter still: a node whose parent counts counts from its creation (or,
+//! learning, from its next call), whatever its site's decision, so that a
+//! counted call's subtree is counted whole. Counted calls keep their
+//! frame, so marked calls made from them land on their true path and the
+//! sampler finds their time where it is. Nothing changes a node's state
+//! back: no flapping, and no decision changes a count.
+
+use super::node::Node;
+use crate::clock::ticks;
+use crate::counters::{STATE_BITS, STATE_MASK};
+use crate::site::{CallSite, COUNTED, TIMED, UNDECIDED};
+use core::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+
+pub(crate) use crate::site::SAMPLE_EVERY;
+
+/// Timed calls a new tree node makes before its site is decided.
+pub(crate) const LEARN_CALLS: u64 = 256;
+/// At most this many times [`LEARN_CALLS`] for a site near the line.
+pub(crate) const LEARN_MORE: u64 = 16;
+/// A node learning past [`LEARN_CALLS`] is judged every this many calls.
+const JUDGE_EVERY: u64 = 64;
+/// A site whose calls' median own time is below this many times the
+/// clock's resolution is counted.
+pub(crate) const COUNTED_BELOW: f64 = 8.0;
+/// A median within this factor of the line (either way) is not decided
+/// before [`LEARN_MORE`] times [`LEARN_CALLS`] calls.
+pub(crate) const MARGIN: f64 = 1.5;
+
+/// `TICKPROF_TIME`: [`TIME_ALL`], [`TIME_ADAPTIVE`] (the default) or
+/// [`TIME_COUNTED`].
+static TIME_MODE: AtomicU8 = AtomicU8::new(TIME_ADAPTIVE);
+
+/// `TICKPROF_TIME=all`: every call timed; new nodes start timed.
+pub(crate) const TIME_ALL: u8 = 0;
+/// `TICKPROF_TIME=adaptive`: sites too short to resolve become counted.
+pub(crate) const TIME_ADAPTIVE: u8 = 1;
+/// `TICKPROF_TIME=counted`: every site becomes counted after its learning
+/// calls, however long its calls (to measure the counted path, and in
+/// tests).
+pub(crate) const TIME_COUNTED: u8 = 2;
+
+/// Sets `TICKPROF_TIME`. Nodes created before keep their state.
+pub(crate) fn set_time_mode(mode: crate::config::TimeMode) {
+    use crate::config::TimeMode;
+    let code = match mode {
+        TimeMode::All => TIME_ALL,
+        TimeMode::Adaptive => TIME_ADAPTIVE,
+        TimeMode::Counted => TIME_COUNTED,
+    };
+    TIME_MODE.store(code, Ordering::Relaxed);
+}
+
+/// `TICKPROF_TIME` (one of the `TIME_*` values).
+pub(crate) fn time_mode() -> u8 {
+    TIME_MODE.load(Ordering::Relaxed)
+}
+
+/// Multiple of the clock's resolution that a shortest raw call must
+/// reach for the report to call a site's calls resolved (its `resolved`
+/// flag): the call's own time is then at least the clock read inside it.
+pub(crate) const RESOLUTION: f64 = 2.0;
+
+/// Multiple of the resolution that a raw mean must reach to count as
+/// resolved although the shortest call did not (a long function with a
+/// rare short path).
+pub(crate) const RESOLUTION_MEAN: f64 = 8.0;
+
+/// The report's resolution rule: whether calls whose shortest raw time is
+/// `min_ticks` and mean raw time `mean_ticks` are long enough to be read
+/// from the clock, given what it resolves, `inner_ticks` (nothing known:
+/// resolved).
+pub(crate) fn resolvable(min_ticks: f64, mean_ticks: f64, inner_ticks: f64) -> bool {
+    inner_ticks <= 0.0
+        || min_ticks >= RESOLUTION * inner_ticks
+        || mean_ticks >= RESOLUTION_MEAN * inner_ticks
+}
+
+/// The site's decision ([`UNDECIDED`], [`TIMED`] or [`COUNTED`]).
+fn decision(site: &CallSite) -> u8 {
+    site.decision.load(Ordering::Relaxed)
+}
+
+/// Decides `site` if it is undecided; returns the decision that holds
+/// (another thread's may have come first).
+fn decide(site: &CallSite, counted: bool) -> u8 {
+    let want = if counted { COUNTED } else { TIMED };
+    match site
+        .decision
+        .compare_exchange(UNDECIDED, want, Ordering::Relaxed, Ordering::Relaxed)
+    {
+        Ok(_) => want,
+        Err(now) => now,
+    }
+}
+
+/// State: the next call is the sample (timed), then the countdown reloads.
+pub(super) const SAMPLE: u64 = 1;
+/// State: the node is learning (its calls are timed; decided after
+/// [`LEARN_CALLS`]).
+pub(super) const LEARNING: u64 = STATE_MASK;
+/// What a counted call adds to the `untimed` cell: one call counted, the
+/// countdown one step down.
+pub(super) const COUNTED_STEP: u64 = (1 << STATE_BITS) - 1;
+
+const _: () = assert!(SAMPLE_EVERY >= 2 && SAMPLE_EVERY < LEARNING);
+
+/// Whether state `s` makes the next call counted (`2..=SAMPLE_EVERY`);
+/// the recorder tests the cell's low byte ([`is_counted_byte`]).
+#[cfg(test)]
+fn is_counted(s: u64) -> bool {
+    s.wrapping_sub(2) < SAMPLE_EVERY - 1
+}
+
+/// Whether a state read as the cell's low byte makes the next call
+/// counted (`2..=SAMPLE_EVERY`).
+#[inline(always)]
+pub(super) fn is_counted_byte(s: u8) -> bool {
+    s.wrapping_sub(2) < (SAMPLE_EVERY - 1) as u8
+}
+
+const _: () = assert!(STATE_BITS == 8, "the fast path tests one byte");
+
+/// Whether a node just pushed (by a flagged cache hit or a slow push)
+/// counts its calls; if so, the call is counted and the countdown stepped
+/// (one add): the guard's one question on its fast path.
+#[inline(always)]
+pub(super) fn count_if_counted(node: *const Node) -> bool {
+    // SAFETY: callers pass the node a push just stacked, a node of this
+    // thread's arena, which outlives the state.
+    let cell = &unsafe { &*node }.c.untimed;
+    let w = cell.load(Ordering::Relaxed);
+    // The state is the low byte (`STATE_BITS` is 8).
+    if is_counted_byte(w as u8) {
+        cell.store(w.wrapping_add(COUNTED_STEP), Ordering::Relaxed);
+        return true;
+    }
+    false
+}
+
+/// The state a new node of `site` starts in.
+pub(super) fn initial(site: &'static CallSite) -> u64 {
+    if site.kind().is_async() || time_mode() == TIME_ALL && !site.is_internal() {
+        return 0;
+    }
+    match decision(site) {
+        COUNTED => SAMPLE_EVERY,
+        UNDECIDED => LEARNING,
+        _ => 0,
+    }
+}
+
+/// Whether a node in state `s` counts its calls (counting, or its sample
+/// next).
+fn counts(s: u64) -> bool {
+    s != 0 && s != LEARNING
+}
+
+/// Whether a node of `site` may count its calls at all (not an async
+/// site, and not every call timed).
+fn may_count(site: &CallSite) -> bool {
+    !site.kind().is_async() && (time_mode() != TIME_ALL || site.is_internal())
+}
+
+/// Puts a new node of `site`, a child of `parent`, in its first state
+/// (owner thread only): counted when its parent counts (see the module
+/// docs), else as [`initial`] says.
+pub(super) fn start(node: &Node, site: &'static CallSite, parent: &Node) {
+    let s = if counts(state(parent)) && may_count(site) {
+        SAMPLE_EVERY
+    } else {
+        initial(site)
+    };
+    set_state(node, s);
+}
+
+/// Sets the state of `node` to `s` (owner thread only).
+fn set_state(node: &Node, s: u64) {
+    let w = node.c.untimed.load(Ordering::Relaxed);
+    node.c
+        .untimed
+        .store((w & !STATE_MASK) | s, Ordering::Relaxed);
+}
+
+/// The state of `node`.
+#[inline(always)]
+pub(super) fn state(node: &Node) -> u64 {
+    node.c.untimed.load(Ordering::Relaxed) & STATE_MASK
+}
+
+/// A timed call of a node in the [`SAMPLE`] or [`LEARNING`] state (or any
+/// state the fast path does not handle): moves the state on. Takes and
+/// returns the guard's frame, so that the hot path keeps nothing across
+/// the call.
+///
+/// A node whose state becomes 0 (timed for good) is cached plainly in its
+/// `parent`'s child cache from then on, so that its calls check nothing.
+#[cold]
+#[inline(never)]
+pub(super) fn settle(parent: &Node, node: *const Node, depth: usize) -> (*const Node, usize) {
+    // SAFETY: the fast path calls this only with the node it just pushed,
+    // a node of this thread's arena, which outlives the state.
+    let n = unsafe { &*node };
+    let next = match state(n) {
+        0 => 0,
+        SAMPLE => SAMPLE_EVERY,
+        LEARNING if counts(state(parent)) && n.site().is_some_and(may_count) => SAMPLE_EVERY,
+        LEARNING => learn(n),
+        _ => 0,
+    };
+    set_state(n, next);
+    if next == 0 {
+        parent.unflag_child(node);
+    }
+    (node, depth)
+}
+
+/// The state after one more learning call of `n`.
+fn learn(n: &Node) -> u64 {
+    let Some(site) = n.site() else { return 0 };
+    let decision = match decision(site) {
+        UNDECIDED => {
+            let timed = n.c.load().timed();
+            // The rule reads the site's histogram: every 64th call past
+            // the first LEARN_CALLS.
+            if timed < LEARN_CALLS || timed % JUDGE_EVERY != 0 {
+                return LEARNING;
+            }
+            match judge(n, timed >= LEARN_MORE * LEARN_CALLS - JUDGE_EVERY) {
+                Some(counted) => decide(site, counted),
+                None => return LEARNING,
+            }
+        }
+        d => d,
+    };
+    if decision == COUNTED {
+        SAMPLE_EVERY
+    } else {
+        0
+    }
+}
+
+/// The rule (see the module docs) on the calls of `n`'s site on this
+/// thread: `Some(true)` counted, `Some(false)` timed, `None` not decided
+/// yet (near the line, and `last` is false).
+fn judge(n: &Node, last: bool) -> Option<bool> {
+    if time_mode() == TIME_COUNTED {
+        return Some(true);
+    }
+    let cost = read_cost();
+    let line = COUNTED_BELOW * cost;
+    // Each call beneath: one clock read's worth for a counted call, two
+    // for a timed one (the children held in `n`'s child cache say how
+    // many of them are timed).
+    let per_below = cost * (1.0 + children_timed_share(n));
+    // A node with no histogram (made in a signal handler) is judged by
+    // its mean instead.
+    let median = n.hist_median(per_below).or_else(|| {
+        let a = n.c.load();
+        (a.accepted() > 0).then(|| a.ticks as f64 / a.accepted() as f64)
+    })?;
+    if !last && median > line / MARGIN && median < line * MARGIN {
+        return None;
+    }
+    Some(median < line)
+}
+
+/// The share of timed calls among the calls of the children held in
+/// `n`'s child cache (its one-entry cache and extra entries: the up to
+/// three children a short function has); 1 when none is held.
+fn children_timed_share(n: &Node) -> f64 {
+    let mut kids = [core::ptr::null::<Node>(); 3];
+    kids[0] = n.mru_child.load(Ordering::Relaxed).cast_const();
+    for (k, way) in kids[1..].iter_mut().zip(&n.ways) {
+        let c = way.child.load(Ordering::Relaxed) as usize & !super::node::WAY_FLAG;
+        *k = c as *const Node;
+    }
+    let (timed, calls) = kids
+        .iter()
+        .filter(|c| !c.is_null())
+        // SAFETY: cache entries are nodes of this thread's arena (the
+        // caller's: `learn` runs on the owner thread), alive as long as it.
+        .map(|&c| unsafe { &*c }.c.load())
+        .fold((0u64, 0u64), |(t, c), a| (t + a.timed(), c + a.calls));
+    if calls == 0 {
+        1.0
+    } else {
+        timed as f64 / calls as f64
+    }
+}
+
+/// Clock reads timed back to back, per round of [`read_cost`].
+const READS: u32 = 32;
+/// Rounds of [`read_cost`]; the cheapest counts.
+const READ_ROUNDS: u32 = 8;
+
+/// The clock's read cost in ticks (as `f64` bits; 0 until measured).
+static READ_COST: AtomicU64 = AtomicU64::new(0);
+
+/// What the clock can resolve, in ticks: the larger of what one read
+/// costs (the cheapest of [`READ_ROUNDS`] rounds of [`READS`] reads back
+/// to back) and the counter's smallest step between two reads; measured
+/// once (a few µs, on the first decision). It stands for the
+/// instrumentation's inner cost: the end read of a timed call is what
+/// lands inside it.
+pub(crate) fn read_cost() -> f64 {
+    let bits = READ_COST.load(Ordering::Relaxed);
+    if bits != 0 {
+        return f64::from_bits(bits);
+    }
+    let mut best = f64::INFINITY;
+    // The counter's step: some hosts' counter moves by a few dozen ticks at
+    // a time (26 on an AMD EPYC VM), far more than a read costs there; no
+    // call shorter than a step can be resolved.
+    let mut step = u64::MAX;
+    for _ in 0..READ_ROUNDS {
+        let t0 = ticks();
+        let mut last = t0;
+        for _ in 0..READS {
+            let t = ticks();
+            let d = t.wrapping_sub(last);
+            if d > 0 && d < step {
+                step = d;
+            }
+            last = t;
+        }
+        let t = ticks().wrapping_sub(t0) as f64 / f64::from(READS + 1);
+        best = best.min(t);
+    }
+    let step = if step == u64::MAX { 0.0 } else { step as f64 };
+    let cost = best.max(step);
+    let cost = if cost.is_finite() && cost > 0.0 {
+        cost
+    } else {
+        1.0
+    };
+    READ_COST.store(cost.to_bits(), Ordering::Relaxed);
+    cost
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::site::{path_of, TIMED};
+
+    fn m() {}
+
+    fn node_of(site: &'static CallSite) -> Node {
+        let n = Node::new();
+        n.site
+            .store((site as *const CallSite).cast_mut(), Ordering::Relaxed);
+        // Timed calls count into the site's histogram, on which the rule
+        // judges (a table of its own, kept for the test's life).
+        let hists: &'static crate::record::hist::Table =
+            Box::leak(Box::new(crate::record::hist::Table::new()));
+        n.hist
+            .store(hists.cells(Some(site)).cast_mut(), Ordering::Relaxed);
+        set_state(&n, initial(site));
+        n
+    }
+
+    /// Runs `calls` calls of `delta` ticks through the state machine, as
+    /// the guard does; returns (timed, counted).
+    fn run(n: &Node, calls: u64, delta: u64) -> (u64, u64) {
+        run_below(n, calls, delta, 0)
+    }
+
+    /// [`run`] with `below` marked calls made beneath each call.
+    fn run_below(n: &Node, calls: u64, delta: u64, below: u64) -> (u64, u64) {
+        let (mut timed, mut counted) = (0, 0);
+        for _ in 0..calls {
+            let s = state(n);
+            if s == 0 {
+                n.record(delta, below, false);
+                timed += 1;
+            } else if is_counted(s) {
+                super::super::node::bump(&n.c.untimed, COUNTED_STEP);
+                counted += 1;
+            } else {
+                settle(&Node::new(), n, 1);
+                n.record(delta, below, false);
+                timed += 1;
+            }
+        }
+        (timed, counted)
+    }
+
+    #[test]
+    fn states_do_not_overlap() {
+        assert!(!is_counted(0) && !is_counted(SAMPLE) && !is_counted(LEARNING));
+        assert!((2..=SAMPLE_EVERY).all(is_counted));
+        assert!(!is_counted(SAMPLE_EVERY + 1));
+    }
+
+    #[test]
+    fn a_short_leaf_becomes_counted_and_samples_one_in_n() {
+        static S: CallSite = CallSite::function(path_of(m), None, "a.rs", 1);
+        let n = node_of(&S);
+        assert_eq!(state(&n), LEARNING);
+        let (timed, counted) = run(&n, LEARN_CALLS, 1);
+        assert_eq!((timed, counted), (LEARN_CALLS, 0));
+        assert_eq!(decision(&S), UNDECIDED);
+        let calls = 1 + 64 * SAMPLE_EVERY;
+        let (timed, counted) = run(&n, calls, 1);
+        assert_eq!(decision(&S), COUNTED);
+        assert_eq!(timed + counted, calls);
+        assert_eq!(timed, 1 + 64, "the deciding call, then one in N");
+        let a = n.c.load();
+        assert_eq!(a.calls, LEARN_CALLS + calls, "every call counted");
+        assert_eq!(a.untimed, counted);
+        // A node created later starts counted, without learning.
+        let later = node_of(&S);
+        assert_eq!(state(&later), SAMPLE_EVERY);
+    }
+
+    #[test]
+    fn a_long_call_stays_timed() {
+        static S: CallSite = CallSite::function(path_of(m), None, "b.rs", 1);
+        let n = node_of(&S);
+        let long = (1e6 * read_cost()) as u64;
+        let (timed, counted) = run(&n, 10 * LEARN_CALLS, long);
+        assert_eq!((timed, counted), (10 * LEARN_CALLS, 0));
+        assert_eq!(decision(&S), TIMED);
+        assert_eq!(state(&n), 0);
+    }
+
+    #[test]
+    fn a_short_parent_is_counted_and_its_children_count_from_the_start() {
+        static P: CallSite = CallSite::function(path_of(m), None, "c.rs", 1);
+        let n = node_of(&P);
+        n.mru_site
+            .store((&P as *const CallSite).cast_mut(), Ordering::Relaxed);
+        run(&n, LEARN_CALLS + 1, 1);
+        assert_eq!(decision(&P), COUNTED, "short, whatever its children");
+        // A child of a counting node counts from its creation, whatever
+        // its own site says (here: undecided; long elsewhere).
+        static Q: CallSite = CallSite::function(path_of(m), None, "d.rs", 1);
+        let child = Node::new();
+        start(&child, &Q, &n);
+        assert_eq!(state(&child), SAMPLE_EVERY);
+        assert_eq!(decision(&Q), UNDECIDED);
+        // One still learning counts from its next call.
+        let learning = node_of(&Q);
+        assert_eq!(state(&learning), LEARNING);
+        settle(&n, &learning, 2);
+        assert_eq!(state(&learning), SAMPLE_EVERY);
+        // Under a timed parent, as its site says.
+        let other = Node::new();
+        start(&other, &Q, &Node::new());
+        assert_eq!(state(&other), LEARNING);
+        // Counting never stops: the sample reloads the countdown.
+        let before = n.c.load().calls;
+        let (t, c) = run(&n, 4 * SAMPLE_EVERY, 1);
+        assert_eq!(t + c, 4 * SAMPLE_EVERY);
+        assert!(t <= 5 && counts(state(&n)), "{t} {c}");
+        assert_eq!(n.c.load().calls, before + 4 * SAMPLE_EVERY);
+    }
+
+    #[test]
+    fn a_parents_calls_beneath_are_taken_out_of_its_learning_calls() {
+        let r = read_cost();
+        // Each call: 14 reads' worth, 10 marked calls beneath it (timed,
+        // as far as the node knows: none is in its child cache), whose
+        // instrumentation is two reads each: judged by what it costs
+        // unmarked, it is too short.
+        static A: CallSite = CallSite::function(path_of(m), None, "f.rs", 1);
+        let n = node_of(&A);
+        run_below(&n, LEARN_CALLS + 1, (14.0 * r) as u64, 10);
+        assert_eq!(decision(&A), COUNTED, "less its calls beneath: too short");
+        // The same calls with nothing beneath are long enough.
+        static B: CallSite = CallSite::function(path_of(m), None, "f.rs", 2);
+        let n = node_of(&B);
+        run(&n, LEARN_CALLS + 1, (14.0 * r) as u64);
+        assert_eq!(decision(&B), TIMED);
+    }
+
+    /// A site near the line learns on before it is decided, and is then
+    /// decided by the line: its decision does not hang on the luck of its
+    /// first calls.
+    #[test]
+    fn a_site_near_the_line_learns_longer_then_the_line_decides() {
+        let r = read_cost();
+        static C: CallSite = CallSite::function(path_of(m), None, "g.rs", 1);
+        let n = node_of(&C);
+        let near = (COUNTED_BELOW * 1.2 * r) as u64;
+        run(&n, 4 * LEARN_CALLS, near);
+        assert_eq!(decision(&C), UNDECIDED, "within the margin");
+        assert_eq!(state(&n), LEARNING);
+        run(&n, LEARN_MORE * LEARN_CALLS, near);
+        assert_eq!(decision(&C), TIMED, "above the line, at the last");
+        static D: CallSite = CallSite::function(path_of(m), None, "g.rs", 2);
+        let n = node_of(&D);
+        run(
+            &n,
+            LEARN_MORE * LEARN_CALLS + 1,
+            (COUNTED_BELOW * 0.8 * r) as u64,
+        );
+        assert_eq!(decision(&D), COUNTED, "below the line, at the last");
+        // A few preempted calls among them move nothing.
+        static E: CallSite = CallSite::function(path_of(m), None, "g.rs", 3);
+        let n = node_of(&E);
+        run(&n, 200, (COUNTED_BELOW * 0.3 * r) as u64);
+        run(&n, 30, (1e6 * r) as u64);
+        run(&n, LEARN_CALLS, (COUNTED_BELOW * 0.3 * r) as u64);
+        assert_eq!(decision(&E), COUNTED);
+    }
+
+    #[test]
+    fn reset_keeps_the_state() {
+        static S: CallSite = CallSite::function(path_of(m), None, "e.rs", 1);
+        let n = node_of(&S);
+        run(&n, LEARN_CALLS + 5, 1);
+        let s = state(&n);
+        n.c.reset();
+        assert_eq!(state(&n), s);
+        assert_eq!(n.c.load().calls, 0);
+    }
+}

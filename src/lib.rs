@@ -80,7 +80,7 @@
 /// fn work(x: u32) -> u32 {
 ///     fn __tickprof_here() {}
 ///     static __TICKPROF_SITE: ::tickprof::__private::CallSite = /* path, name, file, line */;
-///     static __TICKPROF_MARK: &::tickprof::__private::CallSite = &__TICKPROF_SITE; // in the link-time list of marks
+///     ::tickprof::__private::mark!(__TICKPROF_SITE); // in the list of every mark (coverage)
 ///     if ::tickprof::__private::off() { // one compare with memory, one branch
 ///         /* the original body: profiling off or paused */
 ///     } else {
@@ -416,9 +416,7 @@ macro_rules! __prof_guard_impl {
             $crate::__private::line!(),
             $crate::__private::column!(),
         );
-        #[$crate::__private::linkme::distributed_slice($crate::__private::SITES)]
-        #[linkme(crate = $crate::__private::linkme)]
-        static __TICKPROF_MARK: &$crate::__private::CallSite = &__TICKPROF_SITE;
+        $crate::__private::mark!(__TICKPROF_SITE);
         $crate::__private::Guard::enter(&__TICKPROF_SITE)
     }};
 }

@@ -108,9 +108,7 @@ pub(crate) fn instrument(args: &Args, marked: Marked) -> TokenStream2 {
                 #private::file!(),
                 #private::line!(),
             );
-            #[#private::linkme::distributed_slice(#private::SITES)]
-            #[linkme(crate = #private::linkme)]
-            static __TICKPROF_MARK: &#private::CallSite = &__TICKPROF_SITE;
+            #private::mark!(__TICKPROF_SITE);
             #run
         }
     }
@@ -248,9 +246,7 @@ mod tests {
                         my::tp::__private::file!(),
                         my::tp::__private::line!(),
                     );
-                #[my::tp::__private::linkme::distributed_slice(my::tp::__private::SITES)]
-                #[linkme(crate = my::tp::__private::linkme)]
-                static __TICKPROF_MARK: &my::tp::__private::CallSite = &__TICKPROF_SITE;
+                my::tp::__private::mark!(__TICKPROF_SITE);
                 if my::tp::__private::off() {
                     x
                 } else {

@@ -1,14 +1,18 @@
 //! The clock: raw ticks on the hot path, conversion to time at report time.
 //!
-//! x86_64 reads the time-stamp counter with plain `rdtsc` at both ends of a
-//! guard. `rdtscp` (or `lfence; rdtsc`) at exit waits for earlier instructions
-//! to retire, which makes the end stamp exact to the cycle, but on the machines
-//! we measured it costs twice as much as `rdtsc` (≈19 ns vs ≈10 ns), doubling
-//! the instrumentation cost that lands inside every measured interval. The
-//! out-of-order window that a plain `rdtsc` can skip is a few dozen cycles and
-//! is the same for every call, so it falls in the instrumentation's cost the
-//! sampler measures instead. Other targets use `std::time::Instant` as a monotonic counter with
-//! nanosecond ticks.
+//! One module per architecture, each with the same three items: `ticks()`
+//! (the hot path's read), `SOURCE` (the counter's name in reports) and
+//! `facts()` (what the hardware states of it, read at start-up):
+//!
+//! - `x86_64`: the time-stamp counter, plain `rdtsc`; frequency and
+//!   invariance from cpuid;
+//! - `aarch64`: the generic timer's virtual count `CNTVCT_EL0` after an
+//!   `isb`; frequency from `CNTFRQ_EL0`;
+//! - `fallback`, every other target: `std::time::Instant`, nanosecond
+//!   ticks, announced on stderr at start-up.
+//!
+//! Whatever the hardware states, the frequency a report uses is checked
+//! against the OS clock over the run (see [`Clock::frequency`]).
 
 use std::time::Instant;
 
@@ -16,80 +20,37 @@ use std::time::Instant;
 /// A run shorter than this waits out the difference when the report is built.
 pub(crate) const MIN_CALIBRATION: std::time::Duration = std::time::Duration::from_millis(20);
 
-/// Relative difference above which the measured frequency replaces cpuid's.
+/// Relative difference above which the measured frequency replaces the
+/// stated one.
 pub(crate) const FREQ_TOLERANCE: f64 = 0.005;
 
+#[cfg(target_arch = "aarch64")]
+mod aarch64;
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+mod fallback;
 #[cfg(target_arch = "x86_64")]
-mod arch {
-    /// Reads the time-stamp counter.
-    #[inline(always)]
-    pub(crate) fn ticks() -> u64 {
-        // SAFETY: `rdtsc` exists on every x86_64 CPU and has no memory effects.
-        unsafe { core::arch::x86_64::_rdtsc() }
-    }
+mod x86_64;
 
-    pub(crate) const SOURCE: crate::report::ClockSource = crate::report::ClockSource::Tsc;
+#[cfg(target_arch = "aarch64")]
+use aarch64 as arch;
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+use fallback as arch;
+#[cfg(target_arch = "x86_64")]
+use x86_64 as arch;
 
-    /// TSC facts from cpuid: (invariant, nominal Hz and where it came from).
-    pub(crate) fn cpuid_facts() -> (Option<bool>, Option<(f64, &'static str)>) {
-        let cpuid = raw_cpuid::CpuId::new();
-        let invariant = cpuid
-            .get_advanced_power_mgmt_info()
-            .map(|a| a.has_invariant_tsc());
-        let mut nominal = None;
-        if let Some(hz) = cpuid.get_tsc_info().and_then(|t| t.tsc_frequency()) {
-            if hz > 0 {
-                nominal = Some((hz as f64, "cpuid leaf 0x15"));
-            }
-        }
-        if nominal.is_none() {
-            if let Some(khz) = cpuid.get_hypervisor_info().and_then(|h| h.tsc_frequency()) {
-                if khz > 0 {
-                    nominal = Some((f64::from(khz) * 1e3, "cpuid hypervisor leaf 0x40000010"));
-                }
-            }
-        }
-        if nominal.is_none() {
-            if let Some(mhz) = cpuid
-                .get_processor_frequency_info()
-                .map(|f| f.processor_base_frequency())
-            {
-                if mhz > 0 {
-                    nominal = Some((f64::from(mhz) * 1e6, "cpuid leaf 0x16 (base frequency)"));
-                }
-            }
-        }
-        (invariant, nominal)
-    }
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-mod arch {
-    use std::sync::OnceLock;
-    use std::time::Instant;
-
-    static EPOCH: OnceLock<Instant> = OnceLock::new();
-
-    /// Nanoseconds since the first read, from the OS monotonic clock.
-    #[inline(always)]
-    pub(crate) fn ticks() -> u64 {
-        let epoch = EPOCH.get_or_init(Instant::now);
-        u64::try_from(epoch.elapsed().as_nanos()).unwrap_or(u64::MAX)
-    }
-
-    pub(crate) const SOURCE: crate::report::ClockSource = crate::report::ClockSource::Monotonic;
-
-    pub(crate) fn cpuid_facts() -> (Option<bool>, Option<(f64, &'static str)>) {
-        (
-            Some(true),
-            Some((1e9, "monotonic clock (ticks are nanoseconds)")),
-        )
-    }
+/// What the counter says of itself, read once at start-up.
+pub(crate) struct CounterFacts {
+    /// Whether the TSC is invariant: x86_64 only (`None`: cpuid does not
+    /// say, or the counter is not a TSC).
+    pub invariant_tsc: Option<bool>,
+    /// The frequency the hardware states, and where it says so.
+    pub nominal: Option<(f64, &'static str)>,
 }
 
 pub(crate) use arch::{ticks, SOURCE};
 
-/// The clock's state for one run: the start pair and what cpuid said.
+/// The clock's state for one run: the start pair and what the hardware
+/// stated.
 pub(crate) struct Clock {
     pub start_ticks: u64,
     pub start: Instant,
@@ -108,7 +69,10 @@ pub(crate) struct Frequency {
 
 impl Clock {
     pub(crate) fn start() -> Clock {
-        let (invariant, nominal) = arch::cpuid_facts();
+        let CounterFacts {
+            invariant_tsc: invariant,
+            nominal,
+        } = arch::facts();
         let (start_ticks, start) = pair();
         let _ = START.set((start_ticks, start, nominal.map(|(hz, _)| hz)));
         Clock {
@@ -120,7 +84,7 @@ impl Clock {
         }
     }
 
-    /// cpuid's nominal frequency, if it gives one.
+    /// The hardware's stated frequency (cpuid, `CNTFRQ_EL0`), if any.
     pub(crate) fn nominal_hz(&self) -> Option<f64> {
         self.nominal.map(|(hz, _)| hz)
     }
@@ -134,7 +98,8 @@ impl Clock {
         self.fixed.get_or_init(|| self.measure_frequency()).clone()
     }
 
-    /// The frequency over the whole run so far, cross-checked with cpuid.
+    /// The frequency over the whole run so far, cross-checked with the
+    /// hardware's stated one.
     fn measure_frequency(&self) -> Frequency {
         let (measured, over) = measure(self.start_ticks, self.start, MIN_CALIBRATION);
         let over_s = over.as_secs_f64();
@@ -149,9 +114,9 @@ impl Clock {
             Some((hz, src)) => Frequency {
                 hz: measured,
                 how: format!(
-                    "measured against the OS clock over {} ({src} said {:.3} GHz)",
+                    "measured against the OS clock over {} ({src} said {})",
                     crate::report::fmt_ns(over_s * 1e9),
-                    hz / 1e9
+                    crate::report::fmt_hz(hz)
                 ),
             },
             None => Frequency {
@@ -170,14 +135,14 @@ impl Clock {
     }
 }
 
-/// The start pair and cpuid's nominal frequency, for [`rough_hz`].
+/// The start pair and the stated frequency, for [`rough_hz`].
 static START: std::sync::OnceLock<(u64, Instant, Option<f64>)> = std::sync::OnceLock::new();
 
 /// How long [`rough_hz`] measures at least, since start-up.
 const ROUGH_MIN: std::time::Duration = std::time::Duration::from_micros(50);
 
-/// A first frequency estimate, good to a few percent, for converting
-/// `TICKPROF_MAX_DELTA` to ticks: cpuid's nominal value, else ticks over
+/// A first frequency estimate, good to about 1%, for converting
+/// `TICKPROF_MAX_DELTA` to ticks: the stated frequency, else ticks over
 /// the time since start-up (waiting until `ROUGH_MIN` has passed, which
 /// only a first marked call within 1 ms of start-up does). Not before the
 /// first marked call: a process that never makes one never waits.
@@ -239,9 +204,11 @@ fn pair() -> (u64, Instant) {
     }
     best.map_or_else(|| (ticks(), Instant::now()), |(_, t, i)| (t, i))
 }
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::ClockSource;
 
     #[test]
     fn ticks_advance_and_frequency_is_plausible() {
@@ -250,8 +217,44 @@ mod tests {
         let b = ticks();
         assert!(b >= a);
         let f = c.frequency();
-        assert!(f.hz > 1e8 && f.hz < 1e11, "{f:?}");
+        // From a 1 MHz generic timer to a 100 GHz TSC.
+        assert!(f.hz > 1e6 && f.hz < 1e11, "{f:?}");
         // Later reports use the first one's figure.
         assert_eq!(c.frequency().hz.to_bits(), f.hz.to_bits());
+    }
+
+    /// The `isb` orders aarch64's reads; `Instant` is monotonic. (x86_64's
+    /// plain `rdtsc` is not ordered: a backwards delta is counted as
+    /// rejected.)
+    #[test]
+    #[cfg(not(target_arch = "x86_64"))]
+    fn reads_in_program_order_never_go_backwards() {
+        let mut last = ticks();
+        for _ in 0..100_000 {
+            let t = ticks();
+            assert!(t >= last, "{t} after {last}");
+            last = t;
+        }
+    }
+
+    #[test]
+    fn the_counter_says_what_it_is() {
+        let facts = arch::facts();
+        let hz = facts.nominal.map(|(hz, _)| hz);
+        let from = facts.nominal.map(|(_, from)| from);
+        match SOURCE {
+            // Only a TSC has an invariance fact; cpuid may state no
+            // frequency (then it is measured).
+            ClockSource::Tsc => assert!(from.map_or(true, |f| f.starts_with("cpuid"))),
+            ClockSource::Cntvct => {
+                assert_eq!(facts.invariant_tsc, None);
+                assert_eq!(from, Some("CNTFRQ_EL0"));
+                assert!(hz.is_some_and(|hz| hz >= 1e6), "{hz:?}");
+            }
+            _ => {
+                assert_eq!(facts.invariant_tsc, None);
+                assert_eq!(hz, Some(1e9));
+            }
+        }
     }
 }

@@ -1,14 +1,11 @@
 //! Coverage: every mark compiled into the program, known at start-up, so a
 //! report can say which ones never ran.
 //!
-//! Each `static CallSite` the macros emit is also put in a link-time list,
-//! [`SITES`], with [`linkme`]'s distributed slices: the linker gathers the
-//! elements of every crate into one section, read as a slice with no code
-//! run before `main`. linkme rather than `inventory` because it needs no
-//! life-before-main constructor per mark (inventory runs one per element)
-//! and a missing platform is a link error, never a silently empty list;
-//! its cost is the platforms it supports: Linux, Android, macOS/iOS,
-//! Windows, illumos, FreeBSD/OpenBSD and bare-metal ELF (no wasm).
+//! Each `static CallSite` the macros emit is also put in a list of every
+//! mark by `mark!` (`__private::mark`): a link section where the platform
+//! has one that works (`section.rs`), else a constructor per mark
+//! (`constructors.rs`: wasm and windows-gnu). Either way the list is
+//! complete when `main` starts.
 //!
 //! Internal sites (tickprof's own, in its tests) are registered nowhere
 //! and filtered out regardless.
@@ -17,16 +14,21 @@ use crate::report::{Coverage, Mark, SiteStats};
 use crate::site::CallSite;
 use std::collections::HashSet;
 
-/// Every mark of the program (generic functions: one per function, not per
-/// instantiation).
-#[linkme::distributed_slice]
-pub static SITES: [&'static CallSite];
+/// The list of every mark, and what `mark!` expands to.
+#[cfg_attr(
+    not(any(target_family = "wasm", all(windows, target_env = "gnu"))),
+    path = "coverage/section.rs"
+)]
+#[cfg_attr(
+    any(target_family = "wasm", all(windows, target_env = "gnu")),
+    path = "coverage/constructors.rs"
+)]
+pub(crate) mod list;
 
 /// The program's marks, tickprof's own left out, each once, in a stable
 /// order (file, line, column, name).
 pub(crate) fn marks() -> Vec<&'static CallSite> {
-    let mut all: Vec<&'static CallSite> =
-        SITES.iter().copied().filter(|s| !s.is_internal()).collect();
+    let mut all: Vec<&'static CallSite> = list::all().filter(|s| !s.is_internal()).collect();
     all.sort_by_key(|s| *s as *const CallSite as usize);
     all.dedup_by_key(|s| *s as *const CallSite as usize);
     let mut keyed: Vec<_> = all.into_iter().map(|s| (key(s), s)).collect();

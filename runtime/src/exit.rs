@@ -73,7 +73,7 @@ fn init_runtime() -> Runtime {
     }
     if clock::SOURCE == ClockSource::Monotonic {
         write_stderr(
-            "tickprof: no time-stamp counter on this target; using the OS monotonic clock\n",
+            "tickprof: no counter tickprof reads on this target (x86_64 rdtsc, aarch64 cntvct_el0); using the OS monotonic clock (std::time::Instant, nanosecond ticks)\n",
         );
     }
     Runtime {

@@ -37,7 +37,7 @@ mod defaults;
 mod exit;
 pub mod export;
 pub mod fail;
-#[cfg(feature = "enabled")]
+#[cfg(all(feature = "enabled", unix))]
 mod fork_lock;
 #[cfg(feature = "enabled")]
 mod hist;
@@ -341,14 +341,15 @@ pub mod __private {
     #[cfg(feature = "enabled")]
     pub use crate::record::guard::record_raw;
 
-    /// The link-time list of every mark.
+    /// `mark!(SITE)`: puts a mark's call site in the list of every mark
+    /// (coverage, failpoint names), and what its expansion names.
     #[cfg(feature = "enabled")]
-    pub use crate::coverage::SITES;
+    pub use crate::__tickprof_mark as mark;
+    #[cfg(feature = "enabled")]
+    pub use crate::coverage::list::expansion::*;
     #[cfg(feature = "enabled")]
     pub use crate::record::guard::{BodyGuard, Guard};
     pub use crate::site::{path_of, CallSite};
-    #[cfg(feature = "enabled")]
-    pub use linkme;
 
     /// Whether a marked call does nothing: profiling off (`TICKPROF=off`)
     /// or paused, and no hook, log or failpoint armed. `#[profile]` tests

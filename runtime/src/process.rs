@@ -12,7 +12,7 @@ static COPY_OF: AtomicU32 = AtomicU32::new(0);
 /// The id of the program's process.
 pub(crate) fn program_pid() -> u32 {
     match COPY_OF.load(Ordering::Relaxed) {
-        0 => std::process::id(),
+        0 => crate::report::process_id(),
         pid => pid,
     }
 }

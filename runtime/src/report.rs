@@ -3,6 +3,7 @@
 
 pub use crate::site::{SiteKind, Timing};
 pub use coverage::{Coverage, Faults, Mark};
+pub(crate) use run::{fmt_hz, process_id};
 pub use run::{ClockSource, RunInfo};
 pub use sites::{AllocStats, Edge, SiteStats, ThreadSite, ThreadStats, TreeNode};
 pub use trace::{Trace, TraceEvent, TraceThread};
@@ -217,5 +218,7 @@ mod tests {
         assert_eq!(fmt_ns(12_300.0), "12.30 µs");
         assert_eq!(fmt_ns(4_560_000.0), "4.56 ms");
         assert_eq!(fmt_ns(1_234_000_000.0), "1.234 s");
+        assert_eq!(run::fmt_hz(2_596_000_000.0), "2.596 GHz");
+        assert_eq!(run::fmt_hz(24e6), "24.000 MHz");
     }
 }

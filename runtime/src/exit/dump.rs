@@ -84,6 +84,12 @@ pub(super) fn start(config: &Config) {
             ));
         }
     }
+    #[cfg(not(unix))]
+    if config.on_term {
+        write_stderr(
+            "tickprof: warning: TICKPROF_ON_TERM: cannot handle termination signals: signals are only handled on Unix\n",
+        );
+    }
 }
 
 /// Takes the writer lock, also if a panicking writer poisoned it.

@@ -185,7 +185,11 @@ fn create_temp(target: &Path, existing: Option<&Metadata>) -> io::Result<(PathBu
 
 /// `.tickprof-PID-RANDOM.tmp`: 64 bits no other user can predict.
 fn temp_name() -> String {
-    format!(".tickprof-{}-{:016x}.tmp", std::process::id(), random())
+    format!(
+        ".tickprof-{}-{:016x}.tmp",
+        crate::report::process_id(),
+        random()
+    )
 }
 
 /// 64 unpredictable bits: the standard library's `RandomState` (SipHash

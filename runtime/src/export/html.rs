@@ -176,14 +176,14 @@ fn header(out: &mut String, report: &Report) {
     out.push_str(" · clock ");
     push_esc(out, r.clock.label());
     if r.frequency_hz > 0.0 {
-        let _ = write!(out, " at {:.3} GHz (", r.frequency_hz / 1e9);
+        let _ = write!(out, " at {} (", crate::report::fmt_hz(r.frequency_hz));
         push_esc(out, &r.frequency_source);
         out.push(')');
     }
-    match r.invariant_tsc {
-        Some(true) => out.push_str(" · invariant TSC"),
-        Some(false) => out.push_str(" · <strong>TSC not invariant</strong>"),
-        None => {}
+    match (r.clock, r.invariant_tsc) {
+        (ClockSource::Tsc, Some(true)) => out.push_str(" · invariant TSC"),
+        (ClockSource::Tsc, Some(false)) => out.push_str(" · <strong>TSC not invariant</strong>"),
+        _ => {}
     }
     if r.compensated {
         let _ = write!(

@@ -83,18 +83,21 @@ fn header(r: &Report, s: &mut String) {
     if run.clock == ClockSource::Off {
         return;
     }
-    let inv = match run.invariant_tsc {
-        Some(true) => "yes",
-        Some(false) => "NO (ticks may not be comparable across cores or power states)",
-        None => "unknown",
+    // Invariance is a TSC's fact: no other clock is said to have it.
+    let inv = match (run.clock, run.invariant_tsc) {
+        (ClockSource::Tsc, Some(true)) => "; invariant TSC: yes",
+        (ClockSource::Tsc, Some(false)) => {
+            "; invariant TSC: NO (ticks may not be comparable across cores or power states)"
+        }
+        (ClockSource::Tsc, None) => "; invariant TSC: unknown",
+        _ => "",
     };
     let _ = writeln!(
         s,
-        "tickprof: clock {} at {:.3} GHz ({}); invariant TSC: {}",
+        "tickprof: clock {} at {} ({}){inv}",
         run.clock.label(),
-        run.frequency_hz / 1e9,
+        crate::report::fmt_hz(run.frequency_hz),
         run.frequency_source,
-        inv
     );
     if run.debug_build {
         let _ = writeln!(
@@ -377,5 +380,32 @@ mod tests {
         assert!(lines[2].ends_with("12     2.0 KiB"), "{text}");
         let width = |l: &str| l.chars().count();
         assert_eq!(width(lines[0]), width(lines[2]), "{text}");
+    }
+
+    #[test]
+    fn the_clock_line_names_the_counter_and_claims_invariance_for_a_tsc_only() {
+        let line = |clock, hz, invariant_tsc| {
+            let mut r = Report::empty();
+            r.run.clock = clock;
+            r.run.frequency_hz = hz;
+            r.run.frequency_source = "stated".into();
+            r.run.invariant_tsc = invariant_tsc;
+            let text = r.to_text();
+            let clock = text.lines().find(|l| l.starts_with("tickprof: clock"));
+            clock.unwrap_or_default().to_owned()
+        };
+        assert_eq!(
+            line(ClockSource::Tsc, 2.596e9, Some(true)),
+            "tickprof: clock rdtsc at 2.596 GHz (stated); invariant TSC: yes"
+        );
+        assert_eq!(
+            line(ClockSource::Cntvct, 24e6, None),
+            "tickprof: clock cntvct_el0 at 24.000 MHz (stated)"
+        );
+        // Whatever is set: only a TSC is said to be invariant.
+        assert_eq!(
+            line(ClockSource::Monotonic, 1e9, Some(true)),
+            "tickprof: clock monotonic clock at 1.000 GHz (stated)"
+        );
     }
 }

@@ -4,11 +4,14 @@
 
 use super::render::Thread;
 use super::{LogOptions, Match};
+#[cfg(unix)]
 use crate::fork_lock;
 use crate::hook::{Enter, Exit, Hook};
 use crate::record::fasthash::FastMap;
 use crate::site::CallSite;
-use std::cell::{Cell, OnceCell};
+#[cfg(unix)]
+use std::cell::Cell;
+use std::cell::OnceCell;
 
 use std::io::Write;
 use std::sync::{Arc, Mutex, OnceLock, TryLockError, Weak};
@@ -223,11 +226,13 @@ pub(crate) fn flush_all() {
 
 thread_local! {
     /// The sink's lock, held by the forking thread across a `fork`.
+    #[cfg(unix)]
     static HELD_FOR_FORK: fork_lock::Held<Sink> = const { Cell::new(None) };
 }
 
 /// Before `fork`: takes the sink's lock, so that the child does not inherit
 /// it held by a thread it does not have.
+#[cfg(unix)]
 pub(crate) fn fork_prepare() {
     if let Some(log) = LOG.get() {
         let g = log
@@ -239,6 +244,7 @@ pub(crate) fn fork_prepare() {
 }
 
 /// After `fork`, in the parent: releases the sink.
+#[cfg(unix)]
 pub(crate) fn fork_parent() {
     drop(fork_lock::take(&HELD_FOR_FORK));
 }
@@ -246,6 +252,7 @@ pub(crate) fn fork_parent() {
 /// After `fork`, in the child: releases the sink and forgets the lines the
 /// parent will write itself, so that the child's log has only its own
 /// calls (the forking thread's open calls stay open).
+#[cfg(unix)]
 pub(crate) fn fork_child() {
     fork_parent();
     let Some(log) = LOG.get() else {

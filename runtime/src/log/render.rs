@@ -274,7 +274,7 @@ impl Thread {
 
     /// Forgets every line not yet written (in a `fork` child: the parent
     /// writes them); open calls stay open, shown as not leaves.
-    #[cfg(feature = "enabled")]
+    #[cfg(all(feature = "enabled", unix))]
     pub(crate) fn forget_output(&mut self) {
         self.held.clear();
         self.out.clear();

@@ -108,7 +108,7 @@ pub(crate) fn start(settings: Settings, source: Source) -> Vec<String> {
     let mut warnings: Vec<String> = warning.into_iter().collect();
     let shared = Shared {
         target: target.clone(),
-        pid: std::process::id(),
+        pid: crate::report::process_id(),
         source,
         name: name::query_name(&app, &settings.labels),
         queue: Mutex::new(VecDeque::new()),
@@ -316,7 +316,9 @@ pub(crate) struct Final {
 /// under way; allocates nothing. `None` without `TICKPROF_PUSH`, on a
 /// second call, or in a forked child, which pushes nothing.
 pub(crate) fn stop() -> Option<Final> {
-    let shared = SHARED.get().filter(|s| s.pid == std::process::id())?;
+    let shared = SHARED
+        .get()
+        .filter(|s| s.pid == crate::report::process_id())?;
     if shared.finishing.swap(true, Ordering::AcqRel) {
         return None;
     }

@@ -37,6 +37,7 @@ pub(crate) mod alloc;
 pub(crate) mod arena;
 mod cold;
 pub(crate) mod fasthash;
+#[cfg(unix)]
 pub(crate) mod fork;
 mod frame;
 pub(crate) mod future;

@@ -18,10 +18,12 @@
 
 use super::arena::Arena;
 use super::trace::ThreadEvents;
+#[cfg(unix)]
 use crate::fork_lock;
 use crate::switches::THREADS_KEPT;
 use crate::tree::Tree;
 use core::sync::atomic::{AtomicU64, Ordering};
+#[cfg(unix)]
 use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::sync::{Mutex, MutexGuard, TryLockError};
@@ -362,16 +364,19 @@ thread_local! {
     /// The registry lock, held by the forking thread from the `fork`
     /// prepare handler to the parent or child handler. (`ManuallyDrop`: the
     /// thread-local needs no destructor.)
+    #[cfg(unix)]
     static HELD_FOR_FORK: fork_lock::Held<Registry> = const { Cell::new(None) };
 }
 
 /// Before `fork`: takes the registry lock, so that no other thread holds
 /// it when the process is copied.
+#[cfg(unix)]
 pub(super) fn fork_prepare() {
     fork_lock::hold(&HELD_FOR_FORK, lock());
 }
 
 /// After `fork`, in the parent: releases the lock.
+#[cfg(unix)]
 pub(super) fn fork_parent() {
     drop(fork_lock::take(&HELD_FOR_FORK));
 }
@@ -380,6 +385,7 @@ pub(super) fn fork_parent() {
 /// (the parent's finished threads, and the live threads that do not exist
 /// in the child) but `keep`, the forking thread's arena; then releases the
 /// lock.
+#[cfg(unix)]
 pub(super) fn fork_child(keep: Option<*const Arena>) {
     let Some(mut g) = fork_lock::take(&HELD_FOR_FORK) else {
         return;

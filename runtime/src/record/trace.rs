@@ -6,10 +6,12 @@
 //! never stored. With tracing off, the hot path pays one predictable branch
 //! on the mode read at entry (`crate::switches::MODE`).
 
+#[cfg(unix)]
 use crate::fork_lock;
 use crate::site::CallSite;
 use crate::switches::TRACE_LIMIT;
 use core::sync::atomic::{AtomicU64, Ordering};
+#[cfg(unix)]
 use std::cell::Cell;
 use std::sync::Mutex;
 
@@ -115,9 +117,11 @@ impl Shared {
 thread_local! {
     /// The forking thread's own trace buffer lock, held from the `fork`
     /// prepare handler to the parent or child handler.
+    #[cfg(unix)]
     static HELD_FOR_FORK: fork_lock::Held<Buffer> = const { Cell::new(None) };
 }
 
+#[cfg(unix)]
 impl Shared {
     /// Before `fork`: takes the lock (a report on another thread may be
     /// copying the buffer), so that the child does not inherit it held.
@@ -132,6 +136,7 @@ impl Shared {
 
 /// After `fork`, in the parent or the child: releases the lock taken by
 /// [`Shared::hold_for_fork`].
+#[cfg(unix)]
 pub(crate) fn release_after_fork() {
     drop(fork_lock::take(&HELD_FOR_FORK));
 }

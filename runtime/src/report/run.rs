@@ -9,7 +9,10 @@ use super::AllocStats;
 pub enum ClockSource {
     /// The x86_64 time-stamp counter (`rdtsc`).
     Tsc,
-    /// The OS monotonic clock (`std::time::Instant`), ticks in nanoseconds.
+    /// The aarch64 generic timer's virtual count (`CNTVCT_EL0`).
+    Cntvct,
+    /// The OS monotonic clock (`std::time::Instant`), ticks in nanoseconds:
+    /// the fallback on targets with no counter tickprof reads.
     Monotonic,
     /// Nothing was recorded (profiling off).
     Off,
@@ -20,9 +23,29 @@ impl ClockSource {
     pub fn label(self) -> &'static str {
         match self {
             ClockSource::Tsc => "rdtsc",
+            ClockSource::Cntvct => "cntvct_el0",
             ClockSource::Monotonic => "monotonic clock",
             ClockSource::Off => "off",
         }
+    }
+}
+
+/// The process id; 0 on wasm, which has none (`std::process::id` panics
+/// there).
+pub(crate) fn process_id() -> u32 {
+    #[cfg(target_family = "wasm")]
+    let id = 0;
+    #[cfg(not(target_family = "wasm"))]
+    let id = std::process::id();
+    id
+}
+
+/// A frequency for the report header: `2.596 GHz`, `24.000 MHz`.
+pub(crate) fn fmt_hz(hz: f64) -> String {
+    if hz >= 1e9 {
+        format!("{:.3} GHz", hz / 1e9)
+    } else {
+        format!("{:.3} MHz", hz / 1e6)
     }
 }
 
@@ -37,7 +60,8 @@ pub struct RunInfo {
     pub frequency_hz: f64,
     /// How the frequency was obtained (cpuid leaf, measured, confirmed).
     pub frequency_source: String,
-    /// Whether the TSC is invariant (`None`: cpuid does not say).
+    /// Whether the TSC is invariant (`None`: cpuid does not say, or the
+    /// clock is not a TSC).
     pub invariant_tsc: Option<bool>,
     /// Wall time from process start (or the last `reset`) to this report.
     pub wall_ns: u64,

@@ -10,6 +10,7 @@ use crate::report::ClockSource;
 fn clock_name(c: ClockSource) -> &'static str {
     match c {
         ClockSource::Tsc => "tsc",
+        ClockSource::Cntvct => "cntvct",
         ClockSource::Monotonic => "monotonic",
         ClockSource::Off => "off",
     }
@@ -20,9 +21,14 @@ impl Json for ClockSource {
         w.str(clock_name(*self));
     }
     fn read(v: &Value, at: &At<'_>) -> Result<Self, ParseError> {
-        let all = [ClockSource::Tsc, ClockSource::Monotonic, ClockSource::Off];
+        let all = [
+            ClockSource::Tsc,
+            ClockSource::Cntvct,
+            ClockSource::Monotonic,
+            ClockSource::Off,
+        ];
         all.into_iter()
             .find(|c| matches!(v, Value::String(s) if s == clock_name(*c)))
-            .ok_or_else(|| at.not("tsc, monotonic or off"))
+            .ok_or_else(|| at.not("tsc, cntvct, monotonic or off"))
     }
 }

@@ -127,7 +127,12 @@ impl Src {
     /// A report with every field drawn from `self`; sections optional.
     fn report(&mut self) -> Report {
         let run = RunInfo {
-            clock: [ClockSource::Tsc, ClockSource::Monotonic, ClockSource::Off][self.small(3)],
+            clock: [
+                ClockSource::Tsc,
+                ClockSource::Cntvct,
+                ClockSource::Monotonic,
+                ClockSource::Off,
+            ][self.small(4)],
             frequency_hz: self.f(),
             frequency_source: self.s(),
             invariant_tsc: [None, Some(true), Some(false)][self.small(3)],
@@ -586,7 +591,7 @@ fn a_field_of_the_wrong_type_is_an_error_naming_its_path() {
         (
             "/run/clock",
             json!("sundial"),
-            "run.clock: not tsc, monotonic or off",
+            "run.clock: not tsc, cntvct, monotonic or off",
         ),
         ("/run/complete", json!(1), "run.complete: not true or false"),
         (

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Instructions per call of the unmarked function, the floor (two rdtsc) and
 # #[profile], counted by callgrind: repeatable, unlike cycle timings on a
-# shared machine. (The overhead calibration runs when the report is built,
-# on a thread of its own, so it is not inside probe_marked.)
+# shared machine. (The sampler runs on a thread of its own: its work is not
+# inside probe_marked.)
 # Usage: bash scripts/callgrind_overhead.sh   (TICKPROF=off for the off mode)
 # Prints unmarked, floor, marked (timed: TICKPROF_TIME=all) and counted;
 # guarded and counted-guarded: the same with one guarded body (#[track_caller]).

@@ -183,7 +183,7 @@ windows() {
   cargo test -q -p tickprof-runtime --lib "${build[@]}"
   cargo run -q --example quickstart "${build[@]}" >/dev/null 2>"$work/err"
   check_report $t "$work/err" quickstart
-  grep -qx 'tickprof: coverage: all 7 marked functions ran' "$work/err" ||
+  grep -qEx 'tickprof: coverage: all [0-9]+ marked functions ran' "$work/err" ||
     { echo "FAIL: $t: not every mark ran, or they are not listed"; return 1; }
   check_failpoint $t parse_line /usr/lib/wine/wine64 "$CARGO_TARGET_DIR/$t/debug/examples/quickstart.exe"
   /usr/lib/wine/wineserver -k || true

@@ -18,7 +18,7 @@ pub(crate) fn program_pid() -> u32 {
 }
 
 /// Makes this process a copy of `pid` (first thing in the copy).
-#[cfg(feature = "enabled")]
+#[cfg(all(feature = "enabled", target_os = "linux"))]
 pub(crate) fn set_copy_of(pid: u32) {
     COPY_OF.store(pid, Ordering::Relaxed);
 }

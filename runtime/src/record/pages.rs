@@ -43,6 +43,7 @@ pub(crate) fn alloc_zeroed(bytes: usize) -> *mut u8 {
     }
     #[cfg(not(unix))]
     {
+        use std::alloc::GlobalAlloc;
         match std::alloc::Layout::from_size_align(len, PAGE) {
             // SAFETY: the layout has a non-zero size.
             Ok(l) => unsafe { std::alloc::System.alloc_zeroed(l) },

@@ -393,6 +393,8 @@ pub(super) fn fork_child(keep: Option<*const Arena>) {
     // The other threads' own references keep their arenas allocated: the
     // child never frees memory that the threads it lacks were using. Only
     // the forking thread's stays listed.
+    // Raw pointers are `Default` from Rust 1.88 only (rust-version: 1.80).
+    #[allow(clippy::unwrap_or_default)]
     let kept = keep.unwrap_or(core::ptr::null());
     if let Some(a) = {
         // SAFETY: the forking thread's own arena, alive.
@@ -407,6 +409,7 @@ pub(super) fn fork_child(keep: Option<*const Arena>) {
 mod diff;
 mod live;
 pub(super) use live::new_thread;
+#[cfg(unix)]
 use live::LIVE;
 use live::{live, unlist};
 

@@ -94,6 +94,7 @@ fn open_own_schedstat() -> i32 {
 }
 
 /// `v` in decimal, in `buf`'s last bytes (no allocation).
+#[cfg(target_os = "linux")]
 fn decimal(mut v: u64, buf: &mut [u8; 20]) -> &[u8] {
     let mut i = buf.len();
     loop {
@@ -363,6 +364,7 @@ pub(crate) fn unlisted() -> u64 {
 
 /// After `fork`, in the child: only the forking thread (entry `keep`)
 /// exists, and no sampler thread; the next set-up or cold path starts one.
+#[cfg(unix)]
 pub(super) fn fork_child(keep: u32) {
     for (i, e) in TABLE.iter().enumerate() {
         if i != keep as usize {

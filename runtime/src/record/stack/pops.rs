@@ -84,6 +84,7 @@ impl ThreadState {
     }
 
     /// The thread's entry in the sampler's table (`u32::MAX`: none).
+    #[cfg(unix)]
     pub(in crate::record) fn sampler_slot(&self) -> u32 {
         self.sampler_slot.get()
     }

@@ -110,6 +110,12 @@
 /// copied) and are dropped when the body ends, inside the timed call, as
 /// an unmarked function drops its arguments when it returns. A closure
 /// borrowing them would keep every argument in memory on the off path too.
+/// Inside `timed` the closure and the body's value pass through opaque
+/// barriers (`black_box`) after the entry and before the exit: without
+/// them the compiler may compute a body of pure arithmetic outside the
+/// guard, after the exit's clock read (7 instructions a call, callgrind).
+/// A body emitted once (below) has the barrier on its value only, and a
+/// `prof_scope!` none: pure arithmetic may move across their boundaries.
 ///
 /// Only bodies whose two copies behave as one are duplicated: no item
 /// keyword in them (`fn`, `static`, `struct`, `enum`, `union`, `impl`,
@@ -130,6 +136,7 @@
 ///     } else {
 ///         ::tickprof::__private::never_taken() // never taken: only a value of the type
 ///     };
+///     ::tickprof::__private::barrier(&__tickprof_value); // computed before the exit
 ///     __tickprof_guard.exit(); // the call returned: no unwinding check
 ///     __tickprof_value
 /// ```

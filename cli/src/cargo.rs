@@ -6,6 +6,7 @@ pub(crate) mod args;
 mod child;
 mod copy;
 mod deps;
+mod escape;
 mod lock;
 mod manifest;
 mod meta;

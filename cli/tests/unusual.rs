@@ -3,7 +3,8 @@
 //! `..` and through a link (never copied into the copy); `mark DIR` with
 //! links out of DIR and a link loop (never followed, nothing outside DIR
 //! written, each file visited once); modules behind a relative link out of
-//! the workspace and an absolute link into it, a 50 MB source file no
+//! the workspace and an absolute link into it, a `#[path]` module and an
+//! `include_str!` file out of the workspace, a 50 MB source file no
 //! module includes and a file of invalid UTF-8 (the copy builds and runs
 //! as the original does).
 
@@ -110,8 +111,22 @@ fn links_large_and_invalid_files_build_as_in_the_original() {
     );
     write(
         &user.join("src/main.rs"),
-        "mod abs;\nmod ext;\nfn main() {\n    println!(\"{}\", ext::ext() + abs::abs());\n}\n",
+        concat!(
+            "mod abs;\nmod ext;\n",
+            "#[path = \"../../ext/other.rs\"]\nmod other;\n",
+            "const DATA: &str = include_str!(\"../../ext/data.txt\");\n",
+            "fn main() {\n",
+            "    let data: u32 = DATA.trim().parse().unwrap();\n",
+            "    println!(\"{}\", ext::ext() + abs::abs() + other::other() + data);\n}\n",
+        ),
     );
+    // Out of the workspace by `#[path]` and `include_str!`: the copy
+    // names the originals.
+    write(
+        &base.join("ext/other.rs"),
+        "pub fn other() -> u32 {\n    4\n}\n",
+    );
+    write(&base.join("ext/data.txt"), "8\n");
     write(
         &base.join("ext/ext.rs"),
         "pub fn ext() -> u32 {\n    1\n}\n",
@@ -144,7 +159,7 @@ fn links_large_and_invalid_files_build_as_in_the_original() {
             .unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(0), "{err}");
-        assert_eq!(String::from_utf8_lossy(&out.stdout), "3\n");
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "15\n");
         assert!(
             err.contains("2 files left as they are (not parsed)"),
             "{err}"

@@ -153,6 +153,7 @@ fn guarded(
                 } else {
                     #private::never_taken()
                 };
+                #private::barrier(&#value);
                 #guard.exit();
                 #value
             }

@@ -44,6 +44,9 @@ pub(crate) struct Plan<'a> {
     source: &'a Source,
     mark: Vec<Glob>,
     skip: Vec<Glob>,
+    /// The workspace root, links resolved: a path resolving outside it
+    /// leaves the workspace (see [`super::escape`]).
+    canonical_root: PathBuf,
 }
 
 impl<'a> Plan<'a> {
@@ -103,12 +106,30 @@ impl<'a> Plan<'a> {
             source,
             mark,
             skip,
+            canonical_root: std::fs::canonicalize(&ws.root).unwrap_or_else(|_| ws.root.clone()),
         }
     }
 
     /// The copy's content for the file at `path` (in the user's tree)
     /// whose content is `content`.
     pub(crate) fn transform(&self, path: &Path, content: Vec<u8>, tally: &mut Tally) -> Vec<u8> {
+        let out = self.marked_content(path, content, tally);
+        if !path.extension().is_some_and(|e| e == "rs") || out.len() > MAX_PARSED {
+            return out;
+        }
+        // Paths that leave the workspace name what they named in the
+        // original (every source file: a member left unmarked, a build
+        // script too).
+        let (Ok(text), Some(dir)) = (std::str::from_utf8(&out), path.parent()) else {
+            return out;
+        };
+        match super::escape::rewrite(text, dir, &self.canonical_root) {
+            Some(text) => text.into_bytes(),
+            None => out,
+        }
+    }
+
+    fn marked_content(&self, path: &Path, content: Vec<u8>, tally: &mut Tally) -> Vec<u8> {
         if path.file_name().is_some_and(|n| n == "Cargo.toml") {
             return self.manifest(path, content);
         }

@@ -40,7 +40,6 @@ use std::collections::HashMap;
 
 mod figures;
 mod instrumentation;
-pub(crate) use instrumentation::enough as instrumentation_measured;
 mod nodes;
 mod percentiles;
 mod trace;

@@ -3,7 +3,7 @@
 
 pub use crate::site::{SiteKind, Timing};
 pub use coverage::{Coverage, Faults, Mark};
-pub(crate) use run::{fmt_hz, process_id};
+pub(crate) use run::{fmt_hz, instrumentation_measured, process_id};
 pub use run::{ClockSource, RunInfo};
 pub use sites::{AllocStats, Edge, SiteStats, ThreadSite, ThreadStats, TreeNode};
 pub use trace::{Trace, TraceEvent, TraceThread};

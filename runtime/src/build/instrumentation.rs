@@ -37,12 +37,6 @@ fn period(facts: &Facts) -> f64 {
     }
 }
 
-/// Whether instrumentation of `inside_ns` found by a sampler at
-/// `sample_hz` is enough to measure it ([`MIN_FOUND`] periods).
-pub(crate) fn enough(inside_ns: u64, sample_hz: u64) -> bool {
-    sample_hz > 0 && inside_ns as f64 * sample_hz as f64 >= MIN_FOUND * 1e9
-}
-
 impl Instrumentation {
     pub(super) fn of(tree: &crate::tree::Tree) -> Instrumentation {
         let (mut sampled, mut inside, mut calls, mut waited) = (0u64, 0u64, 0u64, 0u64);

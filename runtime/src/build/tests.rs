@@ -259,12 +259,12 @@ fn instrumentation_found_in_under_four_periods_gives_no_cost_per_call() {
     assert_eq!(r.run.instrumentation_ns, 17);
     assert_eq!(r.run.overhead_call_ns, 0.0);
     assert_eq!(r.site("a").unwrap().total_ns, 86);
-    assert!(!crate::build::instrumentation_measured(17, 200_000_000));
+    assert!(!crate::report::instrumentation_measured(17, 200_000_000));
     // A period of 4 ticks: 4.25 periods, measured.
     f.sample_hz = 250_000_000;
     let r = build(&capture(vec![t]), &f);
     assert!((r.run.overhead_call_ns - 17.0 / 3.0).abs() < 1e-9);
-    assert!(crate::build::instrumentation_measured(17, 250_000_000));
+    assert!(crate::report::instrumentation_measured(17, 250_000_000));
 }
 
 #[test]

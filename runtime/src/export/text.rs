@@ -139,7 +139,7 @@ fn instrumentation_line(run: &crate::report::RunInfo) -> String {
     } else {
         "left in the times below (raw: TICKPROF_COMPENSATE=off)"
     };
-    if !crate::build::instrumentation_measured(run.instrumentation_ns, run.sample_hz) {
+    if !crate::report::instrumentation_measured(run.instrumentation_ns, run.sample_hz) {
         // Found in fewer than four periods: a bound, not a figure.
         let bound = 4.0e9 / run.sample_hz.max(1) as f64;
         return format!(

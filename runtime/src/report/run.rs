@@ -40,6 +40,13 @@ pub(crate) fn process_id() -> u32 {
     id
 }
 
+/// Whether instrumentation of `inside_ns` found by a sampler at
+/// `sample_hz` is enough to measure it: four sampling periods at least
+/// (the build's `MIN_FOUND`), else the header gives a bound.
+pub(crate) fn instrumentation_measured(inside_ns: u64, sample_hz: u64) -> bool {
+    sample_hz > 0 && inside_ns as f64 * sample_hz as f64 >= 4.0 * 1e9
+}
+
 /// A frequency for the report header: `2.596 GHz`, `24.000 MHz`.
 pub(crate) fn fmt_hz(hz: f64) -> String {
     if hz >= 1e9 {

@@ -69,9 +69,7 @@ fn next_literal(text: &str, from: usize) -> Option<(usize, usize, &str)> {
             continue;
         };
         let start = text.len() - lit.len();
-        let Some(len) = lit.find('"') else {
-            return None;
-        };
+        let len = lit.find('"')?;
         let path = &lit[..len];
         if path.contains('\\') || path.contains('\n') {
             from = start + len + 1;

@@ -65,6 +65,13 @@ fn shape(report: &str) -> Shape {
         .lines()
         .skip_while(|l| !l.starts_with("tickprof: pid "))
         .filter(|l| !l.starts_with("tickprof: unoptimised build"))
+        // Lines a run prints or not by chance: waits for a CPU (a busy
+        // machine), the instrumentation's costliest marks (found in four
+        // sampling periods or not, in a run of a fifth of a second).
+        .filter(|l| {
+            !l.starts_with("tickprof: the threads waited")
+                && !l.starts_with("tickprof: costliest marks")
+        })
         .collect();
     let table = lines
         .iter()

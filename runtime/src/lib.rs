@@ -362,23 +362,11 @@ pub mod __private {
         crate::switches::mode() == crate::switches::OFF
     }
 
-    /// Runs a marked function's body (as a closure) under its guard: the
-    /// recording path of a function whose body `#[profile]` duplicated.
-    /// Out of line, so that the marked function is its plain body, the
-    /// mode test and this call: small enough for the compiler to inline
-    /// where the unmarked function would be. One instance per marked
-    /// function (each closure is its own type), with the body inlined in it.
-    /// The closure is a `move` closure, built only on this path: a closure
-    /// borrowing the arguments would keep them in memory on the off path
-    /// too (their address escapes into this call).
-    ///
-    /// The body runs between two opaque barriers: its captures pass
-    /// through one after the entry and its value through one before the
-    /// exit. Without them the compiler moves a body of pure arithmetic
-    /// across the guard (it did: a 28-step multiply chain was computed
-    /// after the exit's clock read and inside its instrumentation, so that
-    /// the timed sample read 12 ns of a 44 ns call and the sampler found
-    /// the body's time as instrumentation).
+    /// Runs a marked function's body (a `move` closure, built on this path
+    /// only) under its guard, out of line: the recording path of a body
+    /// `#[profile]` duplicated (see *Expansion* in the `profile` docs).
+    /// Its captures and its value pass through opaque barriers: without
+    /// them the compiler computed a pure body after the exit's clock read.
     #[cfg(feature = "enabled")]
     #[inline(never)]
     pub fn timed<R>(body: impl FnOnce() -> R, site: &'static CallSite) -> R {
@@ -390,14 +378,10 @@ pub mod __private {
         value
     }
 
-    /// Returns `value` after an empty barrier, so that the call that
-    /// computed it is not the marked function's last instruction: a
-    /// marked function would otherwise reach [`timed`] by a tail call and
-    /// leave no frame of its own, and backtraces, sampling profilers and
-    /// allocation profilers of the marked build would show `timed` where
-    /// the function was. On the recording path only, right after
-    /// [`timed`]: it also ends the instrumentation [`timed`]'s exit began
-    /// (one store), so that the sampler counts `timed`'s return as
+    /// Returns `value` after [`timed`]: keeps the call from being a tail
+    /// call (the marked function keeps its frame in backtraces and other
+    /// profilers) and ends the instrumentation `timed`'s exit began (one
+    /// store), so that the sampler counts `timed`'s return as
     /// instrumentation, not as the caller's time.
     #[cfg(feature = "enabled")]
     #[inline(always)]
@@ -406,9 +390,8 @@ pub mod __private {
         value
     }
 
-    /// An opaque use of a guarded body's value before the guard's exit, so
-    /// that the compiler computes all of it before the exit's clock read
-    /// (see [`timed`]). One store where the value was in a register.
+    /// An opaque use of a guarded body's value before its guard's exit
+    /// (see [`timed`]).
     #[cfg(feature = "enabled")]
     #[inline(always)]
     pub fn barrier<T: ?Sized>(value: &T) {

@@ -9,10 +9,20 @@ use core::sync::atomic::{AtomicU32, Ordering};
 /// In a copy writing a report: the process it was copied from (0 else).
 static COPY_OF: AtomicU32 = AtomicU32::new(0);
 
+/// The process id; 0 on wasm, which has none (`std::process::id` panics
+/// there).
+pub(crate) fn process_id() -> u32 {
+    #[cfg(target_family = "wasm")]
+    let id = 0;
+    #[cfg(not(target_family = "wasm"))]
+    let id = std::process::id();
+    id
+}
+
 /// The id of the program's process.
 pub(crate) fn program_pid() -> u32 {
     match COPY_OF.load(Ordering::Relaxed) {
-        0 => crate::report::process_id(),
+        0 => process_id(),
         pid => pid,
     }
 }

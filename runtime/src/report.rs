@@ -1,9 +1,10 @@
 //! The `Report`: the same data as the exit report, as values. (The
 //! writers are in the `export` module.)
 
+pub(crate) use crate::process::process_id;
 pub use crate::site::{SiteKind, Timing};
 pub use coverage::{Coverage, Faults, Mark};
-pub(crate) use run::{fmt_hz, instrumentation_measured, process_id};
+pub(crate) use run::{fmt_hz, instrumentation_measured};
 pub use run::{ClockSource, RunInfo};
 pub use sites::{AllocStats, Edge, SiteStats, ThreadSite, ThreadStats, TreeNode};
 pub use trace::{Trace, TraceEvent, TraceThread};

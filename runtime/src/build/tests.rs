@@ -242,16 +242,22 @@ fn resolution_looks_at_the_shortest_call_then_the_mean() {
     assert!(resolved(10, 960, 5), "mean 96: a rare short call");
 }
 
+/// root → a(100) → b(2 calls, 30), with what the sampler found in them:
+/// 17 ticks of instrumentation over 3 calls (see the test below).
+fn a_calls_b_sampled() -> Tree {
+    Tree::from_nodes(vec![
+        TNode::ROOT,
+        sampled(node(0, 0, 1, 100), 50, 10, 3),
+        sampled(node(1, 1, 2, 30), 28, 0, 4),
+    ])
+}
+
 /// Instrumentation found in fewer than four sampling periods gives no
 /// cost per call (one period over a few long calls would read as a large
 /// one), while what was found is still taken out where it was found.
 #[test]
 fn instrumentation_found_in_under_four_periods_gives_no_cost_per_call() {
-    let t = Tree::from_nodes(vec![
-        TNode::ROOT,
-        sampled(node(0, 0, 1, 100), 50, 10, 3),
-        sampled(node(1, 1, 2, 30), 28, 0, 4),
-    ]);
+    let t = a_calls_b_sampled();
     // 17 ticks of instrumentation found; a period of 5 ticks: 3.4 periods.
     let mut f = facts(true);
     f.sample_hz = 200_000_000;
@@ -272,11 +278,7 @@ fn measured_figures_take_out_the_instrumentation_the_sampler_found_inside() {
     // root → a(100) → b(2 calls, 30). Inside a's calls the sampler found
     // 10 ticks of instrumentation on a's side of its calls of b and 4 of
     // b's own: a loses 14; b made no marked call: it keeps its 30.
-    let t = Tree::from_nodes(vec![
-        TNode::ROOT,
-        sampled(node(0, 0, 1, 100), 50, 10, 3),
-        sampled(node(1, 1, 2, 30), 28, 0, 4),
-    ]);
+    let t = a_calls_b_sampled();
     let r = report(t.clone());
     let (a, b) = (r.site("a").unwrap(), r.site("b").unwrap());
     assert!(r.run.compensated);

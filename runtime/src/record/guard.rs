@@ -149,7 +149,7 @@ impl Guard {
     }
 
     /// [`Guard::exit`] for `__private::timed`, whose caller ends the
-    /// instrumentation itself ([`framed`], right after `timed` returns):
+    /// instrumentation itself (`framed`, right after `timed` returns):
     /// `timed`'s return counts as instrumentation.
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]

@@ -30,16 +30,6 @@ impl ClockSource {
     }
 }
 
-/// The process id; 0 on wasm, which has none (`std::process::id` panics
-/// there).
-pub(crate) fn process_id() -> u32 {
-    #[cfg(target_family = "wasm")]
-    let id = 0;
-    #[cfg(not(target_family = "wasm"))]
-    let id = std::process::id();
-    id
-}
-
 /// Whether instrumentation of `inside_ns` found by a sampler at
 /// `sample_hz` is enough to measure it: four sampling periods at least
 /// (the build's `MIN_FOUND`), else the header gives a bound.

@@ -5,14 +5,16 @@
 //! is noise: a figure the sampler found rests on `n` samples and is good
 //! to about `√n` of them; a mean or a percentile rests on its calls'
 //! spread (the site's histogram) over their number; a percentile is a
-//! histogram bucket's, good to half a bucket (1/16). A change counts only
+//! histogram bucket's, good to half a bucket (1/16); a site timed once is
+//! good to its size or a sampling period (see [`errors`]). A change counts only
 //! when it is larger than [`SIGMAS`] times the two sides' errors
 //! combined, and than `--noise`.
 //!
 //! With several runs per side, a site's figure on a side is the median of
 //! its runs, and its change is **significant** only when, besides, the two
 //! sides' ranges (min to max over the runs) are apart by more than the
-//! larger of the two spreads (max − min): run-to-run noise, which spreads
+//! larger of the two spreads (max − min, on a log scale: see
+//! [`Row::apart`]): run-to-run noise, which spreads
 //! each side, never counts as a change. Only significant changes are
 //! shown (unless `--all`) and gated, significant rows first.
 //!
@@ -20,7 +22,10 @@
 //! "slower than allowed" lines print them terminal-safe (as `show` does),
 //! and `--raw` escapes its fields ([`table::tsv_field`]).
 
+mod precision;
 mod table;
+
+pub use precision::{errors, Errors};
 
 use std::collections::HashMap;
 use table::{pct, pct_over};
@@ -105,82 +110,6 @@ pub struct Figures {
     pub err: Errors,
 }
 
-/// A report's own standard errors of a site's figures, in ns (`pct`: a
-/// fraction of the percentile).
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Errors {
-    /// Of `total_ns`.
-    pub total: f64,
-    /// Of `self_ns`.
-    pub self_: f64,
-    /// Of `mean_ns`.
-    pub mean: f64,
-    /// Of a percentile, relative.
-    pub pct: f64,
-}
-
-impl Errors {
-    /// The error of `m`'s value `v`.
-    fn of(&self, m: Metric, v: f64) -> f64 {
-        match m {
-            Metric::Total => self.total,
-            Metric::SelfTime => self.self_,
-            Metric::Mean => self.mean,
-            _ => self.pct * v,
-        }
-    }
-}
-
-/// What a report says of the precision of `s`'s figures: the sampler's
-/// share of a figure (the time it found, and the instrumentation it took
-/// out, `raw − measured`) rests on that time over the sampling period in
-/// samples, good to the square root of their count; the calls' spread
-/// (the coefficient of variation of its histogram) over the square root
-/// of the timed calls bounds a mean's error; a percentile is good to half
-/// a histogram bucket (1/16) and the calls' spread likewise.
-pub fn errors(s: &tickprof_runtime::SiteStats, run: &tickprof_runtime::RunInfo) -> Errors {
-    let period = if run.sample_hz == 0 {
-        0.0
-    } else {
-        1e9 / run.sample_hz as f64
-    };
-    let sampled = |found: u64, raw: u64, shown: u64| {
-        ((found as f64 + raw.abs_diff(shown) as f64) * period).sqrt()
-    };
-    let cv = spread_of(&s.hist);
-    let timed = s.timed_calls.max(1) as f64;
-    let calls_err = cv / timed.sqrt();
-    let total = sampled(s.total_sampled_ns, s.raw_total_ns, s.compensated_total_ns)
-        + s.total_ns as f64 * calls_err;
-    let self_ = sampled(s.self_sampled_ns, s.raw_self_ns, s.compensated_self_ns)
-        + s.self_ns as f64 * calls_err;
-    Errors {
-        total,
-        self_,
-        mean: total / s.calls.max(1) as f64,
-        pct: 1.0 / 16.0 + calls_err,
-    }
-}
-
-/// The coefficient of variation of a histogram's calls (`(upper_ns,
-/// count)` buckets, each call at its bucket's bound); 0 when empty.
-fn spread_of(hist: &[(u64, u64)]) -> f64 {
-    let n: f64 = hist.iter().map(|&(_, c)| c as f64).sum();
-    if n == 0.0 {
-        return 0.0;
-    }
-    let mean = hist.iter().map(|&(u, c)| u as f64 * c as f64).sum::<f64>() / n;
-    if mean <= 0.0 {
-        return 0.0;
-    }
-    let var = hist
-        .iter()
-        .map(|&(u, c)| (u as f64 - mean).powi(2) * c as f64)
-        .sum::<f64>()
-        / n;
-    var.sqrt() / mean
-}
-
 impl Figures {
     /// The value of `m` (`None`: a percentile the report does not have).
     pub fn get(&self, m: Metric) -> Option<f64> {
@@ -244,12 +173,20 @@ impl Row {
     }
 
     /// Whether the sides' ranges of `m` are apart by more than the larger
-    /// spread (with one run a side: whether the values differ).
+    /// spread (with one run a side: whether the values differ), on a log
+    /// scale where both are positive: a side twice as slow spreads twice as
+    /// wide in nanoseconds, and a planted 2× regression of a site whose
+    /// runs spread ±17% was hidden by its own doubled spread.
     pub fn apart(&self, m: Metric) -> bool {
         let (Some((blo, bhi)), Some((alo, ahi))) =
             (range(&self.before_runs, m), range(&self.after_runs, m))
         else {
             return false;
+        };
+        let (blo, bhi, alo, ahi) = if blo > 0.0 && alo > 0.0 {
+            (blo.ln(), bhi.ln(), alo.ln(), ahi.ln())
+        } else {
+            (blo, bhi, alo, ahi)
         };
         let spread = (bhi - blo).max(ahi - alo);
         alo - bhi > spread || blo - ahi > spread

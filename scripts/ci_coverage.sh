@@ -10,9 +10,10 @@ fi
 out=target/ci-coverage
 rm -rf "$out"
 mkdir -p "$out"
-cargo test -q --test coverage --no-run
+# --workspace: the README test run's build is reused.
+cargo test -q --workspace --test coverage --no-run
 TPTEST_COVERAGE_CHILD=1 TICKPROF_OUT="$PWD/$out/marks.lcov" \
-  cargo test -q --test coverage -- --exact child_workload >/dev/null
+  cargo test -q --workspace --test coverage -- --exact child_workload >/dev/null
 summary=$(lcov --summary "$out/marks.lcov" 2>&1)
 echo "$summary"
 grep -q "functions..: 53.8% (7 of 13 functions)" <<<"$summary"

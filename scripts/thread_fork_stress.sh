@@ -6,13 +6,14 @@
 #    threads: hangs out of 400 (a hung child's stacks are printed with gdb
 #    when it is installed, and a hang in tickprof fails the run).
 # Uses the test build of `cargo test` (debug; PROFILE=release for an optimised
-# one). Usage: scripts/thread_fork_stress.sh [threads] [forks]
+# one; --workspace: the features of the README's test run, whose build is
+# reused). Usage: scripts/thread_fork_stress.sh [threads] [forks]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 threads=${1:-200000}
 forks=${2:-400}
 bin_of() {
-    cargo test ${PROFILE:+--profile "$PROFILE"} -p tickprof-testsuite --test "$1" --no-run --message-format=json 2>/dev/null |
+    cargo test ${PROFILE:+--profile "$PROFILE"} --workspace --test "$1" --no-run --message-format=json 2>/dev/null |
         grep -o '"executable":"[^"]*"' | grep -v null | tail -1 | cut -d'"' -f4
 }
 churn=$(bin_of thread_churn)

@@ -118,19 +118,28 @@ impl Running {
     }
 
     /// As [`Running::start`], with `ignored` set to `SIG_IGN` in the child
-    /// before it executes (as `nohup` does for SIGHUP).
+    /// before it executes (as `nohup` does for SIGHUP). The other signals
+    /// the tests send start at their default action, as from a terminal,
+    /// whatever the test run inherited: a shell starts a background job
+    /// (`cargo test &`, a CI script run in the background) with SIGINT and
+    /// SIGQUIT ignored, which a child inherits, and tickprof rightly
+    /// leaves a signal the process was started ignoring ignored (a child
+    /// sent SIGINT then never died, and the test waited for ever).
     fn start_ignoring(mode: &str, env: &[(&str, &str)], ignored: Option<i32>) -> Running {
+        use std::os::unix::process::CommandExt;
         let mut cmd = child::child_command(CHILD, mode);
-        if let Some(sig) = ignored {
-            use std::os::unix::process::CommandExt;
-            // SAFETY: the closure only calls `signal`, which is
-            // async-signal-safe, between fork and exec.
-            unsafe {
-                cmd.pre_exec(move || {
+        // SAFETY: the closure only calls `signal`, which is
+        // async-signal-safe, between fork and exec.
+        unsafe {
+            cmd.pre_exec(move || {
+                for sig in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP, libc::SIGUSR1] {
+                    libc::signal(sig, libc::SIG_DFL);
+                }
+                if let Some(sig) = ignored {
                     libc::signal(sig, libc::SIG_IGN);
-                    Ok(())
-                });
-            }
+                }
+                Ok(())
+            });
         }
         cmd.envs(env.iter().copied())
             .stdin(Stdio::piped())
@@ -174,12 +183,35 @@ impl Running {
         assert!(ok, "kill -{sig}");
     }
 
-    /// Waits for the exit; returns the status and stderr.
+    /// Waits (at most 60 s: then the child is killed and the test fails)
+    /// for the exit; returns the status and stderr.
     fn finish(mut self) -> (std::process::ExitStatus, String) {
         drop(self.stdin);
+        let pid = self.child.id();
+        let done = Arc::new(AtomicBool::new(false));
+        let watchdog = {
+            let done = done.clone();
+            std::thread::spawn(move || {
+                let deadline = Instant::now() + Duration::from_secs(60);
+                while !done.load(Ordering::Relaxed) {
+                    if Instant::now() > deadline {
+                        // SAFETY: a plain system call on our own child.
+                        unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+                        return true;
+                    }
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                false
+            })
+        };
         let mut rest = String::new();
         let _ = std::io::Read::read_to_string(&mut self.stdout, &mut rest);
         let out = self.child.wait_with_output().unwrap();
+        done.store(true, Ordering::Relaxed);
+        assert!(
+            !watchdog.join().unwrap(),
+            "the child did not exit within 60 s: killed"
+        );
         (
             out.status,
             String::from_utf8_lossy(&out.stderr).into_owned(),

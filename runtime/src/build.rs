@@ -65,6 +65,9 @@ pub(crate) struct Facts {
     pub resolution_ticks: f64,
     /// The sampler's rate, per second (0: off).
     pub sample_hz: u64,
+    /// What a marked call costs at least (`record::calibrate`), the floor
+    /// under the instrumentation the sampler finds; zero: no floor.
+    pub calibration: crate::record::calibrate::Calibration,
     /// Threads the sampler could not list (more at once than its table
     /// holds): not sampled.
     pub unsampled_threads: u64,
@@ -114,7 +117,7 @@ impl Ns {
 pub(crate) fn build(c: &Capture, facts: &Facts) -> Report {
     let ns = Ns(if facts.hz > 0.0 { 1e9 / facts.hz } else { 1.0 });
     let merged = &c.merged;
-    let inst = Instrumentation::of(merged);
+    let inst = Instrumentation::of(merged, facts.calibration);
     let est = inst.estimate(facts);
     let fig = tree_figures(merged, ns.0, est);
     // Measured figures need samples; with none (the sampler off, or a run
@@ -197,7 +200,7 @@ pub(crate) fn build(c: &Capture, facts: &Facts) -> Report {
             counted_sites: sites.iter().filter(|s| s.timing == Timing::Counted).count() as u64,
             counted_calls: sites.iter().map(|s| s.calls - s.timed_calls).sum(),
             debug_build: cfg!(debug_assertions),
-            calibration: inst.basis(facts.sample_hz, facts.unsampled_threads),
+            calibration: inst.basis(facts.sample_hz, facts.unsampled_threads, ns.0),
             overhead_share: inst.share,
             sampled_ns: ns.of(inst.sampled_ticks),
             instrumentation_ns: ns.of(inst.inside_ticks),

@@ -115,6 +115,7 @@ fn facts(rt: &Runtime, wall_ns: u64) -> Facts {
         compensate: rt.config.compensate,
         resolution_ticks: record::read_cost(),
         sample_hz: rt.config.sample_hz,
+        calibration: record::calibrate::costs(),
         unsampled_threads: record::sampler::unlisted(),
         tracing: switches::tracing(),
         trace_origin: rt.clock.start_ticks,

@@ -4,7 +4,7 @@
 pub(crate) use crate::process::process_id;
 pub use crate::site::{SiteKind, Timing};
 pub use coverage::{Coverage, Faults, Mark};
-pub(crate) use run::{fmt_hz, instrumentation_measured};
+pub(crate) use run::{fmt_hz, instrumentation_measured, MIN_FOUND};
 pub use run::{ClockSource, RunInfo};
 pub use sites::{AllocStats, Edge, SiteStats, ThreadSite, ThreadStats, TreeNode};
 pub use trace::{Trace, TraceEvent, TraceThread};

@@ -172,6 +172,9 @@ pub(crate) struct TreeFigures {
     pub counted: Vec<bool>,
     /// What the sampler found in each subtree.
     pub sampled: Sampled,
+    /// The least instrumentation inside each node's calls, in ticks
+    /// ([`floor::floors`]).
+    pub floor: Vec<f64>,
     /// Raw, in ticks.
     pub ticks: Figures,
     /// Raw, in nanoseconds.
@@ -188,7 +191,8 @@ pub(crate) fn tree_figures(tree: &Tree, ns_per_tick: f64, est: Estimate) -> Tree
     let below = calls_below(tree, &children);
     let counted = counted_nodes(tree);
     let sampled = sampled(tree, &children);
-    let (raw_own, measured_own) = own_figures(tree, &counted, &below, &sampled, est);
+    let floor = floor::floors(tree, &children, est.cal);
+    let (raw_own, measured_own) = own_figures(tree, &counted, &below, &sampled, &floor, est);
     // Counted nodes' figures are estimates (the sampler's, or their timed
     // sample's): beneath a timed node they fit in its measured time.
     let loose = &counted;
@@ -200,6 +204,7 @@ pub(crate) fn tree_figures(tree: &Tree, ns_per_tick: f64, est: Estimate) -> Tree
         below,
         counted,
         sampled,
+        floor,
         ticks,
         raw,
         comp,
@@ -252,8 +257,9 @@ pub(crate) struct Flat {
     pub every: Trio,
     /// Marked calls beneath the site's nodes.
     pub below: u64,
-    /// The instrumentation the sampler found inside the site's nodes'
-    /// calls, in ticks (every node: as `every`).
+    /// The instrumentation inside the site's nodes' calls, in ticks
+    /// (every node: as `every`): what the sampler found, at least a timed
+    /// node's floor.
     pub inside: u64,
     /// The program's time the sampler found with the site's nodes on top
     /// of the stack, in ticks (its self time's sample).
@@ -305,7 +311,13 @@ pub(crate) fn flatten(tree: &Tree, f: &TreeFigures) -> HashMap<usize, (&'static 
         e.acc.add(&a);
         e.every.add(f, i, true);
         e.below += f.below[i];
-        e.inside += f.sampled.inside[i];
+        // At least the floor: what the instrumentation inside a timed
+        // node's calls was taken as (the calls' own figures use it too).
+        e.inside += if f.counted[i] {
+            f.sampled.inside[i]
+        } else {
+            (f.sampled.inside[i] as f64).max(f.floor[i]) as u64
+        };
         e.hist_ticks += n.acc.ticks;
         e.every_calls += if f.counted[i] {
             n.acc.calls
@@ -345,4 +357,5 @@ pub(crate) fn flatten(tree: &Tree, f: &TreeFigures) -> HashMap<usize, (&'static 
     out
 }
 
+pub(crate) mod floor;
 mod sampled;

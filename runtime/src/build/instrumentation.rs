@@ -4,10 +4,7 @@
 
 use super::{Estimate, Facts};
 
-/// Sampling periods of the program's time the sampler must have found in
-/// a counted node's subtree for its figure to be shown (good to about
-/// half of it); below, the node's timed sample's estimate.
-pub(crate) const MIN_FOUND: f64 = 4.0;
+pub(crate) use crate::report::MIN_FOUND;
 
 /// Periods the sampler must have looked at the threads for its figures of
 /// counted nodes to be shown (below, their timed sample's: see
@@ -18,7 +15,8 @@ pub(crate) const MIN_SAMPLES: f64 = 16.0;
 pub(super) struct Instrumentation {
     /// Threads' time the sampler looked at, in ticks.
     pub sampled_ticks: u64,
-    /// Of which instrumentation, in ticks.
+    /// Of which instrumentation, in ticks: what the sampler found, at
+    /// least the calibrated floor of every marked call (`figures::floor`).
     pub inside_ticks: u64,
     /// Instrumentation per marked call, in ticks.
     pub per_call_ticks: f64,
@@ -26,6 +24,8 @@ pub(super) struct Instrumentation {
     pub share: f64,
     /// Time the threads waited for a CPU, in ticks.
     pub waited_ticks: u64,
+    /// The calibrated costs the floor rests on.
+    pub cal: crate::record::calibrate::Calibration,
 }
 
 /// The sampling period in ticks (infinite with the sampler off).
@@ -38,18 +38,33 @@ fn period(facts: &Facts) -> f64 {
 }
 
 impl Instrumentation {
-    pub(super) fn of(tree: &crate::tree::Tree) -> Instrumentation {
+    pub(super) fn of(
+        tree: &crate::tree::Tree,
+        cal: crate::record::calibrate::Calibration,
+    ) -> Instrumentation {
         let (mut sampled, mut inside, mut calls, mut waited) = (0u64, 0u64, 0u64, 0u64);
         for n in &tree.nodes {
+            // tickprof's own calls (the calibration's) are not the
+            // program's, nor their samples (they have none: their thread
+            // is not sampled).
+            if n.site.is_some_and(|s| s.is_internal()) {
+                continue;
+            }
             let a = &n.acc;
             waited = waited.saturating_add(a.sampled_wait);
             let i = a.sampled_inst.saturating_add(a.sampled_own);
             inside = inside.saturating_add(i);
             sampled = sampled.saturating_add(a.sampled).saturating_add(i);
-            if n.site.is_some_and(|s| !s.is_internal()) {
+            if n.site.is_some() {
                 calls = calls.saturating_add(a.calls);
             }
         }
+        let children = tree.children();
+        let floor = super::figures::floor::floors(tree, &children, cal);
+        let least = super::figures::floor::tree_floor(tree, &children, &floor, cal);
+        // The floor is exact counts times a calibrated cost; it cannot
+        // exceed the time the sampler looked at.
+        let inside = inside.max((least as u64).min(sampled));
         let share = if sampled == 0 {
             0.0
         } else {
@@ -66,6 +81,7 @@ impl Instrumentation {
             per_call_ticks,
             share,
             waited_ticks: waited,
+            cal,
         }
     }
 
@@ -90,11 +106,13 @@ impl Instrumentation {
             per_call: self.measured_per_call(facts),
             resolution: facts.resolution_ticks,
             min_found: MIN_FOUND * period,
+            cal: self.cal,
         }
     }
 
-    /// What the figures rest on, for the header.
-    pub(super) fn basis(&self, hz: u64, unsampled: u64) -> String {
+    /// What the figures rest on, for the header (`ns`: nanoseconds per
+    /// tick).
+    pub(super) fn basis(&self, hz: u64, unsampled: u64, ns: f64) -> String {
         if self.sampled_ticks == 0 {
             return if hz == 0 {
                 "not measured: the sampler is off (TICKPROF_SAMPLE=0)".to_owned()
@@ -107,6 +125,14 @@ impl Instrumentation {
         } else {
             format!(" ({unsampled} threads not sampled: more at once than the sampler lists)")
         };
-        format!("measured by sampling every thread {hz} times a second{missed}")
+        let floor = if self.cal.timed > 0.0 {
+            format!(
+                ", at least {:.1} ns per timed call (its calibrated cost)",
+                self.cal.timed * ns,
+            )
+        } else {
+            String::new()
+        };
+        format!("measured by sampling every thread {hz} times a second{missed}{floor}")
     }
 }

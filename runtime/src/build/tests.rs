@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::counters::Acc;
+use crate::record::calibrate::Calibration;
 use crate::record::registry::{StackEvents, ThreadTree};
 use crate::tree::tests::{node, overflow, sample, SITES};
 use crate::tree::{TNode, OVERFLOW_NESTED, OVERFLOW_OUTER};
@@ -21,6 +22,8 @@ fn facts(compensate: bool) -> Facts {
         resolution_ticks: 1.0,
         // One sample a tick: every sampled figure rests on enough.
         sample_hz: 1_000_000_000,
+        // No floor (its tests set one).
+        calibration: Default::default(),
         unsampled_threads: 0,
         tracing: false,
         trace_origin: 0,
@@ -410,18 +413,14 @@ fn timed_parent() -> TNode {
     )
 }
 
-/// A counted leaf: its figures are the sampler's (the program's time the
-/// sampler found in it); its parent's measured time loses the
-/// instrumentation of the leaf's calls.
-#[test]
-fn a_counted_leafs_time_is_its_own() {
-    let t = Tree::from_nodes(vec![
+/// The timed parent (2 timed calls, 10,000 ticks; 200 ticks of
+/// instrumentation found on its side of its calls beneath) and a counted
+/// leaf under it (640 calls, 10 timed, the sample: 3,000 ticks of the
+/// program's time found in it, 1,000 of its own calls' instrumentation).
+fn parent_and_counted_leaf() -> Vec<TNode> {
+    vec![
         TNode::ROOT,
-        // 2 timed calls, 10,000 ticks; 200 ticks of instrumentation on its
-        // side of its calls of the leaf.
         sampled(timed_parent(), 5_800, 200, 0),
-        // 640 calls, 10 timed (the sample): 3,000 ticks of the program's
-        // time found in it, 1,000 of its own calls' instrumentation.
         sampled(
             with(
                 node(1, 1, 0, 0),
@@ -438,7 +437,15 @@ fn a_counted_leafs_time_is_its_own() {
             0,
             1_000,
         ),
-    ]);
+    ]
+}
+
+/// A counted leaf: its figures are the sampler's (the program's time the
+/// sampler found in it); its parent's measured time loses the
+/// instrumentation of the leaf's calls.
+#[test]
+fn a_counted_leafs_time_is_its_own() {
+    let t = Tree::from_nodes(parent_and_counted_leaf());
     let r = report(t.clone());
     let (p, l) = (
         r.site(SITES[0].name().as_str()).unwrap(),
@@ -474,6 +481,34 @@ fn a_counted_leafs_time_is_its_own() {
     assert_eq!(l.total_ns, 640 * 6);
     assert_eq!((p.total_ns, p.self_ns), (10_000, 10_000 - 640 * 6));
     assert_invariants(&r);
+}
+
+/// Where the sampler found less instrumentation inside a timed node than
+/// the timed calls beneath it cost at least (what retires outside the
+/// guard's windows), the calibrated floor is taken out; counted calls
+/// beneath add nothing to it.
+#[test]
+fn the_calibrated_floor_is_taken_out_where_the_sampler_found_less() {
+    // A timed child of 50 calls, 500 ticks, beside the counted leaf.
+    let mut nodes = parent_and_counted_leaf();
+    nodes.push(sampled(node(1, 2, 50, 500), 500, 0, 0));
+    let t = Tree::from_nodes(nodes);
+    let mut f = facts(true);
+    // 40 ticks a timed call: the 60 timed calls beneath the parent, 2,400,
+    // above the 1,200 the sampler found.
+    f.calibration = Calibration { timed: 40.0 };
+    let r = build(&capture(vec![t.clone()]), &f);
+    let p = r.site(SITES[0].name().as_str()).unwrap();
+    assert_eq!(p.total_ns, 7_600, "10,000 less the floor");
+    assert_invariants(&r);
+    // The header's instrumentation: the parent's floor and its own 2
+    // timed calls, 2,480, above the 1,200 found.
+    assert_eq!(r.run.instrumentation_ns, 2_480);
+    // A floor below what the sampler found changes nothing.
+    f.calibration = Calibration { timed: 10.0 };
+    let low = build(&capture(vec![t]), &f);
+    assert_eq!(low.site(SITES[0].name().as_str()).unwrap().total_ns, 8_800);
+    assert_eq!(low.run.instrumentation_ns, 1_200);
 }
 
 /// A counted subtree: a counted parent whose children count too. Each
@@ -729,9 +764,12 @@ proptest! {
         resolution in 0.0f64..40.0,
         compensate in any::<bool>(),
         ns_per_tick in prop::sample::select(vec![1.0, 0.37, 2.5]),
+        timed_cost in 0.0f64..60.0,
     ) {
         let mut f = facts(compensate);
         f.resolution_ticks = resolution;
+        // The calibrated floor (0: none).
+        f.calibration = Calibration { timed: timed_cost };
         f.hz = 1e9 / ns_per_tick;
         let r = build(&capture(trees.clone()), &f);
         assert_invariants(&r);

@@ -140,10 +140,11 @@ fn instrumentation_line(run: &crate::report::RunInfo) -> String {
         "left in the times below (raw: TICKPROF_COMPENSATE=off)"
     };
     if !crate::report::instrumentation_measured(run.instrumentation_ns, run.sample_hz) {
-        // Found in fewer than four periods: a bound, not a figure.
-        let bound = 4.0e9 / run.sample_hz.max(1) as f64;
+        // Found in fewer than MIN_FOUND periods: a bound, not a figure.
+        let periods = crate::report::MIN_FOUND;
+        let bound = periods * 1e9 / run.sample_hz.max(1) as f64;
         return format!(
-            "instrumentation {}: {} of the recording threads' {}, fewer samples than it takes to measure it (4 periods, {}: under {:.1}% of that time); what was found is {taken}",
+            "instrumentation {}: {} of the recording threads' {}, fewer samples than it takes to measure it ({periods} periods, {}: under {:.1}% of that time); what was found is {taken}",
             run.calibration,
             fmt_ns(run.instrumentation_ns as f64),
             fmt_ns(run.sampled_ns as f64),

@@ -22,6 +22,10 @@ use crate::tree::{TNode, Tree};
 use core::cell::UnsafeCell;
 use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering};
 
+/// The sampler's thread's name (`record::sampler`): tickprof's own
+/// thread, whose marked calls (the calibration's) are not the program's.
+pub(crate) const SAMPLER_THREAD: &str = "tickprof sampler";
+
 /// First segment holds `1 << BASE_SHIFT` nodes; segment k holds twice k-1.
 const BASE_SHIFT: u32 = 4;
 const SEGMENTS: usize = 40;
@@ -197,6 +201,12 @@ impl Arena {
             return unsafe { &*self.late_name.get() }.as_str();
         }
         self.thread_name.as_str()
+    }
+
+    /// Whether this is tickprof's own thread (the sampler's, whose
+    /// calibration makes marked calls on tickprof's internal sites).
+    pub(crate) fn is_tools(&self) -> bool {
+        self.thread_name.as_str() == SAMPLER_THREAD
     }
 
     /// Whether the thread was named after its first marked call (listed

@@ -35,6 +35,7 @@
 
 pub(crate) mod alloc;
 pub(crate) mod arena;
+pub(crate) mod calibrate;
 mod cold;
 pub(crate) mod fasthash;
 #[cfg(unix)]

@@ -57,8 +57,14 @@ impl StackEvents {
             reentrant: a.reentrant.load(Ordering::Relaxed),
             lost: 0,
             leaked: a.leaked.load(Ordering::Relaxed),
-            setup_ticks: a.setup_ticks.load(Ordering::Relaxed),
-            setups: 1,
+            // tickprof's own thread (the sampler's calibration) is not one
+            // of the program's set-ups.
+            setup_ticks: if a.is_tools() {
+                0
+            } else {
+                a.setup_ticks.load(Ordering::Relaxed)
+            },
+            setups: u64::from(!a.is_tools()),
         }
     }
 

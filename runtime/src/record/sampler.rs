@@ -272,12 +272,15 @@ pub(super) fn ensure_started() {
 }
 
 /// The sampler thread's name.
-pub(crate) const SAMPLER_THREAD: &str = "tickprof sampler";
+pub(crate) use super::arena::SAMPLER_THREAD;
 
 /// The sampler thread: a sweep every `period`, on a fixed schedule
 /// (a late sweep does not shift the ones after it, unless it is more than
 /// a period late).
 fn run(period: Duration) {
+    // The calibration's floor, on this thread of tickprof's own, before
+    // the first sweep (a few milliseconds, once).
+    super::calibrate::ensure();
     let mut next = Instant::now() + period;
     loop {
         let now = Instant::now();

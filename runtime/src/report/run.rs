@@ -30,11 +30,18 @@ impl ClockSource {
     }
 }
 
+/// Sampling periods of the program's time the sampler must have found in
+/// a counted node's subtree for its figure to be shown (good to about
+/// half of it), and of instrumentation for its cost per call to be
+/// measured; below, the node's timed sample's estimate, and a bound in
+/// the header.
+pub(crate) const MIN_FOUND: f64 = 4.0;
+
 /// Whether instrumentation of `inside_ns` found by a sampler at
-/// `sample_hz` is enough to measure it: four sampling periods at least
-/// (the build's `MIN_FOUND`), else the header gives a bound.
+/// `sample_hz` is enough to measure it: [`MIN_FOUND`] sampling periods at
+/// least, else the header gives a bound.
 pub(crate) fn instrumentation_measured(inside_ns: u64, sample_hz: u64) -> bool {
-    sample_hz > 0 && inside_ns as f64 * sample_hz as f64 >= 4.0 * 1e9
+    sample_hz > 0 && inside_ns as f64 * sample_hz as f64 >= MIN_FOUND * 1e9
 }
 
 /// A frequency for the report header: `2.596 GHz`, `24.000 MHz`.

@@ -74,6 +74,10 @@ pub(crate) struct Estimate {
     /// counted node's subtree for its figure to be the sampler's (a few
     /// sampling periods).
     pub min_found: f64,
+    /// What a marked call costs at least (`record::calibrate`; zero when
+    /// not measured): the floor under the instrumentation found inside a
+    /// timed node (see [`super::floor`]).
+    pub cal: crate::record::calibrate::Calibration,
 }
 
 /// Each node's own figure in ticks, raw (instrumentation left in) and
@@ -81,7 +85,9 @@ pub(crate) struct Estimate {
 /// `figures` takes them:
 ///
 /// - a timed node: its calls' measured ticks; less, measured, the
-///   instrumentation inside them and the time they waited for a CPU;
+///   instrumentation inside them (what the sampler found, at least the
+///   node's `floor`: the calibrated cost of the calls made beneath) and
+///   its share of the time they waited for a CPU;
 /// - a counted node (its calls were not timed, or not all): what the
 ///   sampler found in its subtree — measured, the program's time; raw,
 ///   with the instrumentation inside. Where the sampler looked too little
@@ -93,6 +99,7 @@ pub(crate) fn own_figures(
     counted: &[bool],
     below: &[u64],
     s: &Sampled,
+    floor: &[f64],
     est: Estimate,
 ) -> (Vec<f64>, Vec<f64>) {
     tree.nodes
@@ -111,7 +118,7 @@ pub(crate) fn own_figures(
             };
             if !counted[i] {
                 let t = a.ticks as f64;
-                return (t, t - ins * stretch);
+                return (t, t - ins.max(floor[i]) * stretch);
             }
             // The sampler's figure, where it looked at the threads enough
             // and found this node a few times at least (a count of zero or

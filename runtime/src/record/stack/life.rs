@@ -217,9 +217,13 @@ impl ThreadState {
         self.depth.set(0);
         self.set_stack(p, len);
         self.cap.set(len);
-        self.sampler_slot.set(sampler::register(self));
-        if !pending {
-            sampler::ensure_started();
+        // The sampler's own thread (its calibration's calls) is not
+        // sampled: it is tickprof's, not the program's.
+        if name.as_deref() != Some(sampler::SAMPLER_THREAD) {
+            self.sampler_slot.set(sampler::register(self));
+            if !pending {
+                sampler::ensure_started();
+            }
         }
         true
     }

@@ -1,0 +1,149 @@
+//! What one timed call costs its caller at least: measured once, on the
+//! sampler's thread, as a floor under the instrumentation the sampler
+//! finds inside a timed node (see `build::figures::floor`).
+//!
+//! The sampler tells the instrumentation from the program by a word the
+//! guard sets around its entry and exit code; a call's cost outside those
+//! windows (the call itself, the out-of-line `timed`, what the CPU has not
+//! retired when the sampler looks) it reads as the program's. A loop of
+//! timed calls around an empty body, less the same loop of unmarked calls,
+//! measures the least a timed call costs (its two clock reads serialise
+//! it: real code pays at least that), and a timed node's calls lose at
+//! least that much per timed call made beneath them.
+//!
+//! Batches of [`BATCH`] calls, at least [`BATCHES`], until half of them
+//! fall in the machine's fast state (see [`fast_cluster`]) or [`MAX_TIME`]
+//! passed; the figure is the median of the fast batches. The calls are
+//! made on tickprof's own site (left out of every report) by the
+//! sampler's thread, which is neither sampled nor counted as one of the
+//! program's threads.
+
+use crate::clock::ticks;
+use crate::site::{path_of, CallSite};
+use core::sync::atomic::{AtomicU64, Ordering};
+use std::hint::black_box;
+
+/// Calls per batch (timed, then as many unmarked).
+const BATCH: u64 = 200;
+/// Batches measured at least.
+const BATCHES: usize = 61;
+/// Batches run first and discarded (caches, branch predictors).
+const WARMUP_BATCHES: usize = 8;
+/// Longest the calibration measures.
+const MAX_TIME: std::time::Duration = std::time::Duration::from_millis(8);
+/// Width of the fast cluster above its 10th percentile.
+const CLUSTER: f64 = 0.05;
+
+/// The calibrated cost, in ticks per call (0 until measured).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct Calibration {
+    /// A timed call's whole cost to its caller, around an empty body.
+    pub timed: f64,
+}
+
+fn marker() {}
+
+/// The timed site (tickprof's own: left out of every report).
+static TIMED_SITE: CallSite = CallSite::internal(path_of(marker), file!(), line!());
+
+/// A marked function with an empty body, expanded as `#[profile]`
+/// expands one.
+#[inline(never)]
+fn timed(x: u64) -> u64 {
+    crate::__private::framed(crate::__private::timed(move || black_box(x), &TIMED_SITE))
+}
+
+/// The same body, unmarked.
+#[inline(never)]
+fn unmarked(x: u64) -> u64 {
+    black_box(x)
+}
+
+/// Runs `f` on `BATCH` inputs, direct calls whose results are summed
+/// (independent calls, free to overlap); returns the ticks it took.
+#[inline(always)]
+fn batch(f: impl Fn(u64) -> u64) -> u64 {
+    let t0 = ticks();
+    let mut acc = 0u64;
+    for i in 0..BATCH {
+        acc = acc.wrapping_add(f(i));
+    }
+    black_box(acc);
+    ticks().wrapping_sub(t0)
+}
+
+/// The cost (as `f64` bits; 0: not measured).
+static TIMED_COST: AtomicU64 = AtomicU64::new(0);
+
+/// The calibration, if measured (zero else: no floor).
+pub(crate) fn costs() -> Calibration {
+    Calibration {
+        timed: f64::from_bits(TIMED_COST.load(Ordering::Relaxed)),
+    }
+}
+
+/// Whether the costs are measured.
+pub(crate) fn measured() -> bool {
+    TIMED_COST.load(Ordering::Relaxed) != 0
+}
+
+/// Measures the cost on the calling thread (the sampler's) if it is not
+/// measured yet and the recorder records plainly (no hook, log or
+/// pause: their paths are not the one to measure).
+pub(crate) fn ensure() {
+    if measured() || crate::switches::mode() != crate::switches::RECORD {
+        return;
+    }
+    if let Some(c) = measure() {
+        TIMED_COST.store(c.timed.max(f64::MIN_POSITIVE).to_bits(), Ordering::Relaxed);
+    }
+}
+
+#[inline(always)]
+fn marginal(f: impl Fn(u64) -> u64) -> f64 {
+    let marked = batch(f);
+    let plain = batch(unmarked);
+    (marked as f64 - plain as f64) / BATCH as f64
+}
+
+fn measure() -> Option<Calibration> {
+    let start = std::time::Instant::now();
+    for _ in 0..WARMUP_BATCHES {
+        batch(timed);
+        batch(unmarked);
+    }
+    let mut samples: Vec<f64> = Vec::with_capacity(2 * BATCHES);
+    loop {
+        samples.push(marginal(timed).max(0.0));
+        if samples.len() >= BATCHES
+            && (fast_cluster(&samples).len() >= BATCHES / 2 || start.elapsed() >= MAX_TIME)
+        {
+            break;
+        }
+    }
+    if crate::switches::mode() != crate::switches::RECORD {
+        return None;
+    }
+    Some(Calibration {
+        timed: median(fast_cluster(&samples)),
+    })
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied().unwrap_or(0.0)
+}
+
+/// The batches of the machine's fast state: a shared machine runs in
+/// slower spells of a few milliseconds, in which every instruction costs
+/// more; the floor wants the usual, fast state (it must not exceed what a
+/// call costs). The cluster: the batches within [`CLUSTER`] of the 10th
+/// percentile.
+fn fast_cluster(samples: &[f64]) -> Vec<f64> {
+    let mut t = samples.to_vec();
+    t.sort_by(f64::total_cmp);
+    let low = t.get(t.len() / 10).copied().unwrap_or(0.0);
+    t.into_iter()
+        .filter(|&s| s <= low * (1.0 + CLUSTER))
+        .collect()
+}

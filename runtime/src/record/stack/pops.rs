@@ -29,21 +29,40 @@ impl ThreadState {
         mark: u64,
         check: bool,
     ) -> bool {
+        let Some(ended) = self.pop_if_top(node) else {
+            return false;
+        };
+        // SAFETY: the frame on top of this thread's live stack holds a
+        // node of its arena, which outlives the state.
+        unsafe { &*node }.record(end.wrapping_sub(start), ended.wrapping_sub(mark), check);
+        true
+    }
+
+    /// Pops the frame of a counted call (its call was counted on entry)
+    /// if `node` is on top of the stack: the counted call's fast exit.
+    /// Returns whether it did (see [`ThreadState::pop_top`]).
+    #[inline(always)]
+    pub(in crate::record) fn pop_top_counted(&self, node: *const Node) -> bool {
+        self.pop_if_top(node).is_some()
+    }
+
+    /// Both fast exits: if `node` is on top of the stack, pops its frame,
+    /// counts one more ended call and returns the count before it (a
+    /// timed call's calls beneath are that less its mark).
+    #[inline(always)]
+    fn pop_if_top(&self, node: *const Node) -> Option<u64> {
         let top = self.depth.get();
         let stack = self.stack.load(Ordering::Relaxed);
         // SAFETY: `top < cap` holds for the current depth while the state is
         // set up; torn down, `stack` is `DEAD_STACK` and `top` is 0.
         let top_node = unsafe { slot(stack, top) };
         if top_node != node {
-            return false;
+            return None;
         }
         self.depth.set(top - 1);
         let ended = self.ended.get();
         self.ended.set(ended + 1);
-        // SAFETY: the frame on top of this thread's live stack holds a
-        // node of its arena, which outlives the state.
-        unsafe { &*node }.record(end.wrapping_sub(start), ended.wrapping_sub(mark), check);
-        true
+        Some(ended)
     }
 
     /// Marked calls ended on this thread so far: a timed call's mark.
@@ -55,23 +74,6 @@ impl ThreadState {
     /// Counts one more ended call (a pop off the fast path).
     pub(in crate::record) fn note_ended(&self) {
         self.ended.set(self.ended.get() + 1);
-    }
-
-    /// Pops the frame of a counted call (its call was counted on entry)
-    /// if `node` is on top of the stack: the counted call's fast exit.
-    /// Returns whether it did (see [`ThreadState::pop_top`]).
-    #[inline(always)]
-    pub(in crate::record) fn pop_top_counted(&self, node: *const Node) -> bool {
-        let top = self.depth.get();
-        let stack = self.stack.load(Ordering::Relaxed);
-        // SAFETY: as in `pop_top`.
-        let top_node = unsafe { slot(stack, top) };
-        if top_node != node {
-            return false;
-        }
-        self.depth.set(top - 1);
-        self.ended.set(self.ended.get() + 1);
-        true
     }
 
     /// The node of the frame below `depth` (the parent of the frame at

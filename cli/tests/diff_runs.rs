@@ -262,6 +262,60 @@ fn a_change_within_the_reports_own_precision_is_noise() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// One run a side: a small site some of whose calls were counted on
+/// paths no sample found rests on at least one sample for them, so its
+/// doubling (as a 4.4 µs pulldown-cmark site's between two identical
+/// runs; here 44 µs, well under a sampling period) is noise; the same
+/// doubling of a site whose calls were all timed is measured, and fails
+/// the gate.
+#[test]
+fn a_site_with_counted_calls_no_sample_found_is_good_to_a_sample() {
+    let dir = std::env::temp_dir().join(format!("tickprof-diff-cnt-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let site = "quickstart::main::merge";
+    // Its figures: 44 µs over 103 calls (timed: `timed`), nothing sampled.
+    let write = |name: &str, k: f64, timed: u64| -> String {
+        let text = std::fs::read_to_string(data("before.json")).unwrap();
+        let mut v: Value = serde_json::from_str(&text).unwrap();
+        v["run"]["sample_hz"] = Value::from(1000u64);
+        for s in v["sites"].as_array_mut().unwrap() {
+            if s["name"].as_str() != Some(site) {
+                continue;
+            }
+            let total = (44_000.0 * k).round() as u64;
+            for key in [
+                "total_ns",
+                "self_ns",
+                "raw_total_ns",
+                "raw_self_ns",
+                "compensated_total_ns",
+                "compensated_self_ns",
+            ] {
+                s[key] = Value::from(total);
+            }
+            s["calls"] = Value::from(103u64);
+            s["timed_calls"] = Value::from(timed);
+            s["mean_ns"] = Value::from(total as f64 / 103.0);
+            s["self_sampled_ns"] = Value::from(0u64);
+            s["total_sampled_ns"] = Value::from(0u64);
+            s["hist"] = Value::from(vec![vec![(427.0 * k) as u64, timed]]);
+        }
+        let path = dir.join(name);
+        std::fs::write(&path, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+        path.to_string_lossy().into_owned()
+    };
+    let gate = |b: &str, a: &str| tickprof(&["diff", b, a, "--fail-if-slower", "25%"]);
+    let (b, a) = (write("b.json", 1.0, 61), write("a.json", 2.17, 92));
+    let out = gate(&b, &a);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let (b, a) = (write("bt.json", 1.0, 103), write("at.json", 2.17, 103));
+    let out = gate(&b, &a);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains(&format!("{site}: total +")), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Three runs a side, one site 2× slower while its runs spread ±17% on
 /// each side (as pulldown-cmark's `parse_block` did on a busy host): the
 /// slower side spreads twice as wide in nanoseconds, so the sides are

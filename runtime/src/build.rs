@@ -65,8 +65,9 @@ pub(crate) struct Facts {
     pub resolution_ticks: f64,
     /// The sampler's rate, per second (0: off).
     pub sample_hz: u64,
-    /// What a marked call costs at least (`record::calibrate`), the floor
-    /// under the instrumentation the sampler finds; zero: no floor.
+    /// What a timed call costs its caller at least (`record::calibrate`),
+    /// the floor under the instrumentation the sampler finds inside a timed
+    /// node; zero: no floor.
     pub calibration: crate::record::calibrate::Calibration,
     /// Threads the sampler could not list (more at once than its table
     /// holds): not sampled.

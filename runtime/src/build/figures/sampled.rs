@@ -74,9 +74,9 @@ pub(crate) struct Estimate {
     /// counted node's subtree for its figure to be the sampler's (a few
     /// sampling periods).
     pub min_found: f64,
-    /// What a marked call costs at least (`record::calibrate`; zero when
-    /// not measured): the floor under the instrumentation found inside a
-    /// timed node (see [`super::floor`]).
+    /// What a timed call costs its caller at least (`record::calibrate`;
+    /// zero when not measured): the floor under the instrumentation found
+    /// inside a timed node (see [`super::floor`]).
     pub cal: crate::record::calibrate::Calibration,
 }
 

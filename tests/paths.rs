@@ -30,8 +30,15 @@ fn a_spinning_function_is_reported_within_five_percent() {
     let reported = s.total_ns as f64;
     let truth = measured.as_nanos() as f64;
     let err = (reported - truth).abs() / truth;
+    // Within 5% of `Instant`'s time of the calls; or, on a busy machine,
+    // between the 60 ms the calls spun at least and `Instant`'s time: a
+    // thread preempted between `Instant::now()` and the guard's clock
+    // read loses time to `Instant` that no call took (4 to 9 ms, in 1 run
+    // of 25 to 40 with three CPU hogs and this file's tests in parallel,
+    // raw figures alike).
+    let spun = 20.0 * 3e6;
     assert!(
-        err < 0.05,
+        err < 0.05 || (reported >= spun && reported <= truth),
         "reported {reported} ns, measured {truth} ns, error {:.2}%",
         err * 100.0
     );

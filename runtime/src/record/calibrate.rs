@@ -114,6 +114,7 @@ fn measure() -> Option<Calibration> {
     for _ in 0..WARMUP_BATCHES {
         batch(timed);
         batch(unmarked);
+        std::thread::yield_now();
     }
     // On the stack: the sampler allocates nothing from the program's
     // allocator.
@@ -122,6 +123,10 @@ fn measure() -> Option<Calibration> {
     while n < MAX_BATCHES {
         samples[n] = marginal(timed).max(0.0);
         n += 1;
+        // A batch pair takes ~10 µs: between them, the CPU goes to any
+        // thread of the program waiting for it (on a busy machine, the
+        // calibration must not hold a core the program wants).
+        std::thread::yield_now();
         if n >= BATCHES
             && (fast_cluster(&mut samples[..n]).len() >= BATCHES / 2 || start.elapsed() >= MAX_TIME)
         {

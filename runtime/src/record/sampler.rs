@@ -274,15 +274,24 @@ pub(super) fn ensure_started() {
 /// The sampler thread's name.
 pub(crate) use super::arena::SAMPLER_THREAD;
 
+/// How long after its start the sampler's thread measures the
+/// calibration (`record::calibrate`).
+const CALIBRATE_AFTER: Duration = Duration::from_millis(50);
+
 /// The sampler thread: a sweep every `period`, on a fixed schedule
 /// (a late sweep does not shift the ones after it, unless it is more than
 /// a period late).
 fn run(period: Duration) {
-    // The calibration's floor, on this thread of tickprof's own, before
-    // the first sweep (a few milliseconds, once).
-    super::calibrate::ensure();
-    let mut next = Instant::now() + period;
+    let started = Instant::now();
+    let mut next = started + period;
     loop {
+        // The calibration's floor, on this thread of tickprof's own, once
+        // the program has run a while (a few milliseconds, once; right at
+        // this thread's start, it took the CPU from the thread that had
+        // just started it, outside any marked call's time).
+        if !super::calibrate::measured() && started.elapsed() >= CALIBRATE_AFTER {
+            super::calibrate::ensure();
+        }
         let now = Instant::now();
         if next > now {
             std::thread::sleep(next - now);

@@ -1,5 +1,5 @@
 //! What one timed call costs its caller at least: measured once, on the
-//! sampler's thread, as a floor under the instrumentation the sampler
+//! sampler's thread 50 ms after it starts, as a floor under the instrumentation the sampler
 //! finds inside a timed node (see `build::figures::floor`).
 //!
 //! The sampler tells the instrumentation from the program by a word the

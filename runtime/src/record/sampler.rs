@@ -274,6 +274,16 @@ pub(super) fn ensure_started() {
 /// The sampler thread's name.
 pub(crate) use super::arena::SAMPLER_THREAD;
 
+std::thread_local! {
+    /// Set on the sampler's thread (const, no destructor: no allocation).
+    static ITS_THREAD: core::cell::Cell<bool> = const { core::cell::Cell::new(false) };
+}
+
+/// Whether the calling thread is the sampler's.
+pub(super) fn on_its_thread() -> bool {
+    ITS_THREAD.with(core::cell::Cell::get)
+}
+
 /// How long after its start the sampler's thread measures the
 /// calibration (`record::calibrate`).
 const CALIBRATE_AFTER: Duration = Duration::from_millis(50);
@@ -282,6 +292,7 @@ const CALIBRATE_AFTER: Duration = Duration::from_millis(50);
 /// (a late sweep does not shift the ones after it, unless it is more than
 /// a period late).
 fn run(period: Duration) {
+    ITS_THREAD.with(|t| t.set(true));
     let started = Instant::now();
     let mut next = started + period;
     loop {

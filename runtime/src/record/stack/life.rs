@@ -187,12 +187,20 @@ impl ThreadState {
                 return false;
             }
         }
-        let name = (!pending).then(sigmask::std_thread_name);
+        // The sampler's own thread is named without asking std (which
+        // allocates the name): it allocates nothing from the program's
+        // allocator after its start.
+        let tools = sampler::on_its_thread();
+        let name = (!pending && !tools).then(sigmask::std_thread_name);
         self.name_pending.set(pending);
         // Settled before any node of any thread records (the pop's cold
         // path reads it).
         crate::switches::settle_max_ticks();
-        let arena = registry::new_thread(name.as_deref());
+        let arena = registry::new_thread(if tools {
+            Some(sampler::SAMPLER_THREAD)
+        } else {
+            name.as_deref()
+        });
         // SAFETY: null, or the thread's reference, just made; released by
         // teardown.
         let Some(a) = (unsafe { arena.as_ref() }) else {
@@ -219,7 +227,7 @@ impl ThreadState {
         self.cap.set(len);
         // The sampler's own thread (its calibration's calls) is not
         // sampled: it is tickprof's, not the program's.
-        if name.as_deref() != Some(sampler::SAMPLER_THREAD) {
+        if !tools {
             self.sampler_slot.set(sampler::register(self));
             if !pending {
                 sampler::ensure_started();

@@ -17,14 +17,15 @@ if ! command -v valgrind >/dev/null; then
 fi
 
 RECORDS="${RECORDS:-20000}"
-# At the root (its default members hold the test suite): the features of
-# the other release builds (the quickstart's), whose runtime is reused;
-# `-p tickprof-testsuite` resolved others and rebuilt it (over a minute).
-cargo build --release -q --example alloc_json
+# The build the README's `cargo test --workspace` made (it builds the test
+# suite's examples, in the test profile): a release build of the example
+# compiled the test suite's dev-dependencies again (110 s of CI). The
+# counts do not depend on optimisation.
+cargo build -q --workspace --profile test --example alloc_json
 dir="$(mktemp -d)"
 trap 'rm -rf "$dir"' EXIT
 # --num-callers: deep enough that every block's stack reaches `run`.
 TICKPROF_OUT="$dir/report.json" TICKPROF_STDERR=0 \
   valgrind -q --tool=dhat --num-callers=64 --dhat-out-file="$dir/dhat.out" \
-  target/release/examples/alloc_json "$RECORDS"
+  target/debug/examples/alloc_json "$RECORDS"
 python3 scripts/dhat_compare.py "$dir/report.json" "$dir/dhat.out"

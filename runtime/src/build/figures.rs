@@ -109,12 +109,22 @@ pub(crate) fn figures(
 
 /// Marked calls made beneath each node (its regular descendants' calls).
 pub(crate) fn calls_below(tree: &Tree, children: &[Vec<u32>]) -> Vec<u64> {
+    below_of(tree, children, |a| a.calls)
+}
+
+/// `count` of each node's regular descendants, summed (their calls, or
+/// their timed calls).
+pub(crate) fn below_of(
+    tree: &Tree,
+    children: &[Vec<u32>],
+    count: impl Fn(&Acc) -> u64,
+) -> Vec<u64> {
     let n = tree.nodes.len();
     let mut below = vec![0u64; n];
     for i in (0..n).rev() {
         below[i] = children[i]
             .iter()
-            .map(|&c| below[c as usize] + tree.nodes[c as usize].acc.calls)
+            .map(|&c| below[c as usize] + count(&tree.nodes[c as usize].acc))
             .sum();
     }
     below

@@ -43,6 +43,7 @@ impl Instrumentation {
         cal: crate::record::calibrate::Calibration,
     ) -> Instrumentation {
         let (mut sampled, mut inside, mut calls, mut waited) = (0u64, 0u64, 0u64, 0u64);
+        let mut timed = 0u64;
         for n in &tree.nodes {
             // tickprof's own calls (the calibration's) are not the
             // program's, nor their samples (they have none: their thread
@@ -57,14 +58,14 @@ impl Instrumentation {
             sampled = sampled.saturating_add(a.sampled).saturating_add(i);
             if n.site.is_some() {
                 calls = calls.saturating_add(a.calls);
+                timed = timed.saturating_add(a.timed());
             }
         }
-        let children = tree.children();
-        let floor = super::figures::floor::floors(tree, &children, cal);
-        let least = super::figures::floor::tree_floor(tree, &children, &floor, cal);
-        // The floor is exact counts times a calibrated cost; it cannot
-        // exceed the time the sampler looked at.
-        let inside = inside.max((least as u64).min(sampled));
+        // The floor (`figures::floor`) of the whole run: every timed call
+        // at the calibrated cost; exact counts times a calibrated cost, it
+        // cannot exceed the time the sampler looked at.
+        let least = (timed as f64 * cal.timed.max(0.0)) as u64;
+        let inside = inside.max(least.min(sampled));
         let share = if sampled == 0 {
             0.0
         } else {

@@ -3,6 +3,7 @@
 //! arguments. The user's tree is only read.
 
 pub(crate) mod args;
+mod cache;
 mod child;
 mod copy;
 mod deps;
@@ -38,6 +39,10 @@ pub(crate) struct Tally {
     unparsed: Vec<(PathBuf, String)>,
     /// Symbolic links `mark` did not follow: (link, target).
     links: Vec<(PathBuf, PathBuf)>,
+    /// Source files copied without marks (not parsed for them), and why.
+    unmarked_files: Vec<(PathBuf, String)>,
+    /// The notes of the file being rewritten, for the copy's cache.
+    said: Vec<String>,
 }
 
 /// What the summary line says besides the marks.
@@ -58,7 +63,44 @@ impl Tally {
     fn add(&mut self, shown: &Path, krate: &str, result: &Result<mark::Rewrite, String>) {
         match result {
             Ok(r) => {
-                let marked = r.marked();
+                self.note(shown, &format!("M {} {krate}", r.marked()));
+                for f in &r.functions {
+                    match f.skipped {
+                        None if f.test_only => self.note(shown, "T"),
+                        None => {}
+                        Some(reason) => {
+                            let code = Reason::ALL.iter().position(|r| *r == reason).unwrap_or(0);
+                            self.note(shown, &format!("S {} {code} {}", f.line, f.name));
+                        }
+                    }
+                }
+            }
+            Err(e) => self.note(shown, &format!("N {e}")),
+        }
+    }
+
+    /// A file copied as it is without being parsed, and why.
+    fn not_parsed(&mut self, shown: &Path, why: &str) {
+        self.note(shown, &format!("N {why}"));
+    }
+
+    /// A source file copied without marks, and why.
+    fn unmarked_file(&mut self, shown: &Path, why: &str) {
+        self.note(shown, &format!("U {why}"));
+    }
+
+    /// Counts one note about the file `shown`, and keeps it in `said`. A
+    /// note is the cache's form of what a file's rewrite found: `M n
+    /// crate` (n functions marked), `T` (one of them under `cfg(test)`),
+    /// `S line reason name` (one skipped), `N why` (not parsed), `U why`
+    /// (not marked).
+    fn note(&mut self, shown: &Path, note: &str) {
+        self.said.push(note.to_string());
+        let (kind, rest) = note.split_once(' ').unwrap_or((note, ""));
+        match kind {
+            "M" => {
+                let (n, krate) = rest.split_once(' ').unwrap_or((rest, ""));
+                let marked: usize = n.parse().unwrap_or(0);
                 if marked > 0 {
                     self.files += 1;
                     match self.crates.iter_mut().find(|(c, _)| c == krate) {
@@ -67,28 +109,31 @@ impl Tally {
                     }
                 }
                 self.marked += marked;
-                for f in &r.functions {
-                    match f.skipped {
-                        None => self.test_only += usize::from(f.test_only),
-                        Some(reason) => {
-                            *self.skipped.entry(reason).or_default() += 1;
-                            self.unmarked.push((
-                                shown.to_path_buf(),
-                                f.line,
-                                f.name.clone(),
-                                reason,
-                            ));
-                        }
-                    }
-                }
             }
-            Err(e) => self.unparsed.push((shown.to_path_buf(), e.clone())),
+            "T" => self.test_only += 1,
+            "S" => {
+                let mut w = rest.splitn(3, ' ');
+                let line = w.next().and_then(|l| l.parse().ok()).unwrap_or(0);
+                let code: usize = w.next().and_then(|c| c.parse().ok()).unwrap_or(0);
+                let name = w.next().unwrap_or("").to_string();
+                let reason = Reason::ALL.get(code).copied().unwrap_or(Reason::Macro);
+                *self.skipped.entry(reason).or_default() += 1;
+                self.unmarked
+                    .push((shown.to_path_buf(), line, name, reason));
+            }
+            "N" => self.unparsed.push((shown.to_path_buf(), rest.to_string())),
+            "U" => self
+                .unmarked_files
+                .push((shown.to_path_buf(), rest.to_string())),
+            _ => {}
         }
     }
 
-    /// A file copied as it is without being parsed, and why.
-    fn not_parsed(&mut self, shown: &Path, why: String) {
-        self.unparsed.push((shown.to_path_buf(), why));
+    /// Says again the notes a cached file's rewrite made.
+    fn replay(&mut self, shown: &Path, notes: &[String]) {
+        for n in notes {
+            self.note(shown, n);
+        }
     }
 
     /// The summary line: "marked N functions in K files of CRATE, …
@@ -177,6 +222,13 @@ impl Tally {
                     safe(e)
                 );
             }
+            for (file, why) in &self.unmarked_files {
+                eprintln!(
+                    "  not marked {}: {}",
+                    safe(&file.display().to_string()),
+                    safe(why)
+                );
+            }
         }
     }
 }
@@ -226,12 +278,17 @@ pub(crate) fn main(args: Args) -> Result<ExitCode, String> {
         canonical(&dir),
         canonical(&ws.root).join(".git"),
     ];
-    copy::sync(
+    let mut cache = cache::Cache::load(&dir.join("ws.cache"), &plan.key());
+    let synced = copy::sync(
         &ws.root,
         &copy,
         &exclude,
         &["Cargo.lock"],
-        &mut |path, content| plan.transform(path, content, &mut tally),
+        &mut plan::Marking {
+            plan: &plan,
+            tally: &mut tally,
+        },
+        &mut cache,
     )
     .map_err(|e| format!("cannot update the copy in {}: {e}", copy.display()))?;
     let user_lock = seed_lock(&ws.root, &copy, &dir, &source)?;
@@ -262,6 +319,12 @@ pub(crate) fn main(args: Args) -> Result<ExitCode, String> {
         user_lock: user_lock.is_some(),
     };
     tally.print(&notes, args.verbose);
+    if args.verbose {
+        eprintln!(
+            "  copy: {} files read, {} written, {} removed; the others unchanged by their metadata",
+            synced.read, synced.written, synced.removed
+        );
+    }
     let Some(command) = action.cargo_command() else {
         println!("{}", copied_manifest.display());
         return Ok(ExitCode::SUCCESS);

@@ -49,6 +49,18 @@ pub(crate) enum Reason {
 }
 
 impl Reason {
+    /// Every reason, in a fixed order (the copy's cache keeps the index).
+    pub(crate) const ALL: [Reason; 8] = [
+        Reason::Const,
+        Reason::Variadic,
+        Reason::Default,
+        Reason::FutureBody,
+        Reason::AlreadyMarked,
+        Reason::Macro,
+        Reason::ExpectedDead,
+        Reason::Glob,
+    ];
+
     /// The short label used in the summary line and in `-v` listings.
     pub(crate) fn label(self) -> &'static str {
         match self {

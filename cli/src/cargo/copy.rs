@@ -1,12 +1,32 @@
 //! The copy of the workspace: brought up to date file by file, so that a
 //! file whose (transformed) content did not change is not written and
 //! keeps its modification time — cargo then rebuilds only what changed.
-//! The user's tree is only read.
+//! A file whose metadata and copy are those the last update left (see
+//! [`super::cache`]) is not even read. The user's tree is only read.
 
+use super::cache::{Cache, Entry, Stamp};
 use std::collections::HashSet;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
+
+/// What a file of the tree becomes in the copy.
+pub(crate) trait Transform {
+    /// The copy's content for the file at `from` (in the tree) whose
+    /// content is `content`, and the notes to keep for it in the cache
+    /// (`None`: the result depends on more than the file; never cached).
+    fn content(&mut self, from: &Path, content: Vec<u8>) -> (Vec<u8>, Option<Vec<String>>);
+    /// A file found unchanged by the cache: its notes, said again.
+    fn again(&mut self, from: &Path, notes: &[String]);
+}
+
+/// A plain function of the content: nothing to note.
+impl<F: FnMut(&Path, Vec<u8>) -> Vec<u8>> Transform for F {
+    fn content(&mut self, from: &Path, content: Vec<u8>) -> (Vec<u8>, Option<Vec<String>>) {
+        (self(from, content), Some(Vec::new()))
+    }
+    fn again(&mut self, _from: &Path, _notes: &[String]) {}
+}
 
 /// What [`sync`] did.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -15,13 +35,15 @@ pub(crate) struct Synced {
     pub(crate) written: usize,
     /// Entries removed because the user's tree no longer has them.
     pub(crate) removed: usize,
+    /// Files read (the others were found unchanged by their metadata).
+    pub(crate) read: usize,
 }
 
 /// Brings `copy` up to date with `root`: every file below `root` except
 /// the directories in `exclude` (as written or canonical; and `keep`,
 /// names at the top of `copy` that are neither copied nor removed),
-/// passed through `transform`
-/// (original path, content → content to write).
+/// passed through `transform`; `cache` (saved at the end) spares the
+/// reads of files unchanged since the last update.
 ///
 /// # Errors
 ///
@@ -31,84 +53,119 @@ pub(crate) fn sync(
     copy: &Path,
     exclude: &[PathBuf],
     keep: &[&str],
-    transform: &mut dyn FnMut(&Path, Vec<u8>) -> Vec<u8>,
+    transform: &mut dyn Transform,
+    cache: &mut Cache,
 ) -> io::Result<Synced> {
     let mut done = Synced::default();
     let mut seen = HashSet::new();
     fs::create_dir_all(copy)?;
-    copy_dir(
+    let mut walk = Walk {
         root,
         copy,
-        Path::new(""),
         exclude,
         keep,
         transform,
-        &mut seen,
-        &mut done,
-    )?;
+        cache,
+        seen: &mut seen,
+        done: &mut done,
+    };
+    walk.dir(Path::new(""))?;
+    walk.cache.save();
     prune(copy, Path::new(""), keep, &seen, &mut done)?;
     Ok(done)
 }
 
-#[allow(clippy::too_many_arguments)]
-fn copy_dir(
-    root: &Path,
-    copy: &Path,
-    rel: &Path,
-    exclude: &[PathBuf],
-    keep: &[&str],
-    transform: &mut dyn FnMut(&Path, Vec<u8>) -> Vec<u8>,
-    seen: &mut HashSet<PathBuf>,
-    done: &mut Synced,
-) -> io::Result<()> {
-    let mut entries: Vec<_> = fs::read_dir(root.join(rel))?
-        .collect::<io::Result<Vec<_>>>()?
-        .into_iter()
-        .map(|e| e.file_name())
-        .collect();
-    entries.sort();
-    for name in entries {
-        let rel = rel.join(&name);
-        let from = root.join(&rel);
-        let to = copy.join(&rel);
-        if exclude.contains(&from)
-            || (rel.parent() == Some(Path::new("")) && keep.iter().any(|k| name == *k))
-        {
-            continue;
-        }
-        let meta = fs::symlink_metadata(&from)?;
-        // `exclude` holds canonical paths: a directory is compared by its
-        // own (links in `root`'s path resolved).
-        if meta.is_dir() && fs::canonicalize(&from).is_ok_and(|c| exclude.contains(&c)) {
-            continue;
-        }
-        seen.insert(rel.clone());
-        if meta.file_type().is_symlink() {
-            let target = link_target(root, &rel, &fs::read_link(&from)?, exclude);
-            if fs::read_link(&to).ok() != Some(target.clone()) {
-                remove_any(&to)?;
-                symlink(&target, &to)?;
-                done.written += 1;
+/// One update's walk of the tree.
+struct Walk<'a> {
+    root: &'a Path,
+    copy: &'a Path,
+    exclude: &'a [PathBuf],
+    keep: &'a [&'a str],
+    transform: &'a mut dyn Transform,
+    cache: &'a mut Cache,
+    seen: &'a mut HashSet<PathBuf>,
+    done: &'a mut Synced,
+}
+
+impl Walk<'_> {
+    fn dir(&mut self, rel: &Path) -> io::Result<()> {
+        let (root, copy) = (self.root, self.copy);
+        let mut entries: Vec<_> = fs::read_dir(root.join(rel))?
+            .collect::<io::Result<Vec<_>>>()?
+            .into_iter()
+            .map(|e| e.file_name())
+            .collect();
+        entries.sort();
+        for name in entries {
+            let rel = rel.join(&name);
+            let from = root.join(&rel);
+            let to = copy.join(&rel);
+            if self.exclude.contains(&from)
+                || (rel.parent() == Some(Path::new("")) && self.keep.iter().any(|k| name == *k))
+            {
+                continue;
             }
-        } else if meta.is_dir() {
-            if !fs::symlink_metadata(&to).is_ok_and(|m| m.is_dir()) {
-                remove_any(&to)?;
-                fs::create_dir(&to)?;
+            let meta = fs::symlink_metadata(&from)?;
+            // `exclude` holds canonical paths: a directory is compared by its
+            // own (links in `root`'s path resolved).
+            if meta.is_dir() && fs::canonicalize(&from).is_ok_and(|c| self.exclude.contains(&c)) {
+                continue;
             }
-            copy_dir(root, copy, &rel, exclude, keep, transform, seen, done)?;
-        } else if meta.is_file() {
-            let content = transform(&from, fs::read(&from)?);
-            let same = fs::symlink_metadata(&to).is_ok_and(|m| m.is_file())
-                && fs::read(&to).is_ok_and(|old| old == content);
-            if !same {
-                remove_any(&to)?;
-                fs::write(&to, &content)?;
-                copy_mode(&meta, &to)?;
-                done.written += 1;
+            self.seen.insert(rel.clone());
+            if meta.file_type().is_symlink() {
+                let target = link_target(root, &rel, &fs::read_link(&from)?, self.exclude);
+                if fs::read_link(&to).ok() != Some(target.clone()) {
+                    remove_any(&to)?;
+                    symlink(&target, &to)?;
+                    self.done.written += 1;
+                }
+            } else if meta.is_dir() {
+                if !fs::symlink_metadata(&to).is_ok_and(|m| m.is_dir()) {
+                    remove_any(&to)?;
+                    fs::create_dir(&to)?;
+                }
+                self.dir(&rel)?;
+            } else if meta.is_file() {
+                self.file(&rel, &from, &to, &meta)?;
             }
         }
+        Ok(())
     }
-    Ok(())
+
+    fn file(&mut self, rel: &Path, from: &Path, to: &Path, meta: &fs::Metadata) -> io::Result<()> {
+        let original = Stamp::of(meta);
+        let copied = fs::symlink_metadata(to)
+            .ok()
+            .filter(fs::Metadata::is_file)
+            .and_then(|m| Stamp::of(&m));
+        if let Some(entry) = original.and_then(|o| self.cache.hit(rel, o, copied)) {
+            let entry = entry.clone();
+            self.transform.again(from, &entry.notes);
+            self.cache.keep(rel, entry);
+            return Ok(());
+        }
+        self.done.read += 1;
+        let (content, notes) = self.transform.content(from, fs::read(from)?);
+        let same = copied.is_some() && fs::read(to).is_ok_and(|old| old == content);
+        if !same {
+            remove_any(to)?;
+            fs::write(to, &content)?;
+            copy_mode(meta, to)?;
+            self.done.written += 1;
+        }
+        let copy = fs::symlink_metadata(to).ok().and_then(|m| Stamp::of(&m));
+        if let (Some(original), Some(copy), Some(notes)) = (original, copy, notes) {
+            self.cache.keep(
+                rel,
+                Entry {
+                    original,
+                    copy,
+                    notes,
+                },
+            );
+        }
+        Ok(())
+    }
 }
 
 /// What the copy's link at `rel` points to, for a link of the tree that
@@ -202,7 +259,8 @@ fn copy_mode(_meta: &fs::Metadata, _to: &Path) -> io::Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::{link_target, sync, Synced};
+    use super::{link_target, sync, Synced, Transform};
+    use crate::cargo::cache::Cache;
     use std::fs;
     use std::path::Path;
 
@@ -252,19 +310,23 @@ mod tests {
                 c
             }
         };
-        let run = |f: &mut dyn FnMut(&std::path::Path, Vec<u8>) -> Vec<u8>| {
-            sync(&root, &copy, &exclude, &["Cargo.lock"], f).unwrap()
+        let saved = base.join("cache");
+        let run = |f: &mut dyn Transform| {
+            let mut cache = Cache::load(&saved, "k").trusting();
+            sync(&root, &copy, &exclude, &["Cargo.lock"], f, &mut cache).unwrap()
         };
         assert_eq!(
             run(&mut upper),
             Synced {
                 written: 2,
-                removed: 0
+                removed: 0,
+                read: 2,
             }
         );
         assert_eq!(fs::read_to_string(copy.join("src/a.rs")).unwrap(), "A");
         assert!(!copy.join("target").exists() && !copy.join("Cargo.lock").exists());
         fs::write(copy.join("Cargo.lock"), "copy's own").unwrap();
+        // Unchanged: nothing read, nothing written.
         assert_eq!(run(&mut upper), Synced::default());
         fs::write(root.join("src/a.rs"), "c").unwrap();
         fs::remove_file(root.join("src/sub/b.txt")).unwrap();
@@ -272,13 +334,57 @@ mod tests {
             run(&mut upper),
             Synced {
                 written: 1,
-                removed: 1
+                removed: 1,
+                read: 1,
             }
         );
+        assert_eq!(fs::read_to_string(copy.join("src/a.rs")).unwrap(), "C");
+        // The copy's file changed behind the cache's back: read again and
+        // put right.
+        fs::write(copy.join("src/a.rs"), "edited").unwrap();
+        assert_eq!(
+            run(&mut upper),
+            Synced {
+                written: 1,
+                removed: 0,
+                read: 1,
+            }
+        );
+        assert_eq!(fs::read_to_string(copy.join("src/a.rs")).unwrap(), "C");
         assert_eq!(
             fs::read_to_string(copy.join("Cargo.lock")).unwrap(),
             "copy's own"
         );
+        // Notes are said again from the cache, exactly.
+        struct Noting(Vec<String>);
+        impl Transform for Noting {
+            fn content(&mut self, from: &Path, c: Vec<u8>) -> (Vec<u8>, Option<Vec<String>>) {
+                let note = format!("read {}", from.file_name().unwrap().to_string_lossy());
+                self.0.push(note.clone());
+                (c.to_ascii_uppercase(), Some(vec![note]))
+            }
+            fn again(&mut self, _from: &Path, notes: &[String]) {
+                self.0.extend(notes.iter().map(|n| format!("again {n}")));
+            }
+        }
+        let _ = fs::remove_file(&saved);
+        let mut noting = Noting(Vec::new());
+        run(&mut noting);
+        run(&mut noting);
+        assert_eq!(noting.0, ["read a.rs", "again read a.rs"]);
+        // Another plan: the cache is not used.
+        let mut cache = Cache::load(&saved, "other").trusting();
+        let mut noting = Noting(Vec::new());
+        sync(
+            &root,
+            &copy,
+            &exclude,
+            &["Cargo.lock"],
+            &mut noting,
+            &mut cache,
+        )
+        .unwrap();
+        assert_eq!(noting.0, ["read a.rs"]);
         fs::remove_dir_all(&base).unwrap();
     }
 }

@@ -159,10 +159,11 @@ pub(crate) fn sync(
         };
         let plan = plan::Plan::new(&ws, &[&dep.package], source, mark.to_vec(), skip.to_vec());
         let exclude: [PathBuf; 2] = [from.join("target"), from.join(".git")];
-        copy::sync(&from, &to, &exclude, &[], &mut |path, content| {
-            plan.transform(path, content, tally)
-        })
-        .map_err(|e| format!("cannot copy {name} to {}: {e}", to.display()))?;
+        kept.insert(format!("{name}.cache"));
+        let mut cache = super::cache::Cache::load(&root.join(format!("{name}.cache")), &plan.key());
+        let mut marking = plan::Marking { plan: &plan, tally };
+        copy::sync(&from, &to, &exclude, &[], &mut marking, &mut cache)
+            .map_err(|e| format!("cannot copy {name} to {}: {e}", to.display()))?;
         let table = doc
             .entry("patch")
             .or_insert(toml_edit::table())

@@ -40,6 +40,12 @@ pub(crate) fn rewrite(text: &str, dir: &Path, root: &Path) -> Option<String> {
     Some(out)
 }
 
+/// Whether `text` has a path literal (`#[path]`, `include!` and its
+/// kin) at all.
+pub(crate) fn names_paths(text: &str) -> bool {
+    next_literal(text, 0).is_some()
+}
+
 /// The next path literal at or after byte `from`: the byte range of its
 /// content (between the quotes) and the content.
 fn next_literal(text: &str, from: usize) -> Option<(usize, usize, &str)> {

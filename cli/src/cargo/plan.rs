@@ -20,6 +20,7 @@ use std::path::{Path, PathBuf};
 const MAX_PARSED: usize = 4 << 20;
 
 /// One marked directory.
+#[derive(Debug)]
 struct Dir {
     path: PathBuf,
     /// The package it belongs to (its directory).
@@ -129,36 +130,90 @@ impl<'a> Plan<'a> {
         }
     }
 
+    /// The file at `path` as the summary and `-v` name it.
+    pub(crate) fn shown<'p>(&self, path: &'p Path) -> &'p Path {
+        path.strip_prefix(&self.ws.root).unwrap_or(path)
+    }
+
+    /// What the copy's cache depends on besides each file: the plan, and
+    /// this command's own binary (a new one may mark differently).
+    pub(crate) fn key(&self) -> String {
+        let exe = std::env::current_exe()
+            .and_then(std::fs::metadata)
+            .ok()
+            .and_then(|m| super::cache::Stamp::of(&m));
+        super::cache::digest(&format!(
+            "{} {exe:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?}",
+            env!("CARGO_PKG_VERSION"),
+            self.ws.root,
+            self.dirs,
+            self.build_scripts,
+            self.marked,
+            self.source,
+            self.mark,
+            self.skip,
+            self.canonical_root,
+        ))
+    }
+
+    /// Whether the copy of the file at `path`, `out`, depends on that file
+    /// only (so the cache may keep it): not a manifest (edited against
+    /// the workspace), not a source naming a path (what it names
+    /// outside the workspace may come and go).
+    fn cacheable(path: &Path, out: &[u8]) -> bool {
+        if path.file_name().is_some_and(|n| n == "Cargo.toml") {
+            return false;
+        }
+        if !path.extension().is_some_and(|e| e == "rs") {
+            return true;
+        }
+        std::str::from_utf8(out).map_or(true, |t| !super::escape::names_paths(t))
+    }
+
     fn marked_content(&self, path: &Path, content: Vec<u8>, tally: &mut Tally) -> Vec<u8> {
         if path.file_name().is_some_and(|n| n == "Cargo.toml") {
             return self.manifest(path, content);
         }
-        if !path.extension().is_some_and(|e| e == "rs")
-            || self.build_scripts.iter().any(|b| b == path)
-        {
+        if !path.extension().is_some_and(|e| e == "rs") {
+            return content;
+        }
+        let shown = self.shown(path);
+        if self.build_scripts.iter().any(|b| b == path) {
+            tally.unmarked_file(shown, "a build script");
             return content;
         }
         let Some(dir) = self.dirs.iter().find(|d| path.starts_with(&d.path)) else {
+            let why = match self.package_of(path) {
+                Some(p) if !self.marked.contains(&p.manifest) => {
+                    format!("package {} is not marked", p.name)
+                }
+                Some(_) => "not under a lib or bin target's directory \
+                            (tests, examples and benches call the crate)"
+                    .to_string(),
+                None => "in no package of the workspace".to_string(),
+            };
+            tally.unmarked_file(shown, &why);
             return content;
         };
         // A file of another package nested in this directory.
-        let nested = self.ws.members.iter().any(|m| {
+        if let Some(m) = self.ws.members.iter().find(|m| {
             m.dir() != dir.package && m.dir().starts_with(&dir.package) && path.starts_with(m.dir())
-        });
-        if nested {
+        }) {
+            if !self.marked.contains(&m.manifest) {
+                tally.unmarked_file(shown, &format!("package {} is not marked", m.name));
+            }
             return content;
         }
-        let shown = path.strip_prefix(&self.ws.root).unwrap_or(path);
         if content.len() > MAX_PARSED {
             let mib = MAX_PARSED >> 20;
-            tally.not_parsed(shown, format!("larger than {mib} MiB: copied unmarked"));
+            tally.not_parsed(shown, &format!("larger than {mib} MiB: copied unmarked"));
             return content;
         }
         let text = match String::from_utf8(content) {
             Ok(text) => text,
             Err(e) => {
                 let at = e.utf8_error().valid_up_to();
-                tally.not_parsed(shown, format!("not UTF-8 (byte {at}): copied as it is"));
+                tally.not_parsed(shown, &format!("not UTF-8 (byte {at}): copied as it is"));
                 return e.into_bytes();
             }
         };
@@ -193,6 +248,15 @@ impl<'a> Plan<'a> {
         }
     }
 
+    /// The member whose directory holds `path` (the deepest one).
+    fn package_of(&self, path: &Path) -> Option<&Package> {
+        self.ws
+            .members
+            .iter()
+            .filter(|m| path.starts_with(m.dir()))
+            .max_by_key(|m| m.dir().components().count())
+    }
+
     fn manifest(&self, path: &Path, content: Vec<u8>) -> Vec<u8> {
         let Ok(text) = std::str::from_utf8(&content) else {
             return content;
@@ -208,6 +272,29 @@ impl<'a> Plan<'a> {
         // A manifest that does not parse is copied as it is: cargo says
         // what is wrong with it.
         manifest::edit(text, &edit).map_or(content, String::into_bytes)
+    }
+}
+
+/// The copy's transformation of the marked members: [`Plan::transform`],
+/// its notes counted in `tally` and kept in the copy's cache.
+pub(crate) struct Marking<'a, 'p> {
+    /// The plan.
+    pub(crate) plan: &'a Plan<'p>,
+    /// The counts of the summary line.
+    pub(crate) tally: &'a mut Tally,
+}
+
+impl super::copy::Transform for Marking<'_, '_> {
+    fn content(&mut self, from: &Path, content: Vec<u8>) -> (Vec<u8>, Option<Vec<String>>) {
+        self.tally.said.clear();
+        let out = self.plan.transform(from, content, self.tally);
+        let notes = std::mem::take(&mut self.tally.said);
+        let keep = Plan::cacheable(from, &out);
+        (out, keep.then_some(notes))
+    }
+
+    fn again(&mut self, from: &Path, notes: &[String]) {
+        self.tally.replay(self.plan.shown(from), notes);
     }
 }
 

@@ -18,9 +18,11 @@ pub use log::LogOptions;
 pub use push::PushTarget;
 #[cfg(feature = "enabled")]
 pub(crate) use push::{is_app_name, plain as app_char};
+#[cfg(all(feature = "enabled", feature = "failpoints"))]
+pub(crate) use values::named;
 pub use values::parse_duration;
 #[cfg(feature = "enabled")]
-pub(crate) use values::{named, quoted};
+pub(crate) use values::quoted;
 
 use push::{AppName, Labels, PushUrl};
 use sections::SectionList;

@@ -1,6 +1,7 @@
-//! tickprof's test package: the integration tests (`tests/`), the ui tests
-//! (`tests/ui/`), the benches (`benches/`) and the README's examples, run as
-//! doctests here because one of them uses criterion. Nothing to use.
+//! tickprof's test package: the integration tests (`tests/`; the ui tests
+//! of `tests/ui/` run from `ui/`), the benches (`benches/`) and the
+//! README's examples, run as doctests here because one of them uses
+//! criterion. Nothing to use.
 
 /// The README's code blocks, compiled and run by `cargo test --doc`.
 #[cfg(doctest)]

@@ -181,13 +181,17 @@ impl std::fmt::Display for Why {
     }
 }
 
-/// The end of a copy from its wait status.
+/// The end of a copy from its wait status, decoded as Linux encodes it
+/// (glibc's and musl's `WIFSIGNALED`, `WTERMSIG`, `WEXITSTATUS`): libc
+/// before 0.2.67 declares these `unsafe fn`, later ones safe, and a
+/// program's lock may pin either (szip 1.0.0's pins 0.2.66).
 #[cfg(target_os = "linux")]
 fn ended(status: i32) -> Result<(), Why> {
-    if libc::WIFSIGNALED(status) {
-        Err(Why::Signal(libc::WTERMSIG(status)))
+    let signal = status & 0x7f;
+    if signal != 0 && signal != 0x7f {
+        Err(Why::Signal(signal))
     } else {
-        match libc::WEXITSTATUS(status) {
+        match (status >> 8) & 0xff {
             0 => Ok(()),
             code => Err(Why::Exited(code)),
         }
@@ -352,6 +356,27 @@ mod tests {
         assert_eq!(std::fs::read(&marker).unwrap(), b"x");
         assert!(matches!(ended(0), Ok(())));
         assert!(matches!(ended(6), Err(Why::Signal(6))));
+        assert!(matches!(ended(3 << 8), Err(Why::Exited(3))));
+        assert!(matches!(ended(0x80 | 11), Err(Why::Signal(11))));
+        // The decoding agrees with the libc macros on every status.
+        for status in [0, 1, 6, 9, 0x7f, 0x80 | 6, 1 << 8, 255 << 8, 0x137f] {
+            #[allow(unused_unsafe)]
+            // SAFETY: the macros only decode the integer (unsafe in libc
+            // before 0.2.67, safe after).
+            let (signalled, sig, code) = unsafe {
+                (
+                    libc::WIFSIGNALED(status),
+                    libc::WTERMSIG(status),
+                    libc::WEXITSTATUS(status),
+                )
+            };
+            match ended(status) {
+                Err(Why::Signal(s)) => assert!(signalled && s == sig, "{status:#x}"),
+                Ok(()) => assert!(!signalled && code == 0, "{status:#x}"),
+                Err(Why::Exited(c)) => assert!(!signalled && c == code, "{status:#x}"),
+                Err(_) => panic!("{status:#x}"),
+            }
+        }
         assert_eq!(
             Why::Signal(libc::SIGABRT).to_string(),
             "died of SIGABRT (the program's global allocator may refuse the report's allocations)"

@@ -2,11 +2,11 @@
 //! checked with trybuild.
 //!
 //! Regenerate the `.stderr` snapshots with
-//! `TRYBUILD=overwrite cargo test --test ui` (and, for `tests/ui/off`,
-//! `TRYBUILD=overwrite cargo test --no-default-features --test ui`) and read
-//! the diff.
+//! `TRYBUILD=overwrite cargo test -p tickprof-ui` (and, for `tests/ui/off`,
+//! `TRYBUILD=overwrite cargo test -p tickprof-ui --no-default-features`)
+//! and read the diff.
 
-#[path = "support/quiet.rs"]
+#[path = "tests/support/quiet.rs"]
 mod quiet;
 
 /// Profiling on: every error path of the macros, and odd valid input.

@@ -200,7 +200,16 @@ pub(crate) fn tree_figures(tree: &Tree, ns_per_tick: f64, est: Estimate) -> Tree
     let nested = tree.nested(&children);
     let below = calls_below(tree, &children);
     let counted = counted_nodes(tree);
-    let sampled = sampled(tree, &children);
+    let mut sampled = sampled(tree, &children);
+    if est.too_little_found {
+        // Timed nodes keep only their floor (see `Estimate`); counted
+        // nodes' raw figures keep what was found in them.
+        for (inside, counted) in sampled.inside.iter_mut().zip(&counted) {
+            if !counted {
+                *inside = 0;
+            }
+        }
+    }
     let floor = floor::floors(tree, &children, est.cal);
     let (raw_own, measured_own) = own_figures(tree, &counted, &below, &sampled, &floor, est);
     // Counted nodes' figures are estimates (the sampler's, or their timed

@@ -108,6 +108,7 @@ impl Instrumentation {
             resolution: facts.resolution_ticks,
             min_found: MIN_FOUND * period,
             cal: self.cal,
+            too_little_found: self.measured_per_call(facts) == 0.0 && self.inside_ticks > 0,
         }
     }
 

@@ -143,8 +143,13 @@ fn instrumentation_line(run: &crate::report::RunInfo) -> String {
         // Found in fewer than MIN_FOUND periods: a bound, not a figure.
         let periods = crate::report::MIN_FOUND;
         let bound = periods * 1e9 / run.sample_hz.max(1) as f64;
+        let kept = if run.compensated {
+            "too little to take out: the times below have only each timed call's calibrated cost taken out (TICKPROF_COMPENSATE=0 for raw times)"
+        } else {
+            "left in the times below (raw: TICKPROF_COMPENSATE=off)"
+        };
         return format!(
-            "instrumentation {}: {} of the recording threads' {}, fewer samples than it takes to measure it ({periods} periods, {}: under {:.1}% of that time); what was found is {taken}",
+            "instrumentation {}: {} of the recording threads' {}, fewer samples than it takes to measure it ({periods} periods, {}: under {:.1}% of that time); what was found is {kept}",
             run.calibration,
             fmt_ns(run.instrumentation_ns as f64),
             fmt_ns(run.sampled_ns as f64),

@@ -37,6 +37,7 @@ pub(crate) mod alloc;
 pub(crate) mod arena;
 pub(crate) mod calibrate;
 mod cold;
+mod cpuclock;
 pub(crate) mod fasthash;
 #[cfg(unix)]
 pub(crate) mod fork;

@@ -18,7 +18,15 @@
 //! share are not stretched by a busy machine (the figures, wall time,
 //! share the waits out between the program and the instrumentation).
 //! Time the thread was blocked (in a system call, on a lock, asleep) is
-//! the program's, as a timed call's wall time counts it. Where the kernel
+//! the program's, as a timed call's wall time counts it. The kernel adds a
+//! wait to the run-queue delay only once the thread runs again, so a
+//! thread found inside the instrumentation is credited there with at
+//! most the CPU time it used since the last look (its CPU clock,
+//! [`super::cpuclock`]), the rest as waited, and with one period at most,
+//! the rest as the program's: a thread preempted in a guard, or a look
+//! delayed for milliseconds on a busy machine, does not make one sample
+//! of the instrumentation milliseconds of it (which, taken out of a short
+//! run's few calls, read as tens of microseconds a call). Where the kernel
 //! gives no run-queue delay, every moment is the program's. A thread
 //! found doing tickprof's own work outside any marked call (building a
 //! report, the exit, a server's answer: `Sampled::Tool`) is credited to
@@ -31,10 +39,13 @@
 //! waits until the sampler is not reading it ([`quiesce`]): a hazard
 //! word and two fences, on those rare paths only.
 
+use super::cpuclock::{self, delay_ns, mono_ns, open_own_schedstat};
 use super::node::bump;
 use super::stack::{Sampled, ThreadState};
 use crate::clock::ticks;
-use core::sync::atomic::{fence, AtomicI32, AtomicPtr, AtomicU64, AtomicU8, AtomicUsize, Ordering};
+use core::sync::atomic::{
+    fence, AtomicI32, AtomicI64, AtomicPtr, AtomicU64, AtomicU8, AtomicUsize, Ordering,
+};
 use std::time::{Duration, Instant};
 
 /// Threads the sampler can list at once.
@@ -53,6 +64,10 @@ struct Entry {
     last: AtomicU64,
     last_ns: AtomicU64,
     last_delay: AtomicU64,
+    /// The thread's CPU clock ([`cpuclock::NONE`]: none) and its reading
+    /// at the sampler's last look, in nanoseconds.
+    clock: AtomicI64,
+    last_cpu: AtomicU64,
 }
 
 /// An entry being listed: taken, not yet readable.
@@ -65,84 +80,10 @@ static TABLE: [Entry; SLOTS] = [const {
         last: AtomicU64::new(0),
         last_ns: AtomicU64::new(0),
         last_delay: AtomicU64::new(0),
+        clock: AtomicI64::new(cpuclock::NONE),
+        last_cpu: AtomicU64::new(0),
     }
 }; SLOTS];
-
-/// Opens the calling thread's `schedstat` (async-signal-safe: `gettid`
-/// and `open`, the path written on the stack); -1 when there is none.
-fn open_own_schedstat() -> i32 {
-    #[cfg(target_os = "linux")]
-    {
-        // SAFETY: `gettid` has no arguments and cannot fail.
-        let tid = unsafe { libc::syscall(libc::SYS_gettid) } as u64;
-        let mut path = [0u8; 64];
-        let mut n = 0;
-        let mut put = |part: &[u8]| {
-            path[n..n + part.len()].copy_from_slice(part);
-            n += part.len();
-        };
-        put(b"/proc/self/task/");
-        let mut digits = [0u8; 20];
-        put(decimal(tid, &mut digits));
-        put(b"/schedstat\0");
-        // SAFETY: a NUL-terminated path in `path`.
-        let fd = unsafe { libc::open(path.as_ptr().cast(), libc::O_RDONLY | libc::O_CLOEXEC) };
-        return fd.max(-1);
-    }
-    #[allow(unreachable_code)]
-    -1
-}
-
-/// `v` in decimal, in `buf`'s last bytes (no allocation).
-#[cfg(target_os = "linux")]
-fn decimal(mut v: u64, buf: &mut [u8; 20]) -> &[u8] {
-    let mut i = buf.len();
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (v % 10) as u8;
-        v /= 10;
-        if v == 0 {
-            break;
-        }
-    }
-    &buf[i..]
-}
-
-/// A thread's run-queue delay so far, in nanoseconds, from its open
-/// `schedstat` (`cpu_ns delay_ns slices`); `None` when unreadable.
-fn delay_ns(fd: i32) -> Option<u64> {
-    #[cfg(unix)]
-    {
-        let mut buf = [0u8; 96];
-        // SAFETY: `buf` is writable for its length; `fd` is open.
-        let n = unsafe { libc::pread(fd, buf.as_mut_ptr().cast(), buf.len(), 0) };
-        let text = core::str::from_utf8(buf.get(..usize::try_from(n).ok()?)?).ok()?;
-        text.split_ascii_whitespace().nth(1)?.parse().ok()
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = fd;
-        None
-    }
-}
-
-/// The monotonic clock, in nanoseconds.
-fn mono_ns() -> u64 {
-    #[cfg(unix)]
-    {
-        let mut t = libc::timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        };
-        // SAFETY: a valid out pointer.
-        if unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut t) } == 0 {
-            return (t.tv_sec as u64)
-                .saturating_mul(1_000_000_000)
-                .saturating_add(t.tv_nsec as u64);
-        }
-    }
-    0
-}
 
 /// One past the highest entry ever used: the sampler's sweep stops there.
 static HIGH: AtomicUsize = AtomicUsize::new(0);
@@ -185,6 +126,7 @@ pub(super) fn register(s: &ThreadState) -> u32 {
             },
             Ordering::Relaxed,
         );
+        e.set_clock(cpuclock::own());
         e.last_ns.store(mono_ns(), Ordering::Relaxed);
         e.last.store(ticks(), Ordering::Relaxed);
         e.state.store(p, Ordering::Release);
@@ -313,13 +255,13 @@ fn run(period: Duration) {
         if STATE.load(Ordering::Relaxed) != RUNNING {
             return;
         }
-        sweep();
+        sweep(u64::try_from(period.as_nanos()).unwrap_or(u64::MAX));
     }
 }
 
 /// Credits every listed thread with the time since the sampler's last
 /// look at it.
-fn sweep() {
+fn sweep(period_ns: u64) {
     let now = ticks();
     let now_ns = mono_ns();
     let high = HIGH.load(Ordering::Acquire).min(SLOTS);
@@ -334,9 +276,22 @@ fn sweep() {
         // off the table and waits (`unregister`) before its state goes,
         // and `READING` names this entry until the read below is done.
         if let Some(s) = unsafe { p.as_ref() }.filter(|_| p != CLAIMED) {
-            let (program, waited) = e.since_last(now, now_ns);
+            let (mut program, mut waited, ran, one) = e.since_last(now, now_ns, period_ns);
             if program + waited > 0 {
                 if let Some((node, what)) = s.sampled() {
+                    if matches!(what, Sampled::Calls | Sampled::Own) {
+                        // The instrumentation never blocks: what the
+                        // thread did not run of the interval, it waited.
+                        // Of what it ran, one period at most: a look
+                        // delayed by a busy machine tells what the thread
+                        // does now, not what it did all that time (the
+                        // rest is the program's, by far the likelier).
+                        let ran = ran.unwrap_or(program).min(program);
+                        waited += program - ran;
+                        let inst = ran.min(one);
+                        bump(&node.c.sampled, ran - inst);
+                        program = inst;
+                    }
                     let cell = match what {
                         Sampled::Program => &node.c.sampled,
                         Sampled::Calls => &node.c.sampled_inst,
@@ -356,27 +311,39 @@ fn sweep() {
 }
 
 impl Entry {
+    /// Sets the thread's CPU clock and its reading now.
+    fn set_clock(&self, clock: i64) {
+        self.clock.store(clock, Ordering::Relaxed);
+        let cpu = cpuclock::read_ns(clock).unwrap_or(0);
+        self.last_cpu.store(cpu, Ordering::Relaxed);
+    }
+
     /// The thread's time since the sampler's last look, in ticks: the
     /// program's (running or blocked), and waited for a CPU (ready but not
-    /// running), in the proportion its run-queue delay says. Moves the last
-    /// look to now.
-    fn since_last(&self, now: u64, now_ns: u64) -> (u64, u64) {
+    /// running), in the proportion its run-queue delay says; the CPU time
+    /// it used meanwhile (`None`: not known); and one sampling period
+    /// (`period_ns`) of the interval. Moves the last look to now.
+    fn since_last(&self, now: u64, now_ns: u64, period_ns: u64) -> (u64, u64, Option<u64>, u64) {
         let dt = now.wrapping_sub(self.last.swap(now, Ordering::Relaxed));
         let wall = now_ns.wrapping_sub(self.last_ns.swap(now_ns, Ordering::Relaxed));
+        let cpu = cpuclock::read_ns(self.clock.load(Ordering::Relaxed));
+        let ran = cpu.map(|c| c.saturating_sub(self.last_cpu.swap(c, Ordering::Relaxed)));
         if (dt as i64) <= 0 {
-            return (0, 0);
+            return (0, 0, None, 0);
         }
+        if wall == 0 || (wall as i64) < 0 {
+            return (dt, 0, None, dt);
+        }
+        let of_dt = |ns: u64| ((ns as f64 / wall as f64).min(1.0) * dt as f64) as u64;
+        let (ran, one) = (ran.map(of_dt), of_dt(period_ns));
         let fd = self.stat.load(Ordering::Relaxed);
-        if fd < 0 || wall == 0 || (wall as i64) < 0 {
-            return (dt, 0);
-        }
-        let Some(delay_now) = delay_ns(fd) else {
-            return (dt, 0);
+        let Some(delay_now) = (fd >= 0).then(|| delay_ns(fd)).flatten() else {
+            return (dt, 0, ran, one);
         };
         let delay = delay_now.wrapping_sub(self.last_delay.swap(delay_now, Ordering::Relaxed));
         let share = (delay as f64 / wall as f64).clamp(0.0, 1.0);
         let waited = (dt as f64 * share) as u64;
-        (dt - waited, waited)
+        (dt - waited, waited, ran, one)
     }
 }
 
@@ -392,6 +359,7 @@ pub(super) fn fork_child(keep: u32) {
     for (i, e) in TABLE.iter().enumerate() {
         if i != keep as usize {
             e.state.store(core::ptr::null_mut(), Ordering::Relaxed);
+            e.clock.store(cpuclock::NONE, Ordering::Relaxed);
             let fd = e.stat.swap(-1, Ordering::Relaxed);
             if fd >= 0 {
                 // SAFETY: the parent's descriptor, copied into the child:
@@ -412,6 +380,7 @@ pub(super) fn fork_child(keep: u32) {
                     libc::close(fd)
                 };
             }
+            e.set_clock(cpuclock::own());
             let fd = e.stat.load(Ordering::Relaxed);
             e.last_delay.store(
                 if fd >= 0 {

@@ -78,6 +78,12 @@ pub(crate) struct Estimate {
     /// zero when not measured): the floor under the instrumentation found
     /// inside a timed node (see [`super::floor`]).
     pub cal: crate::record::calibrate::Calibration,
+    /// The sampler found the instrumentation in fewer than `MIN_FOUND`
+    /// periods over the whole run: too few samples to measure it, so what
+    /// they found inside timed nodes is not taken out of them (their floor
+    /// is). One sample of a short run (a look delayed on a busy machine,
+    /// its waits shared out with it) took milliseconds off one node.
+    pub too_little_found: bool,
 }
 
 /// Each node's own figure in ticks, raw (instrumentation left in) and

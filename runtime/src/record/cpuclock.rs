@@ -153,7 +153,10 @@ mod tests {
         // which `join` does not wait for).
         let gone = std::time::Instant::now();
         while read_ns(clock).is_some() {
-            assert!(gone.elapsed().as_secs() < 10, "the clock outlived its thread");
+            assert!(
+                gone.elapsed().as_secs() < 10,
+                "the clock outlived its thread"
+            );
             std::thread::sleep(std::time::Duration::from_millis(1));
         }
         assert_eq!(read_ns(NONE), None);

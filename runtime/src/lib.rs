@@ -33,6 +33,7 @@ mod counters;
 #[cfg(feature = "enabled")]
 mod coverage;
 mod defaults;
+mod digits;
 #[cfg(feature = "enabled")]
 mod exit;
 pub mod export;

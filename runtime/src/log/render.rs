@@ -59,18 +59,8 @@ fn push_ns(out: &mut String, ns: f64) {
     out.push_str(unit);
 }
 
-fn push_u64(out: &mut String, mut n: u64) {
-    let mut buf = [0u8; 20];
-    let mut i = buf.len();
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.push_str(core::str::from_utf8(&buf[i..]).unwrap_or("?"));
+fn push_u64(out: &mut String, n: u64) {
+    out.push_str(crate::digits::Decimal::new(n).as_str());
 }
 
 /// A call open on this thread, as the log sees it.

@@ -115,19 +115,7 @@ impl Name {
     /// `<thread N>`, written without allocating.
     pub(crate) fn placeholder(id: u64) -> Name {
         let mut n = Name::new("<thread ");
-        let mut digits = [0u8; 20];
-        let mut i = digits.len();
-        let mut v = id;
-        loop {
-            i -= 1;
-            digits[i] = b'0' + (v % 10) as u8;
-            v /= 10;
-            if v == 0 {
-                break;
-            }
-        }
-        // ASCII digits: always UTF-8.
-        n.push(core::str::from_utf8(&digits[i..]).unwrap_or("?"));
+        n.push(crate::digits::Decimal::new(id).as_str());
         n.push(">");
         n
     }

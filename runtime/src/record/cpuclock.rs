@@ -63,8 +63,7 @@ pub(super) fn open_own_schedstat() -> i32 {
             n += part.len();
         };
         put(b"/proc/self/task/");
-        let mut digits = [0u8; 20];
-        put(decimal(tid, &mut digits));
+        put(crate::digits::Decimal::new(tid).as_bytes());
         put(b"/schedstat\0");
         // SAFETY: a NUL-terminated path in `path`.
         let fd = unsafe { libc::open(path.as_ptr().cast(), libc::O_RDONLY | libc::O_CLOEXEC) };
@@ -72,21 +71,6 @@ pub(super) fn open_own_schedstat() -> i32 {
     }
     #[allow(unreachable_code)]
     -1
-}
-
-/// `v` in decimal, in `buf`'s last bytes (no allocation).
-#[cfg(target_os = "linux")]
-fn decimal(mut v: u64, buf: &mut [u8; 20]) -> &[u8] {
-    let mut i = buf.len();
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (v % 10) as u8;
-        v /= 10;
-        if v == 0 {
-            break;
-        }
-    }
-    &buf[i..]
 }
 
 /// A thread's run-queue delay so far, in nanoseconds, from its open

@@ -180,10 +180,10 @@ impl Guard {
                     s.inst_off();
                 }
             },
-            |f, start, mark, check| {
+            |f, stamps, mark, check| {
                 let s = current();
-                let end = end_stamp(s, f);
-                pop(s, f, (start, end), mark, check);
+                s.inst_on(f.1);
+                pop(s, f, stamps, mark, check);
                 if off {
                     s.inst_off();
                 }
@@ -192,13 +192,13 @@ impl Guard {
     }
 
     /// [`Guard::end`] with its two pops given: `counted(frame, check)`
-    /// and `timed(frame, start, mark, check)`, which reads the end.
+    /// and `timed(frame, (start, end), mark, check)`.
     #[inline(always)]
     fn end_with(
         &self,
         check: bool,
         counted: impl FnOnce(Frame, bool),
-        timed: impl FnOnce(Frame, u64, u64, bool),
+        timed: impl FnOnce(Frame, (u64, u64), u64, bool),
     ) {
         if self.start == 0 {
             if self.depth != 0 {
@@ -206,7 +206,8 @@ impl Guard {
             }
             return;
         }
-        timed((self.node, self.depth), self.start, self.mark, check);
+        let end = ticks();
+        timed((self.node, self.depth), (self.start, end), self.mark, check);
     }
 }
 
@@ -255,15 +256,10 @@ impl BodyGuard {
         core::mem::ManuallyDrop::new(self).end(false);
     }
 
-    /// [`Guard::end`] with the pops out of line (the end read in the
-    /// function, as [`Guard::end`] reads it).
+    /// [`Guard::end`] with the pops out of line.
     #[inline(always)]
     fn end(&self, check: bool) {
-        self.0
-            .end_with(check, pop_counted_outlined, |f, start, mark, check| {
-                let end = end_stamp(current(), f);
-                pop_outlined(f, (start, end), mark, check);
-            });
+        self.0.end_with(check, pop_counted_outlined, pop_outlined);
     }
 }
 
@@ -299,29 +295,11 @@ fn push_outlined(site: &'static CallSite) -> Frame {
     f
 }
 
-/// A timed call's end stamp, read inside the instrumentation: the read's
-/// cost is the instrumentation's, not the body's. Until the read, the
-/// word says the instrumentation of a call the frame on top makes (the
-/// sampler's `Calls`: inside the frame's measured time, taken out of it
-/// and of its callers); from the read to the pop, the frame's own
-/// instrumentation (`Own`: outside its measured time, inside its
-/// caller's). Read before the word was set, the read was the body's own
-/// time (~10 ns a timed call on an AMD EPYC, where a read costs that
-/// much); inside one `Own` window, it was taken out of the caller while
-/// it stayed in the callee's measured time.
-#[inline(always)]
-fn end_stamp(s: &ThreadState, f: Frame) -> u64 {
-    s.inst_on(f.1 + 1);
-    let end = ticks();
-    s.inst_on(f.1);
-    end
-}
-
-/// A timed call's pop for a [`BodyGuard`], out of line (its
-/// instrumentation begun by [`end_stamp`], in the function).
+/// A timed call's pop for a [`BodyGuard`], out of line.
 #[inline(never)]
 fn pop_outlined(f: Frame, stamps: (u64, u64), mark: u64, check: bool) {
     let s = current();
+    s.inst_on(f.1);
     pop(s, f, stamps, mark, check);
     s.inst_off();
 }

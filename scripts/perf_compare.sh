@@ -112,7 +112,7 @@ done
 echo
 echo "crate: $crate $ver   tickprof: $tp ($(git -C "$tp" rev-parse --short HEAD 2>/dev/null || echo '?'))"
 echo "host: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cores; load before: $load0, after: $(load)"
-lost=$(cat "$out"/perf.*.log | grep -o 'lost [0-9]* chunks' | awk '{n++; s += $2} END {print n + 0, s + 0}')
+lost=$(cat "$out"/perf.*.log | { grep -o 'lost [0-9]* chunks' || true; } | awk '{n++; s += $2} END {print n + 0, s + 0}')
 echo "sampler: perf cpu-clock at $freq Hz, dwarf call graphs, $runs runs of $repeat workload processes (unmarked release + debug info); runs that lost chunks, chunks lost: $lost"
 echo "tickprof: $runs runs per mode of the marked release workload; $(cat "$marked/.tp-marked")"
 python3 "$here/perf_compare.py" --binary "$plain_ex" --out "$out" \

@@ -66,11 +66,12 @@ fn unrecorded(site: &'static CallSite, poll: bool) -> Frame {
 }
 
 /// The exit of a guard that is detached, traced, hooked, or not on top of
-/// the stack; `check`: whether the call may be unwinding (the explicit
-/// exit of a function that returned passes `false`).
+/// the stack (`below`: the marked calls made beneath the call); `check`:
+/// whether the call may be unwinding (the explicit exit of a function
+/// that returned passes `false`).
 #[cold]
 #[inline(never)]
-pub(super) fn exit(s: &ThreadState, f: Frame, (start, end): (u64, u64), mark: u64, check: bool) {
+pub(super) fn exit(s: &ThreadState, f: Frame, (start, end): (u64, u64), below: u64, check: bool) {
     // What the exit hooks are told (returned: the exit's `check` off).
     let ended =
         |site, depth, out_of_order| Ended::call(site, depth, (start, end), out_of_order, !check);
@@ -88,8 +89,6 @@ pub(super) fn exit(s: &ThreadState, f: Frame, (start, end): (u64, u64), mark: u6
             hooked,
         } => {
             let out_of_order = s.top_depth() != depth;
-            // Read before the pop counts this call.
-            let below = s.ended().wrapping_sub(mark);
             if !s.pop_frame(depth, node) {
                 return;
             }

@@ -15,7 +15,7 @@ fn calls(n: u64) {
     let s = current();
     for _ in 0..n {
         let (node, _) = s.push(&C);
-        assert!(s.pop_top(node, (0, 1), s.ended(), true));
+        assert!(s.pop_top(node, (0, 1), 0, true));
     }
 }
 

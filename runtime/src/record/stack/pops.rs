@@ -9,8 +9,9 @@ use crate::record::registry;
 use core::sync::atomic::Ordering;
 
 impl ThreadState {
-    /// Pops the guard's frame and records its delta if `node` is on top of
-    /// the stack: the fast path. Returns whether it did; anything else
+    /// Pops the guard's frame and records its delta (and `below`, the
+    /// marked calls made beneath the call) if `node` is on top of the
+    /// stack: the fast path. Returns whether it did; anything else
     /// (detached, traced, hooked, out of order, torn down) is left to the
     /// caller's cold path.
     ///
@@ -26,15 +27,15 @@ impl ThreadState {
         &self,
         node: *const Node,
         (start, end): (u64, u64),
-        mark: u64,
+        below: u64,
         check: bool,
     ) -> bool {
-        let Some(ended) = self.pop_if_top(node) else {
+        if !self.pop_if_top(node) {
             return false;
-        };
+        }
         // SAFETY: the frame on top of this thread's live stack holds a
         // node of its arena, which outlives the state.
-        unsafe { &*node }.record(end.wrapping_sub(start), ended.wrapping_sub(mark), check);
+        unsafe { &*node }.record(end.wrapping_sub(start), below, check);
         true
     }
 
@@ -43,26 +44,24 @@ impl ThreadState {
     /// Returns whether it did (see [`ThreadState::pop_top`]).
     #[inline(always)]
     pub(in crate::record) fn pop_top_counted(&self, node: *const Node) -> bool {
-        self.pop_if_top(node).is_some()
+        self.pop_if_top(node)
     }
 
-    /// Both fast exits: if `node` is on top of the stack, pops its frame,
-    /// counts one more ended call and returns the count before it (a
-    /// timed call's calls beneath are that less its mark).
+    /// Both fast exits: if `node` is on top of the stack, pops its frame
+    /// and counts one more ended call; returns whether it did.
     #[inline(always)]
-    fn pop_if_top(&self, node: *const Node) -> Option<u64> {
+    fn pop_if_top(&self, node: *const Node) -> bool {
         let top = self.depth.get();
         let stack = self.stack.load(Ordering::Relaxed);
         // SAFETY: `top < cap` holds for the current depth while the state is
         // set up; torn down, `stack` is `DEAD_STACK` and `top` is 0.
         let top_node = unsafe { slot(stack, top) };
         if top_node != node {
-            return None;
+            return false;
         }
         self.depth.set(top - 1);
-        let ended = self.ended.get();
-        self.ended.set(ended + 1);
-        Some(ended)
+        self.ended.set(self.ended.get() + 1);
+        true
     }
 
     /// Marked calls ended on this thread so far: a timed call's mark.

@@ -31,7 +31,7 @@ fn the_first_push_sets_up_and_a_pop_on_top_records() {
         assert!(s.arena().is_some());
         assert_eq!(depth, 1);
         assert_eq!(s.top_depth(), 1);
-        assert!(s.pop_top(n, (10, 25), s.ended(), true));
+        assert!(s.pop_top(n, (10, 25), 0, true));
         assert_eq!(s.top_depth(), 0);
         let n = node(n);
         assert_eq!(n.c.calls.load(Ordering::Relaxed), 1);
@@ -52,8 +52,8 @@ fn the_caches_and_the_map_find_the_same_child_every_time() {
                 assert_eq!(d, 1);
                 let (child, d2) = s.push(&B);
                 assert_eq!(d2, 2);
-                assert!(s.pop_top(child, (0, 1), s.ended(), true));
-                assert!(s.pop_top(n, (0, 1), s.ended(), true));
+                assert!(s.pop_top(child, (0, 1), 0, true));
+                assert!(s.pop_top(n, (0, 1), 0, true));
                 seen.push((n, child));
             }
         }
@@ -78,7 +78,7 @@ fn the_stack_grows_past_its_first_capacity() {
         assert!(frames.iter().enumerate().all(|(i, f)| f.1 == i + 1));
         assert_eq!(s.top_depth(), DEPTH);
         for &(n, _) in frames.iter().rev() {
-            assert!(s.pop_top(n, (0, 1), s.ended(), true));
+            assert!(s.pop_top(n, (0, 1), 0, true));
         }
         assert_eq!(s.top_depth(), 0);
         assert!(frames
@@ -109,8 +109,8 @@ fn the_fast_pop_refuses_a_tagged_frame() {
     on_fresh_thread(|s| {
         let (n, d) = s.push(&A);
         let (tagged, _) = frame::pushed(n, d, true, false);
-        assert!(!s.pop_top(tagged, (0, 1), s.ended(), true));
-        assert!(!s.pop_top(core::ptr::null(), (0, 1), s.ended(), true));
+        assert!(!s.pop_top(tagged, (0, 1), 0, true));
+        assert!(!s.pop_top(core::ptr::null(), (0, 1), 0, true));
         assert_eq!(s.top_depth(), 1);
         assert!(s.pop_frame(d, n));
         assert_eq!(s.top_depth(), 0);
@@ -121,7 +121,7 @@ fn the_fast_pop_refuses_a_tagged_frame() {
 fn a_new_child_asked_for_while_busy_gets_no_frame_and_is_counted() {
     on_fresh_thread(|s| {
         let (n, _) = s.push(&A);
-        assert!(s.pop_top(n, (0, 1), s.ended(), true));
+        assert!(s.pop_top(n, (0, 1), 0, true));
         let f = s.while_busy(|| s.push(&B));
         assert_eq!(f, frame::NONE);
         assert_eq!(s.top_depth(), 0);
@@ -157,7 +157,7 @@ fn the_sampler_sees_tickprofs_own_work_apart_from_the_instrumentation() {
 fn a_cached_child_asked_for_while_busy_gets_no_frame_either() {
     on_fresh_thread(|s| {
         let (n, _) = s.push(&A);
-        assert!(s.pop_top(n, (0, 1), s.ended(), true));
+        assert!(s.pop_top(n, (0, 1), 0, true));
         // `A` is now the root's cached child: a hit would record it.
         let f = s.while_busy(|| s.push(&A));
         assert_eq!(f, frame::NONE);
@@ -166,7 +166,7 @@ fn a_cached_child_asked_for_while_busy_gets_no_frame_either() {
         // After the busy section the cache serves again.
         let (again, d) = s.push(&A);
         assert_eq!((again, d), (n, 1));
-        assert!(s.pop_top(again, (0, 1), s.ended(), true));
+        assert!(s.pop_top(again, (0, 1), 0, true));
         assert_eq!(node(n).c.calls.load(Ordering::Relaxed), 2);
     });
 }
@@ -200,7 +200,7 @@ fn a_parent_cycling_through_many_children_finds_each_one_node() {
                         nodes[i] = c;
                     }
                     assert_eq!(c, nodes[i], "child {i} of {kids}");
-                    assert!(s.pop_top(c, (0, 1), s.ended(), true));
+                    assert!(s.pop_top(c, (0, 1), 0, true));
                 }
             }
         }
@@ -230,6 +230,6 @@ fn a_parent_cycling_through_many_children_finds_each_one_node() {
             assert_eq!(child, nodes[j] as usize, "entry {i}");
             assert!(entries[i + 1..].iter().all(|e| e.0 != site));
         }
-        assert!(s.pop_top(p, (0, 1), s.ended(), true));
+        assert!(s.pop_top(p, (0, 1), 0, true));
     });
 }

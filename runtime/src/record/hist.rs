@@ -96,12 +96,19 @@ impl Cells {
     /// for each marked call its bucket's calls made beneath them on
     /// average; `None` when none is counted. Owner thread, cold path; no
     /// allocation, a few hundred loads.
-    pub(crate) fn median(&self, per_below: f64) -> Option<f64> {
+    ///
+    /// With it, the marked calls made beneath each call counted, on
+    /// average (exact counts: the same in identical runs).
+    pub(crate) fn median(&self, per_below: f64) -> Option<(f64, f64)> {
         let n: u64 = self.counts.iter().map(|c| c.load(Ordering::Relaxed)).sum();
-        let n = n.saturating_sub(self.counts[index_of(NONE)].load(Ordering::Relaxed));
+        let discard = index_of(NONE);
+        let n = n.saturating_sub(self.counts[discard].load(Ordering::Relaxed));
         if n == 0 {
             return None;
         }
+        let below: u64 = self.below.iter().map(|b| b.load(Ordering::Relaxed)).sum();
+        let below = below.saturating_sub(self.below[discard].load(Ordering::Relaxed));
+        let below_per_call = below as f64 / n as f64;
         let rank = n.div_ceil(2);
         let mut seen = 0u64;
         for (i, (c, b)) in self.counts.iter().zip(&self.below).enumerate() {
@@ -112,7 +119,8 @@ impl Cells {
             seen += c;
             if seen >= rank {
                 let below = b.load(Ordering::Relaxed) as f64 / c as f64;
-                return Some((crate::hist::mid(i) as f64 - per_below * below).max(0.0));
+                let median = (crate::hist::mid(i) as f64 - per_below * below).max(0.0);
+                return Some((median, below_per_call));
             }
         }
         None

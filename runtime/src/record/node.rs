@@ -216,8 +216,9 @@ impl Node {
 
     /// The median of the timed calls of this node's site on this thread,
     /// each less `per_below` ticks per marked call beneath it (see
-    /// [`HistCells::median`]); `None` without a histogram or a call in it.
-    pub(super) fn hist_median(&self, per_below: f64) -> Option<f64> {
+    /// [`HistCells::median`]), and the marked calls made beneath a call on
+    /// average; `None` without a histogram or a call in it.
+    pub(super) fn hist_median(&self, per_below: f64) -> Option<(f64, f64)> {
         let h = self.hist.load(Ordering::Relaxed);
         // SAFETY: as in `hist_add`.
         unsafe { (*h).median(per_below) }

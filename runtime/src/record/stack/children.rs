@@ -224,7 +224,7 @@ impl ThreadState {
             note_recorded(site);
             let node = arena.push(Some(site), parent_index, 0)?;
             // SAFETY: `push` returns a node of this thread's arena.
-            crate::record::timing::start(unsafe { &*node }, site, parent);
+            crate::record::timing::start(unsafe { &*node }, site);
             // Not indexed (no memory): found again by the next miss, which
             // would push a second node; give up the call instead.
             if !maps.children.insert(key.0, key.1, node as usize) {

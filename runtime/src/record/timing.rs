@@ -505,23 +505,27 @@ mod tests {
         assert_eq!(n.c.load().calls, before + 4 * SAMPLE_EVERY);
     }
 
+    /// The decision of `site` after the learning calls of one node: each
+    /// of `delta` ticks with `below` marked calls beneath.
+    fn learned(site: &'static CallSite, delta: f64, below: u64) -> u8 {
+        let n = node_of(site);
+        run_below(&n, LEARN_CALLS + 1, delta as u64, below);
+        decision(site)
+    }
+
     #[test]
     fn a_few_calls_beneath_are_taken_out_of_the_learning_calls() {
         let r = read_cost();
-        // Each call: 11 reads' worth, 3 marked calls beneath it (timed,
+        // Each call: 10 reads' worth, 3 marked calls beneath it (timed,
         // as far as the node knows: none is in its child cache), whose
         // instrumentation is two reads each: judged by what it costs
-        // unmarked (5 reads), it is below the margin.
+        // unmarked (4 reads), it is below the margin.
         static A: CallSite = CallSite::function(path_of(m), None, "f.rs", 1);
-        let n = node_of(&A);
-        run_below(&n, LEARN_CALLS + 1, (11.0 * r) as u64, 3);
-        assert_eq!(decision(&A), COUNTED, "less its calls beneath: too short");
+        assert_eq!(learned(&A, 10.0 * r, 3), COUNTED, "less its calls beneath");
         // The same calls with nothing beneath lie in the margin: not
         // decided yet.
         static B: CallSite = CallSite::function(path_of(m), None, "f.rs", 2);
-        let n = node_of(&B);
-        run(&n, LEARN_CALLS + 1, (11.0 * r) as u64);
-        assert_eq!(decision(&B), UNDECIDED);
+        assert_eq!(learned(&B, 10.0 * r, 0), UNDECIDED);
     }
 
     #[test]
@@ -530,21 +534,14 @@ mod tests {
         // 14 reads' worth a call, 10 marked calls beneath each: less their
         // instrumentation it would be too short, but its calls make more
         // than `PARENT_BELOW` calls beneath them: timed.
-        static A: CallSite = CallSite::function(path_of(m), None, "g.rs", 1);
-        let n = node_of(&A);
-        run_below(&n, LEARN_CALLS + 1, (14.0 * r) as u64, 10);
-        assert_eq!(decision(&A), TIMED);
-        assert_eq!(state(&n), 0);
-        // At the threshold exactly, the same.
-        static B: CallSite = CallSite::function(path_of(m), None, "g.rs", 2);
-        let n = node_of(&B);
-        run_below(&n, LEARN_CALLS + 1, 1, PARENT_BELOW as u64);
-        assert_eq!(decision(&B), TIMED);
-        // Just below it, judged by its median (here: too short).
-        static C: CallSite = CallSite::function(path_of(m), None, "g.rs", 3);
-        let n = node_of(&C);
-        run_below(&n, LEARN_CALLS + 1, 1, PARENT_BELOW as u64 - 1);
-        assert_eq!(decision(&C), COUNTED);
+        static A: CallSite = CallSite::function(path_of(m), None, "h.rs", 1);
+        assert_eq!(learned(&A, 14.0 * r, 10), TIMED);
+        // At the threshold exactly, the same; just below it, judged by
+        // its median (here: too short).
+        static B: CallSite = CallSite::function(path_of(m), None, "h.rs", 2);
+        assert_eq!(learned(&B, 1.0, PARENT_BELOW as u64), TIMED);
+        static C: CallSite = CallSite::function(path_of(m), None, "h.rs", 3);
+        assert_eq!(learned(&C, 1.0, PARENT_BELOW as u64 - 1), COUNTED);
     }
 
     /// A site near the line learns on before it is decided, and is then

@@ -140,9 +140,9 @@ fn counts_and_paths_are_identical_whatever_is_timed() {
 
     // Forced counting: every site that finished learning is counted, a
     // sample of its calls timed: the leaf, `middle` (with its calls of
-    // `leaf`: a counted call's subtree is counted whole), `sometimes`
-    // (its one late call of `leaf` made from a counted call: counted too,
-    // on its true path). `slow` and `work` make too few calls to finish
+    // `leaf`, decided counted), `sometimes` (its one late call of `leaf`
+    // made from a counted call: a new node, counted at creation as its
+    // site is, on its true path). `slow` and `work` make too few calls to finish
     // learning (256 per node): timed.
     let (calls, timing, timed) = &s_counted["leaf"];
     assert_eq!(timing, "counted");

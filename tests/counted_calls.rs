@@ -185,8 +185,8 @@ fn counted_calls_keep_every_count_and_path() {
         THREADS * (EARLY / 100 + 1)
     );
     // Every site that finished learning is counted, the late marked
-    // calls made from counted calls with them (a counted call's subtree
-    // is counted whole), each on its true path.
+    // calls made from counted calls with them (their nodes take their
+    // site's decision at creation), each on its true path.
     for site in ["parse", "boom", "late_parent", "recurse"] {
         assert_eq!(s_counted[site].1, "counted", "{site}");
     }

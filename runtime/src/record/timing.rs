@@ -292,8 +292,8 @@ fn judge(n: &Node, last: bool) -> Option<bool> {
         let a = n.c.load();
         (a.accepted() > 0).then(|| (a.ticks as f64 / a.accepted() as f64, 0.0))
     })?;
-    // A parent (at least one marked call beneath a call, on average) is
-    // timed: the count is exact, so the decision is the same in identical
+    // A parent (at least PARENT_BELOW marked calls beneath a call, on
+    // average) is timed: the count is exact, so the decision is the same in identical
     // runs, where its median, less what is taken out for the calls
     // beneath (which of them are timed changes while they learn), moved
     // across the line from run to run (pulldown-cmark's `parse_line`,

@@ -30,7 +30,7 @@ impl ThreadState {
         below: u64,
         check: bool,
     ) -> bool {
-        if !self.pop_if_top(node) {
+        if !self.pop_top_counted(node) {
             return false;
         }
         // SAFETY: the frame on top of this thread's live stack holds a
@@ -40,17 +40,11 @@ impl ThreadState {
     }
 
     /// Pops the frame of a counted call (its call was counted on entry)
-    /// if `node` is on top of the stack: the counted call's fast exit.
-    /// Returns whether it did (see [`ThreadState::pop_top`]).
+    /// if `node` is on top of the stack, and counts one more ended call:
+    /// the counted call's fast exit, and the pop of a timed one's (see
+    /// [`ThreadState::pop_top`]). Returns whether it did.
     #[inline(always)]
     pub(in crate::record) fn pop_top_counted(&self, node: *const Node) -> bool {
-        self.pop_if_top(node)
-    }
-
-    /// Both fast exits: if `node` is on top of the stack, pops its frame
-    /// and counts one more ended call; returns whether it did.
-    #[inline(always)]
-    fn pop_if_top(&self, node: *const Node) -> bool {
         let top = self.depth.get();
         let stack = self.stack.load(Ordering::Relaxed);
         // SAFETY: `top < cap` holds for the current depth while the state is

@@ -254,6 +254,8 @@ def main():
     ap.add_argument("--binary", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--perf-runs", type=int, default=None,
+                    help="perf.N.txt.gz files to read (default: --runs)")
     ap.add_argument("--top", type=int, default=20)
     ap.add_argument("--counted", choices=("own", "caller"), default="own",
                     help="own: every function keeps its samples, counted or not (the "
@@ -279,7 +281,7 @@ def main():
     sites = Sites(first)
 
     stacks = [read_samples(os.path.join(a.out, "perf.%d.txt.gz" % i), binary)
-              for i in range(a.runs)]
+              for i in range(a.perf_runs or a.runs)]
     table = symbol_table(binary)
     addrs = set()
     for run in stacks:

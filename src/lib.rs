@@ -84,15 +84,17 @@
 ///     if ::tickprof::__private::off() { // one compare with memory, one branch
 ///         /* the original body: profiling off or paused */
 ///     } else {
-///         // out of line: enter the guard, run the closure, end the call;
-///         // `framed` (an empty barrier) keeps `work`'s own stack frame
-///         ::tickprof::__private::framed(::tickprof::__private::timed(
+///         // inline: the instrumentation marked on (one store); out of
+///         // line: enter the guard, run the closure, end the call; inline
+///         // again: the instrumentation marked off, which also keeps
+///         // `work`'s own stack frame (no tail call)
+///         ::tickprof::__private::recorded(
 ///             move || -> u32 {
 ///                 // with `fail`: if let Some(e) = ::tickprof::__private::injected(&__TICKPROF_SITE) { return Err(From::from(e)); }
 ///                 /* the original body */
 ///             },
 ///             &__TICKPROF_SITE,
-///         ))
+///         )
 ///     }
 /// }
 /// ```

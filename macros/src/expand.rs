@@ -67,7 +67,7 @@ pub(crate) fn instrument(args: &Args, marked: Marked) -> TokenStream2 {
                         quote!({ #fail #label: #block })
                     };
                     let recording = quote! {
-                        #private::framed(#private::timed(move || -> #ty #timed, &__TICKPROF_SITE))
+                        #private::recorded(move || -> #ty #timed, &__TICKPROF_SITE)
                     };
                     // `always` (a build that records, as `cargo tickprof`
                     // makes): the recording path alone, the body once.
@@ -251,7 +251,7 @@ mod tests {
                 if my::tp::__private::off() {
                     x
                 } else {
-                    my::tp::__private::framed(my::tp::__private::timed(move || -> T { x }, &__TICKPROF_SITE))
+                    my::tp::__private::recorded(move || -> T { x }, &__TICKPROF_SITE)
                 }
             }
         };
@@ -312,10 +312,10 @@ mod tests {
     fn always_emits_the_body_once() {
         let out = expanded(quote!(always), quote! { fn f(x: u8) -> u8 { x + 1 } });
         let recording = quote! {
-            ::tickprof::__private::framed(::tickprof::__private::timed(
+            ::tickprof::__private::recorded(
                 move || -> u8 { x + 1 },
                 &__TICKPROF_SITE
-            ))
+            )
         };
         assert!(out.ends_with(&format!("{recording} }}")), "{out}");
         assert!(!out.contains("off"), "{out}");

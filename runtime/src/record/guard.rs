@@ -43,33 +43,93 @@ impl Guard {
     /// any other goes through `timing::settle` and is timed.
     #[inline(always)]
     pub fn enter(site: &'static CallSite) -> Guard {
+        Guard::enter_as::<false>(site)
+    }
+
+    /// [`Guard::enter`] for `__private::timed`, whose caller marked the
+    /// instrumentation on (`entering`) and which ends it itself
+    /// (`release`) right before the body, so that
+    /// what the compiler puts between the guard and the body (the
+    /// captures' spills) is found as instrumentation, not as the call's
+    /// own time: a counted call's word stays as it was set entering the
+    /// call, a timed call's says, after its clock read, that what follows
+    /// is inside the call's time (`ThreadState::inst_inside`).
+    #[inline(always)]
+    pub fn enter_held(site: &'static CallSite) -> Guard {
+        Guard::enter_as::<true>(site)
+    }
+
+    /// Marks what follows the body, up to the exit's clock read, as
+    /// instrumentation inside the call's time (for [`Guard::exit_held`]).
+    #[inline(always)]
+    pub fn hold(&self) {
+        current().inst_inside();
+    }
+
+    /// [`Guard::enter`]; `HELD`: [`Guard::enter_held`].
+    #[inline(always)]
+    fn enter_as<const HELD: bool>(site: &'static CallSite) -> Guard {
+        // What a held timed guard's word says after its clock read.
+        let held = |s: &ThreadState, g: Guard| {
+            if HELD && g.start != 0 {
+                s.inst_inside();
+            }
+            g
+        };
         let mode = mode();
         if mode != RECORD {
             if mode == OFF {
                 return Guard::inert();
             }
             let s = current();
-            let _ = s.inst_on_entry();
+            if !HELD {
+                let _ = s.inst_on_entry();
+            }
             let (node, depth) = cold::enter(site, mode, false);
-            let g = Guard::timed_or_none(node, depth, s.ended());
-            s.inst_off();
+            let g = held(s, Guard::timed_or_none(node, depth, s.ended()));
+            if !HELD {
+                s.inst_off();
+            }
             return g;
         }
         let s = current();
-        let depth = s.inst_on_entry();
+        // Held: the caller set the word (`entering`): inside the call on
+        // top, which is the caller's until the push.
+        let depth = if HELD {
+            s.top_depth()
+        } else {
+            s.inst_on_entry()
+        };
         let g = s.push_at(
             depth,
             site,
-            |node, depth| Guard::timed(node, depth, s.ended()),
+            |node, depth| {
+                // Held: the new frame's own instrumentation up to the
+                // clock read (outside its time), inside it after.
+                if HELD {
+                    s.inst_on(depth);
+                }
+                let g = Guard::timed(node, depth, s.ended());
+                if HELD {
+                    s.inst_inside();
+                }
+                g
+            },
             |parent, node, depth| {
                 if timing::count_if_counted(node) {
                     return Guard::counted(node, depth);
                 }
+                // A slow path's timed call (learning, or a counted
+                // site's sample) leaves its word as set entering the
+                // call: returned through memory, a guard made here would
+                // put every call's guard on the stack.
                 Guard::from_slow(timing::settle(parent, node, depth), s.ended())
             },
             || Guard::from_slow(enter_slow(s, site), s.ended()),
         );
-        s.inst_off();
+        if !HELD {
+            s.inst_off();
+        }
         g
     }
 
@@ -77,7 +137,7 @@ impl Guard {
     /// is tagged [`COUNTED_TAG`], inert when nothing was pushed, else
     /// timed (with `mark`).
     #[inline(always)]
-    fn from_slow((node, depth): Frame, mark: u64) -> Guard {
+    pub(super) fn from_slow((node, depth): Frame, mark: u64) -> Guard {
         if node as usize & COUNTED_TAG != 0 {
             Guard::counted(node.cast::<u8>().wrapping_sub(COUNTED_TAG).cast(), depth)
         } else {
@@ -122,7 +182,7 @@ impl Guard {
 
     /// A guard that does nothing: profiling is off.
     #[inline(always)]
-    fn inert() -> Guard {
+    pub(super) fn inert() -> Guard {
         Guard {
             start: 0,
             node: core::ptr::null(),
@@ -148,13 +208,24 @@ impl Guard {
         core::mem::ManuallyDrop::new(self).end(false);
     }
 
-    /// [`Guard::exit`] for `__private::timed`, whose caller ends the
-    /// instrumentation itself (`framed`, right after `timed` returns):
-    /// `timed`'s return counts as instrumentation.
+    /// [`Guard::exit`] for a guard from [`Guard::enter_held`] (in
+    /// `__private::timed`, which ends the instrumentation: `release`),
+    /// after [`Guard::hold`]: a counted call's word stays as `hold` set it
+    /// through the pop (whose side of the pop it is on does not matter for
+    /// a counted call's figures), a timed call's says its own
+    /// instrumentation from the exit's clock read on, outside its time.
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
-    pub fn exit_to_framed(self) {
-        core::mem::ManuallyDrop::new(self).end_leaving(false, false);
+    pub fn exit_held(self) {
+        core::mem::ManuallyDrop::new(self).end_with(
+            false,
+            |f, check| pop_counted(current(), f, check),
+            |f, stamps, below, check| {
+                let s = current();
+                s.inst_on(f.1);
+                pop(s, f, stamps, below, check);
+            },
+        );
     }
 
     /// Reads the clock and pops the frame; a counted call's guard (`start`
@@ -163,30 +234,19 @@ impl Guard {
     /// [`Node::record`]).
     #[inline(always)]
     fn end(&self, check: bool) {
-        self.end_leaving(check, true);
-    }
-
-    /// [`Guard::end`]; `off`: whether to end the instrumentation here (or
-    /// leave it to [`framed`]).
-    #[inline(always)]
-    fn end_leaving(&self, check: bool, off: bool) {
         self.end_with(
             check,
             |f, check| {
                 let s = current();
                 s.inst_on(f.1);
                 pop_counted(s, f, check);
-                if off {
-                    s.inst_off();
-                }
+                s.inst_off();
             },
             |f, stamps, below, check| {
                 let s = current();
                 s.inst_on(f.1);
                 pop(s, f, stamps, below, check);
-                if off {
-                    s.inst_off();
-                }
+                s.inst_off();
             },
         );
     }
@@ -201,7 +261,7 @@ impl Guard {
     /// the two-read floor instead of 1.00 to 1.08 (AMD EPYC, quiet
     /// machine; see `docs/measured.md`).
     #[inline(always)]
-    fn end_with(
+    pub(super) fn end_with(
         &self,
         check: bool,
         counted: impl FnOnce(Frame, bool),
@@ -226,107 +286,26 @@ impl Drop for Guard {
     }
 }
 
-/// Ends the instrumentation a marked function's recording path began
-/// (`__private::framed`, after `timed` returns): one store. Its
-/// compiler fence also keeps the call to `timed` from being a tail call.
+/// Marks the instrumentation of a marked call on, before its recording
+/// path is called (`__private::recorded`), as [`Guard::enter_held`]
+/// expects.
 #[inline(always)]
-pub fn framed() {
+pub fn entering() {
+    current().inst_inside();
+}
+
+/// Ends the instrumentation: [`Guard::enter_held`]'s before the body,
+/// [`Guard::exit_held`]'s before `__private::timed` returns.
+#[inline(always)]
+pub fn release() {
     current().inst_off();
-}
-
-/// The guard of a marked function whose body `#[profile]` emits once (it
-/// could not be duplicated: see *Expansion* in the `profile` docs). The
-/// push and the pop run out of line, the clock is read in the function:
-/// the function stays small enough to inline where the unmarked one is,
-/// and with profiling off or paused a call costs the mode test and, at
-/// the exit, two tests of the guard's registers.
-#[must_use = "the guard times until it is dropped"]
-pub struct BodyGuard(core::mem::ManuallyDrop<Guard>);
-
-impl BodyGuard {
-    /// Starts one activation of `site` (see [`BodyGuard`]).
-    #[inline(always)]
-    pub fn enter(site: &'static CallSite) -> BodyGuard {
-        if mode() == OFF {
-            return BodyGuard(core::mem::ManuallyDrop::new(Guard::inert()));
-        }
-        let frame = push_outlined(site);
-        BodyGuard(core::mem::ManuallyDrop::new(Guard::from_slow(
-            frame,
-            current().ended(),
-        )))
-    }
-
-    /// Ends the activation of a call that returned (see [`Guard::exit`]):
-    /// two tests and, recording, the clock and a call (in every build).
-    #[inline(always)]
-    pub fn exit(self) {
-        core::mem::ManuallyDrop::new(self).end(false);
-    }
-
-    /// [`Guard::end`] with the pops out of line.
-    #[inline(always)]
-    fn end(&self, check: bool) {
-        self.0.end_with(check, pop_counted_outlined, pop_outlined);
-    }
-}
-
-impl Drop for BodyGuard {
-    #[inline(always)]
-    fn drop(&mut self) {
-        self.end(true);
-    }
-}
-
-/// [`Guard::enter`]'s push, out of line: the frame, its node tagged
-/// [`COUNTED_TAG`] for a counted call, depth 0 when nothing was pushed.
-#[inline(never)]
-fn push_outlined(site: &'static CallSite) -> Frame {
-    let mode = mode();
-    if mode == OFF {
-        return (core::ptr::null(), 0);
-    }
-    let s = current();
-    let depth = s.inst_on_entry();
-    let f = if mode != RECORD {
-        cold::enter(site, mode, false)
-    } else {
-        s.push_at(
-            depth,
-            site,
-            |node, depth| (node, depth),
-            counted_or_settled,
-            || enter_slow(s, site),
-        )
-    };
-    s.inst_off();
-    f
-}
-
-/// A timed call's pop for a [`BodyGuard`], out of line (`below`: the
-/// marked calls made beneath the call).
-#[inline(never)]
-fn pop_outlined(f: Frame, stamps: (u64, u64), below: u64, check: bool) {
-    let s = current();
-    s.inst_on(f.1);
-    pop(s, f, stamps, below, check);
-    s.inst_off();
-}
-
-/// A counted call's pop for a [`BodyGuard`], out of line.
-#[inline(never)]
-fn pop_counted_outlined(f: Frame, check: bool) {
-    let s = current();
-    s.inst_on(f.1);
-    pop_counted(s, f, check);
-    s.inst_off();
 }
 
 /// Pops a guard's frame and records the call (`below`: the marked calls
 /// made beneath it): on top of the stack, the fast path; anything else
 /// goes to the cold exit.
 #[inline(always)]
-fn pop(s: &ThreadState, f: Frame, stamps: (u64, u64), below: u64, check: bool) {
+pub(super) fn pop(s: &ThreadState, f: Frame, stamps: (u64, u64), below: u64, check: bool) {
     if !s.pop_top(f.0, stamps, below, check) {
         cold::exit(s, f, stamps, below, check);
     }
@@ -336,7 +315,7 @@ fn pop(s: &ThreadState, f: Frame, stamps: (u64, u64), below: u64, check: bool) {
 /// anything else goes to [`cold::exit_counted`]. A counted call that
 /// unwinds is counted as unwound.
 #[inline(always)]
-fn pop_counted(s: &ThreadState, f: Frame, check: bool) {
+pub(super) fn pop_counted(s: &ThreadState, f: Frame, check: bool) {
     if !s.pop_top_counted(f.0) {
         return cold::exit_counted(s, f, check);
     }
@@ -354,7 +333,7 @@ const COUNTED_TAG: usize = 2;
 /// call's frame comes back with its node tagged [`COUNTED_TAG`].
 #[cold]
 #[inline(never)]
-fn enter_slow(s: &ThreadState, site: &'static CallSite) -> Frame {
+pub(super) fn enter_slow(s: &ThreadState, site: &'static CallSite) -> Frame {
     let (node, depth) = s.push_slow(site);
     if node.is_null() || depth == 0 || depth == frame::DETACHED {
         return (node, depth);
@@ -371,7 +350,7 @@ fn enter_slow(s: &ThreadState, site: &'static CallSite) -> Frame {
 /// [`COUNTED_TAG`] for a counted call (see [`counted_now`]), else
 /// as [`timing::settle`] moves the state on (a timed call).
 #[inline(always)]
-fn counted_or_settled(parent: &Node, node: *const Node, depth: usize) -> Frame {
+pub(super) fn counted_or_settled(parent: &Node, node: *const Node, depth: usize) -> Frame {
     if timing::count_if_counted(node) {
         return (node.cast::<u8>().wrapping_add(COUNTED_TAG).cast(), depth);
     }

@@ -35,6 +35,7 @@
 
 pub(crate) mod alloc;
 pub(crate) mod arena;
+pub(crate) mod body;
 pub(crate) mod calibrate;
 mod cold;
 mod cpuclock;

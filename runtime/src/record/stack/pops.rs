@@ -85,6 +85,7 @@ impl ThreadState {
     }
 
     /// The depth of the frame on top of the stack (0: none).
+    #[inline(always)]
     pub(in crate::record) fn top_depth(&self) -> usize {
         self.depth.get()
     }

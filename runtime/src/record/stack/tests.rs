@@ -130,7 +130,8 @@ fn a_new_child_asked_for_while_busy_gets_no_frame_and_is_counted() {
     });
 }
 
-/// What the sampler sees: the program, a call's instrumentation, and
+/// What the sampler sees: the program, a call's instrumentation (on
+/// either side of its push, or inside the call on top), and
 /// tickprof's own work (credited to nothing), on the node on top.
 #[test]
 fn the_sampler_sees_tickprofs_own_work_apart_from_the_instrumentation() {
@@ -143,6 +144,11 @@ fn the_sampler_sees_tickprofs_own_work_apart_from_the_instrumentation() {
         s.inst_off();
         s.inst_on(d);
         assert_eq!(s.sampled().map(|x| x.1), Some(Sampled::Own));
+        // Inside the call on top (a held guard's word between its clock
+        // reads and its body): that call's, inside its time.
+        s.inst_inside();
+        let (top, what) = s.sampled().unwrap();
+        assert_eq!((top as *const Node, what), (n, Sampled::Calls));
         s.inst_off();
         assert_eq!(
             s.while_busy(|| s.sampled().map(|x| x.1)),

@@ -54,6 +54,11 @@ impl Word {
     }
 }
 
+/// The instrumentation word's value inside the call on top (see
+/// [`ThreadState::inst_inside`]): above every frame's depth, so that it
+/// reads as [`Sampled::Calls`] of the node on top.
+pub(in crate::record) const INSIDE: usize = usize::MAX - 1;
+
 /// What the sampler found a thread doing, with a node on top of its stack.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Sampled {
@@ -95,6 +100,15 @@ impl ThreadState {
         let depth = self.depth.get();
         self.inst_on(depth + 1);
         depth
+    }
+
+    /// Marks the instrumentation inside the call on top: the sampler
+    /// counts what it finds now as that call's (inside its time, as
+    /// [`Sampled::Calls`]). One store of a constant.
+    #[inline(always)]
+    pub(in crate::record) fn inst_inside(&self) {
+        self.inst.set(INSIDE);
+        core::sync::atomic::compiler_fence(Ordering::SeqCst);
     }
 
     /// Marks the end of instrumentation: back in the program's code.

@@ -209,8 +209,8 @@ impl Guard {
     }
 
     /// [`Guard::exit`] for a guard from [`Guard::enter_held`] (in
-    /// `__private::timed`, which ends the instrumentation: `release`),
-    /// after [`Guard::hold`]: a counted call's word stays as `hold` set it
+    /// `__private::timed`, whose caller ends the instrumentation:
+    /// `returned`), after [`Guard::hold`]: a counted call's word stays as `hold` set it
     /// through the pop (whose side of the pop it is on does not matter for
     /// a counted call's figures), a timed call's says its own
     /// instrumentation from the exit's clock read on, outside its time.
@@ -294,10 +294,19 @@ pub fn entering() {
     current().inst_inside();
 }
 
-/// Ends the instrumentation: [`Guard::enter_held`]'s before the body,
-/// [`Guard::exit_held`]'s before `__private::timed` returns.
+/// Ends the instrumentation [`Guard::enter_held`] began, right before
+/// the body.
 #[inline(always)]
 pub fn release() {
+    current().inst_off();
+}
+
+/// Ends the instrumentation of a marked call, in the marked function
+/// after `__private::timed` returns (its epilogue and return are the
+/// call's instrumentation, on the caller's side). Its fence also keeps
+/// that call from being a tail call.
+#[inline(always)]
+pub fn returned() {
     current().inst_off();
 }
 

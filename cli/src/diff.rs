@@ -5,8 +5,9 @@
 //! is noise: a figure the sampler found rests on `n` samples and is good
 //! to about `√n` of them; a mean or a percentile rests on its calls'
 //! spread (the site's histogram) over their number; a percentile is a
-//! histogram bucket's, good to half a bucket (1/16); a site timed once is
-//! good to its size or a sampling period (see [`errors`]). A change counts only
+//! histogram bucket's, good to half a bucket (1/16); a site timed fewer
+//! than [`precision::FEW_CALLS`] times is good to its size or a sampling
+//! period (see [`errors`]). A change counts only
 //! when it is larger than [`SIGMAS`] times the two sides' errors
 //! combined, and than `--noise`.
 //!

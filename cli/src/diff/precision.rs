@@ -29,6 +29,13 @@ impl Errors {
     }
 }
 
+/// Timed calls below which a site's spread says nothing: its figure is
+/// taken to be good to its own size or a sampling period (see
+/// [`errors`]). Two calls of pulldown-cmark's `char_from_codepoint` read
+/// 10 ns each in one run and 80 ns each in the next (cold cache lines):
+/// their spread, 0, had made a 19 → 160 ns total a regression.
+pub const FEW_CALLS: u64 = 8;
+
 /// What a report says of the precision of `s`'s figures: the sampler's
 /// share of a figure (the time it found, and the instrumentation it took
 /// out, `raw − measured`) rests on that time over the sampling period in
@@ -36,8 +43,9 @@ impl Errors {
 /// (the coefficient of variation of its histogram) over the square root
 /// of the timed calls bounds a mean's error; a percentile is good to half
 /// a histogram bucket (1/16) and the calls' spread likewise; each timed
-/// call is good to the clock's resolution. A site timed once says nothing
-/// of its spread: its figure is taken to be good to its own size or a
+/// call is good to the clock's resolution. A site timed fewer than
+/// [`FEW_CALLS`] times says nothing of its spread: its figure is taken to
+/// be good to its own size or a
 /// sampling period, whichever is smaller (a single call shorter than a
 /// period is what its cold cache lines and first-touch page faults make
 /// it: pulldown-cmark's `Tree::with_capacity` read 11.8 µs in one run and
@@ -64,7 +72,7 @@ pub fn errors(s: &tickprof_runtime::SiteStats, run: &tickprof_runtime::RunInfo) 
     let calls_err = cv / timed.sqrt();
     let reads = run.overhead_inner_ns.max(0.0) * (s.timed_calls as f64).sqrt();
     let once = |v: u64| {
-        if s.timed_calls < 2 {
+        if s.timed_calls < FEW_CALLS {
             (v as f64).min(if period > 0.0 { period } else { 1e6 })
         } else {
             0.0

@@ -50,9 +50,9 @@ pub fn off() -> bool {
 pub fn timed<R>(body: impl FnOnce() -> R, site: &'static CallSite) -> R {
     let guard = Guard::enter_held(site);
     let body = core::hint::black_box(body);
-    crate::record::guard::release();
+    crate::record::guard::outside();
     let value = body();
-    guard.hold();
+    crate::record::guard::inside();
     core::hint::black_box(&value);
     guard.exit_held();
     value
@@ -78,11 +78,11 @@ pub fn timed<R>(body: impl FnOnce() -> R, site: &'static CallSite) -> R {
 #[cfg(feature = "enabled")]
 #[inline(always)]
 pub fn recorded<R>(body: impl FnOnce() -> R, site: &'static CallSite) -> R {
-    crate::record::guard::entering();
+    crate::record::guard::inside();
     let value = timed(body, site);
     // Also no tail call: the marked function keeps its frame (in
     // backtraces and other profilers).
-    crate::record::guard::returned();
+    crate::record::guard::outside();
     value
 }
 

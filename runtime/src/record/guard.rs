@@ -47,8 +47,8 @@ impl Guard {
     }
 
     /// [`Guard::enter`] for `__private::timed`, whose caller marked the
-    /// instrumentation on (`entering`) and which ends it itself
-    /// (`release`) right before the body, so that
+    /// instrumentation on (`inside`) and which ends it itself
+    /// (`outside`) right before the body, so that
     /// what the compiler puts between the guard and the body (the
     /// captures' spills) is found as instrumentation, not as the call's
     /// own time: a counted call's word stays as it was set entering the
@@ -59,23 +59,9 @@ impl Guard {
         Guard::enter_as::<true>(site)
     }
 
-    /// Marks what follows the body, up to the exit's clock read, as
-    /// instrumentation inside the call's time (for [`Guard::exit_held`]).
-    #[inline(always)]
-    pub fn hold(&self) {
-        current().inst_inside();
-    }
-
     /// [`Guard::enter`]; `HELD`: [`Guard::enter_held`].
     #[inline(always)]
     fn enter_as<const HELD: bool>(site: &'static CallSite) -> Guard {
-        // What a held timed guard's word says after its clock read.
-        let held = |s: &ThreadState, g: Guard| {
-            if HELD && g.start != 0 {
-                s.inst_inside();
-            }
-            g
-        };
         let mode = mode();
         if mode != RECORD {
             if mode == OFF {
@@ -86,14 +72,17 @@ impl Guard {
                 let _ = s.inst_on_entry();
             }
             let (node, depth) = cold::enter(site, mode, false);
-            let g = held(s, Guard::timed_or_none(node, depth, s.ended()));
+            let g = Guard::timed_or_none(node, depth, s.ended());
             if !HELD {
                 s.inst_off();
+            } else if g.start != 0 {
+                // Held and timed: inside the call after its clock read.
+                s.inst_inside();
             }
             return g;
         }
         let s = current();
-        // Held: the caller set the word (`entering`): inside the call on
+        // Held: the caller set the word (`inside`): inside the call on
         // top, which is the caller's until the push.
         let depth = if HELD {
             s.top_depth()
@@ -210,7 +199,7 @@ impl Guard {
 
     /// [`Guard::exit`] for a guard from [`Guard::enter_held`] (in
     /// `__private::timed`, whose caller ends the instrumentation:
-    /// `returned`), after [`Guard::hold`]: a counted call's word stays as `hold` set it
+    /// `outside`), after `inside`: a counted call's word stays as `inside` set it
     /// through the pop (whose side of the pop it is on does not matter for
     /// a counted call's figures), a timed call's says its own
     /// instrumentation from the exit's clock read on, outside its time.
@@ -286,27 +275,22 @@ impl Drop for Guard {
     }
 }
 
-/// Marks the instrumentation of a marked call on, before its recording
-/// path is called (`__private::recorded`), as [`Guard::enter_held`]
-/// expects.
+/// Marks what follows as instrumentation inside the call on top (see
+/// `__private::recorded`): in the marked function before it calls
+/// `__private::timed` (the caller's call, until the push: what
+/// [`Guard::enter_held`] expects), and in `timed` after the body, up to
+/// the exit's clock read (the call's own, for [`Guard::exit_held`]).
 #[inline(always)]
-pub fn entering() {
+pub fn inside() {
     current().inst_inside();
 }
 
-/// Ends the instrumentation [`Guard::enter_held`] began, right before
-/// the body.
+/// Ends the instrumentation: in `__private::timed` right before the body,
+/// and in the marked function after `timed` returns (its epilogue and
+/// return are the call's instrumentation, on the caller's side; the
+/// store's fence also keeps that call from being a tail call).
 #[inline(always)]
-pub fn release() {
-    current().inst_off();
-}
-
-/// Ends the instrumentation of a marked call, in the marked function
-/// after `__private::timed` returns (its epilogue and return are the
-/// call's instrumentation, on the caller's side). Its fence also keeps
-/// that call from being a tail call.
-#[inline(always)]
-pub fn returned() {
+pub fn outside() {
     current().inst_off();
 }
 

@@ -107,6 +107,7 @@ impl Instrumentation {
             per_call: self.measured_per_call(facts),
             resolution: facts.resolution_ticks,
             min_found: MIN_FOUND * period,
+            period,
             cal: self.cal,
             too_little_found: self.measured_per_call(facts) == 0.0 && self.inside_ticks > 0,
         }

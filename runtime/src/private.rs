@@ -23,7 +23,7 @@ pub use crate::coverage::list::expansion::*;
 #[cfg(feature = "enabled")]
 pub use crate::record::body::BodyGuard;
 #[cfg(feature = "enabled")]
-pub use crate::record::guard::Guard;
+pub use crate::record::guard::{Guard, Leave};
 pub use crate::site::{path_of, CallSite};
 
 /// Whether a marked call does nothing: profiling off (`TICKPROF=off`)
@@ -45,9 +45,12 @@ pub fn off() -> bool {
 /// them the compiler computed a pure body after the exit's clock read.
 /// The instrumentation ends right before the body and starts again
 /// right after it.
+///
+/// Returns the thread's instrumentation word with the value, for
+/// [`recorded`] to end the instrumentation after the call.
 #[cfg(feature = "enabled")]
 #[inline(never)]
-pub fn timed<R>(body: impl FnOnce() -> R, site: &'static CallSite) -> R {
+pub fn timed<R>(body: impl FnOnce() -> R, site: &'static CallSite) -> (R, Leave) {
     let guard = Guard::enter_held(site);
     let body = core::hint::black_box(body);
     crate::record::guard::outside();
@@ -55,7 +58,7 @@ pub fn timed<R>(body: impl FnOnce() -> R, site: &'static CallSite) -> R {
     crate::record::guard::inside();
     core::hint::black_box(&value);
     guard.exit_held();
-    value
+    (value, Leave::here())
 }
 
 /// The recording path of a marked function (`#[profile]`'s expansion),
@@ -67,10 +70,11 @@ pub fn timed<R>(body: impl FnOnce() -> R, site: &'static CallSite) -> R {
 /// the caller's calls' time), not as the program's: before, a counted
 /// call's ~30 instructions outside its push and pop were credited to its
 /// caller or to itself (pulldown-cmark's `Tree::index`, ~1 ns unmarked,
-/// read 15–30 ns a call). The store after the call keeps the word's
-/// address in a register across it, which the marked function's path
-/// with profiling off saves and restores (11 → 13 instructions): ending
-/// the window inside `timed` instead left its epilogue to the caller
+/// read 15–30 ns a call). The store after the call goes through the
+/// address `timed` hands back ([`Leave`]): found again here, it was kept
+/// in a register across the call, which the marked function's path with
+/// profiling off saved and restored (11 → 13 instructions). Ending the
+/// window inside `timed` instead left its epilogue to the caller
 /// (semver's `is_empty_or_inline` read 7–10% of the run against 1–3%),
 /// and a word of its own for the return, addressed afresh after the
 /// call, took the accuracy cases' parents out with the instrumentation
@@ -79,10 +83,10 @@ pub fn timed<R>(body: impl FnOnce() -> R, site: &'static CallSite) -> R {
 #[inline(always)]
 pub fn recorded<R>(body: impl FnOnce() -> R, site: &'static CallSite) -> R {
     crate::record::guard::inside();
-    let value = timed(body, site);
+    let (value, leave) = timed(body, site);
     // Also no tail call: the marked function keeps its frame (in
     // backtraces and other profilers).
-    crate::record::guard::outside();
+    leave.outside();
     value
 }
 

@@ -312,20 +312,18 @@ fn write_one_site(
 /// the gate.
 #[test]
 fn a_site_with_counted_calls_no_sample_found_is_good_to_a_sample() {
-    let dir = std::env::temp_dir().join(format!("tickprof-diff-cnt-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("cnt");
     let site = "quickstart::main::merge";
     // Its figures: 44 µs over 103 calls (timed: `timed`), nothing sampled.
     let write = |name: &str, k: f64, timed: u64| -> String {
         let total = (44_000.0 * k).round() as u64;
         write_one_site(&dir, name, site, (total, 103, timed, (427.0 * k) as u64))
     };
-    let gate = |b: &str, a: &str| tickprof(&["diff", b, a, "--fail-if-slower", "25%"]);
     let (b, a) = (write("b.json", 1.0, 61), write("a.json", 2.17, 92));
-    let out = gate(&b, &a);
+    let out = gate25(&b, &a);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let (b, a) = (write("bt.json", 1.0, 103), write("at.json", 2.17, 103));
-    let out = gate(&b, &a);
+    let out = gate25(&b, &a);
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains(&format!("{site}: total +")), "{stderr}");
@@ -339,16 +337,14 @@ fn a_site_with_counted_calls_no_sample_found_is_good_to_a_sample() {
 /// timed 103 times fails the gate.
 #[test]
 fn a_site_timed_a_few_times_is_good_to_its_own_size() {
-    let dir = std::env::temp_dir().join(format!("tickprof-diff-few-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("few");
     let site = "quickstart::main::merge";
     let write = |name: &str, per_call: u64, calls: u64| -> String {
         write_one_site(&dir, name, site, (per_call * calls, calls, calls, per_call))
     };
-    let gate = |b: &str, a: &str| tickprof(&["diff", b, a, "--fail-if-slower", "25%"]);
-    let out = gate(&write("b.json", 10, 2), &write("a.json", 80, 2));
+    let out = gate25(&write("b.json", 10, 2), &write("a.json", 80, 2));
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    let out = gate(&write("bm.json", 10, 103), &write("am.json", 80, 103));
+    let out = gate25(&write("bm.json", 10, 103), &write("am.json", 80, 103));
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains(&format!("{site}: total +")), "{stderr}");
@@ -393,4 +389,16 @@ fn a_doubled_site_with_a_wide_run_spread_fails_three_runs_a_side() {
     assert!(stderr.contains(&format!("{slow}: total +")), "{stderr}");
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A fresh scratch directory for one test.
+fn scratch(tag: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("tickprof-diff-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// `tickprof diff BEFORE AFTER --fail-if-slower 25%`.
+fn gate25(before: &str, after: &str) -> std::process::Output {
+    tickprof(&["diff", before, after, "--fail-if-slower", "25%"])
 }

@@ -95,8 +95,8 @@ pub(crate) fn figures(
             && loose > 0.0
         {
             let all = loose + found[i];
-            let least = (all - 2.0 * (all * period).sqrt()).max(0.0);
-            let k = (mine - fixed).max(least) / all;
+            let within_error = (all - 2.0 * (all * period).sqrt()).max(0.0);
+            let k = (mine - fixed).max(within_error) / all;
             for &c in &children[i] {
                 if sampled[c as usize] {
                     factor[c as usize] = k;
@@ -109,11 +109,11 @@ pub(crate) fn figures(
         // A node with no completed call is a frame still open (a call in
         // progress, or a guard never dropped): carrying its children's
         // time up is not a correction of a measurement.
-        let least = kids + own_found;
-        if least > mine * (1.0 + 1e-9) && i > 0 && !open {
+        let held = kids + own_found;
+        if held > mine * (1.0 + 1e-9) && i > 0 && !open {
             f.carried += 1;
         }
-        tot[i] = mine.max(least);
+        tot[i] = mine.max(held);
     }
     // Top-down: each node's factor is its own times its parent's.
     for i in 1..n {

@@ -156,8 +156,7 @@ pub(crate) fn own_figures(
         // The sampler's figure, where it looked at the threads enough and
         // found this node a few times at least.
         if est.sampled && p >= est.min_found {
-            own.raw[i] = p + ins + w;
-            own.measured[i] = p * stretch;
+            own.set_found(i, s, stretch);
             continue;
         }
         let accepted = a.accepted();
@@ -174,7 +173,7 @@ pub(crate) fn own_figures(
             let e = seldom.entry(key).or_default();
             e.0 += p;
             e.1 += measured;
-            fallback[i] = Some((key, p, stretch));
+            fallback[i] = Some((key, stretch));
         }
     }
     // A site's seldom-found nodes: where the sampler found them often
@@ -185,14 +184,12 @@ pub(crate) fn own_figures(
     // site's many small contexts it summed to 7x what the sampler found in
     // them (pulldown-cmark's `Tree::index`: 58 ms against 8.7 ms).
     for (i, f) in fallback.iter().enumerate() {
-        let Some((key, p, stretch)) = *f else {
+        let Some((key, stretch)) = *f else {
             continue;
         };
         let (found, estimated) = seldom[&key];
         if found >= est.min_found {
-            let (ins, w) = (s.inside[i] as f64, s.waited[i] as f64);
-            own.raw[i] = p + ins + w;
-            own.measured[i] = p * stretch;
+            own.set_found(i, s, stretch);
         } else if estimated > 0.0 {
             let k = (upper_bound(found / est.period) * est.period / estimated).min(1.0);
             own.raw[i] *= k;
@@ -220,4 +217,15 @@ pub(crate) struct Own {
     /// with its share of the waits); 0 where it looked too little.
     pub found_raw: Vec<f64>,
     pub found: Vec<f64>,
+}
+
+impl Own {
+    /// Node `i`'s figures from what the sampler found in its subtree:
+    /// raw, the program's time with the instrumentation and waits inside;
+    /// measured, the program's, with its share of the waits.
+    fn set_found(&mut self, i: usize, s: &Sampled, stretch: f64) {
+        let (p, ins, w) = (s.program[i] as f64, s.inside[i] as f64, s.waited[i] as f64);
+        self.raw[i] = p + ins + w;
+        self.measured[i] = p * stretch;
+    }
 }

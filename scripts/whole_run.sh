@@ -59,6 +59,11 @@ for i in range(pairs):
     top = sum(n["total_ns"] for n in r["tree"] if n.get("parent") == 0) / 1e9
     counted = sorted(s["name"] for s in r["sites"] if s.get("timing") == "counted")
     bad = []
+    # Any timed site whose calls took time (raw) but whose total or mean
+    # reads 0: a figure no call supports.
+    zero = [s["name"] for s in r["sites"] if s.get("timing", "timed") == "timed"
+            and s["calls"] > 0 and s["raw_total_ns"] > 0
+            and (s["total_ns"] == 0 or s["mean_ns"] < 0.5)]
     for s in r["sites"]:
         if s.get("timing", "timed") != "timed" or s["calls"] < 1000 or not s.get("hist"):
             continue
@@ -67,10 +72,13 @@ for i in range(pairs):
             bad.append((s["name"], p, s["mean_ns"]))
         elif s["p50_ns"] == 0 and s["mean_ns"] > 0:
             bad.append((s["name"], "p50 0", s["mean_ns"]))
+        elif s["mean_ns"] < 0.5 * s["p50_ns"]:
+            # Half the calls at least took p50: the mean is at least half of it.
+            bad.append((s["name"], "mean below half the p50", s["mean_ns"], s["p50_ns"]))
     timed = sum(1 for s in r["sites"] if s.get("timing", "timed") == "timed"
                 and s["calls"] >= 1000 and s.get("hist"))
     rows.append(dict(u=u, m=m, top=top, share=r["run"]["overhead_share"],
-                     counted=counted, bad=bad, timed=timed))
+                     counted=counted, bad=bad, timed=timed, zero=zero))
 
 def rng(v, f="%.2f"):
     v = sorted(v)
@@ -89,6 +97,12 @@ print("percentile invariants: %d violations over %d timed sites with >= 1,000 ca
 for x in rows:
     for b in x["bad"][:3]:
         print("  violation:", b)
+nzero = sum(len(x["zero"]) for x in rows)
+print("zero figures: %d timed site-runs whose total or mean reads 0 while their calls took time (%d runs)" % (
+    nzero, pairs))
+for x in rows:
+    for z in x["zero"][:3]:
+        print("  zero:", z)
 sets = {tuple(x["counted"]) for x in rows}
 print("counted sites: %d distinct set%s over %d runs (%s sites counted)" % (
     len(sets), "" if len(sets) == 1 else "s", pairs, "/".join(str(len(s)) for s in sets)))

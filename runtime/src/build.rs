@@ -13,9 +13,11 @@
 //! - a node's total is `max(own, Σ children's totals)`, computed bottom-up
 //!   in the unit shown (ticks or nanoseconds, each own figure rounded down
 //!   once), where `own` is the node's measured ticks (raw) or the measured
-//!   ticks less the instrumentation the sampler measured inside (compensated, at least 0). Raising a node to
-//!   its children's sum is counted (`carried`), a negative compensated
-//!   figure set to 0 is counted (`clamped`): neither is hidden;
+//!   ticks less the instrumentation estimated inside (compensated: at
+//!   least the clock's resolution for each of its calls, or their raw
+//!   time when shorter). Raising a node to its children's sum is counted
+//!   (`carried`), a compensated figure held at that least is counted
+//!   (`clamped`): neither is hidden;
 //! - a node's self is its total less its children's totals, so the selves
 //!   of a subtree add up to exactly its root's total;
 //! - a site's total, and an edge's time, count only the nodes with no

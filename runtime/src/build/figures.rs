@@ -15,7 +15,9 @@ use std::collections::HashMap;
 pub(crate) struct Figures {
     pub total: Vec<u64>,
     pub self_: Vec<u64>,
-    /// Nodes whose own figure was below zero (compensated) and set to 0.
+    /// Nodes whose own figure was below zero and set to 0, or
+    /// (compensated) a timed node's below what its calls measurably took,
+    /// and held at it (`sampled::Own::held`).
     pub clamped: u64,
     /// Nodes with completed calls raised to the sum of their children's
     /// totals.
@@ -210,9 +212,10 @@ pub(crate) struct TreeFigures {
     pub counted: Vec<bool>,
     /// What the sampler found in each subtree.
     pub sampled: Sampled,
-    /// The least instrumentation inside each node's calls, in ticks
-    /// ([`floor::floors`]).
-    pub floor: Vec<f64>,
+    /// The instrumentation inside each node's calls, in ticks, as taken
+    /// out of them (see `sampled::own_figures`: at least a timed node's
+    /// [`floor::floors`]; waits left out).
+    pub inside: Vec<f64>,
     /// Raw, in ticks.
     pub ticks: Figures,
     /// Raw, in nanoseconds.
@@ -253,13 +256,14 @@ pub(crate) fn tree_figures(tree: &Tree, ns_per_tick: f64, est: Estimate) -> Tree
     };
     let ticks = fit(&own.raw, &own.found_raw, 1.0);
     let raw = fit(&own.raw, &own.found_raw, ns_per_tick);
-    let comp = fit(&own.measured, &own.found, ns_per_tick);
+    let mut comp = fit(&own.measured, &own.found, ns_per_tick);
+    comp.clamped += own.held;
     TreeFigures {
         nested,
         below,
         counted,
         sampled,
-        floor,
+        inside: own.inside,
         ticks,
         raw,
         comp,
@@ -368,11 +372,7 @@ pub(crate) fn flatten(tree: &Tree, f: &TreeFigures) -> HashMap<usize, (&'static 
         e.below += f.below[i];
         // At least the floor: what the instrumentation inside a timed
         // node's calls was taken as (the calls' own figures use it too).
-        e.inside += if f.counted[i] {
-            f.sampled.inside[i]
-        } else {
-            (f.sampled.inside[i] as f64).max(f.floor[i]) as u64
-        };
+        e.inside += f.inside[i] as u64;
         e.hist_ticks += n.acc.ticks;
         e.every_calls += if f.counted[i] {
             n.acc.calls

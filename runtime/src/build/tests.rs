@@ -246,11 +246,12 @@ fn resolution_looks_at_the_shortest_call_then_the_mean() {
 }
 
 /// root → a(100) → b(2 calls, 30), with what the sampler found in them:
-/// 17 ticks of instrumentation over 3 calls (see the test below).
+/// 17 ticks of instrumentation over 3 calls (see the test below), and the
+/// whole of a's 100 ticks looked at (58 + 10 on a, 28 + 4 in b).
 fn a_calls_b_sampled() -> Tree {
     Tree::from_nodes(vec![
         TNode::ROOT,
-        sampled(node(0, 0, 1, 100), 50, 10, 3),
+        sampled(node(0, 0, 1, 100), 58, 10, 3),
         sampled(node(1, 1, 2, 30), 28, 0, 4),
     ])
 }
@@ -293,10 +294,10 @@ fn measured_figures_take_out_the_instrumentation_the_sampler_found_inside() {
     assert_eq!((a.total_ns, a.self_ns), (86, 56));
     assert_eq!((a.raw_total_ns, a.raw_self_ns), (100, 70));
     assert_eq!(a.compensated_total_ns, 86);
-    assert_eq!((a.self_sampled_ns, a.total_sampled_ns), (50, 78));
-    // The run: 95 ticks sampled, 17 of them instrumentation, over 3 calls.
-    assert_eq!((r.run.sampled_ns, r.run.instrumentation_ns), (95, 17));
-    assert!((r.run.overhead_share - 17.0 / 95.0).abs() < 1e-9);
+    assert_eq!((a.self_sampled_ns, a.total_sampled_ns), (58, 86));
+    // The run: 103 ticks sampled, 17 of them instrumentation, over 3 calls.
+    assert_eq!((r.run.sampled_ns, r.run.instrumentation_ns), (103, 17));
+    assert!((r.run.overhead_share - 17.0 / 103.0).abs() < 1e-9);
     assert!((r.run.overhead_call_ns - 17.0 / 3.0).abs() < 1e-9);
     // Raw when compensation is not wanted, or nothing was sampled.
     let raw = build(&capture(vec![t]), &facts(false));
@@ -312,18 +313,59 @@ fn measured_figures_take_out_the_instrumentation_the_sampler_found_inside() {
     assert_eq!(none.site("a").unwrap().total_ns, 100);
 }
 
+/// A short timed node that one look found in the instrumentation: that
+/// look credits a whole period, more than the node's calls measured, and
+/// taking it out read 0 (pulldown-cmark's `finish_list_marker`, 30,120
+/// calls of 4.2 ms). The node's own estimate, resting on one period,
+/// weighs 1 / (1 + 1) beside the run's (the instrumentation per marked
+/// call the sampler measured over the run, times the calls beneath).
 #[test]
-fn over_measured_parents_are_clamped_and_carried_and_say_so() {
-    // a's calls measured 50 ticks, the instrumentation inside them 60.
+fn a_node_found_once_keeps_half_the_runs_estimate() {
     let t = Tree::from_nodes(vec![
         TNode::ROOT,
-        sampled(node(0, 0, 1, 50), 0, 40, 0),
-        sampled(node(1, 1, 10, 45), 45, 0, 20),
+        // a: 10 calls, 600 ticks, 20 calls of b beneath; one look (a
+        // period of 1,000 ticks) found the instrumentation of a call of b.
+        sampled(node(0, 0, 10, 600), 0, 1_000, 0),
+        node(1, 1, 20, 100),
+        // c: the run's other 40,000 ticks of instrumentation, in 4,000
+        // calls of d.
+        sampled(node(2, 0, 1, 100_000), 20_000, 20_000, 0),
+        sampled(node(3, 3, 4_000, 60_000), 40_000, 0, 20_000),
+    ]);
+    let mut f = facts(true);
+    f.sample_hz = 1_000_000;
+    let r = build(&capture(vec![t]), &f);
+    let a = r.site("a").unwrap();
+    // 41,000 over 4,031 calls: 10.17 a call, 203.4 for a's 20 calls of b;
+    // a's own estimate is its whole 600: 0.5 x 600 + 0.5 x 203.4 = 401.7.
+    assert_eq!((a.total_ns, a.self_ns), (198, 98));
+    assert_eq!(r.run.clamped, 0);
+    assert_invariants(&r);
+}
+
+#[test]
+fn over_measured_parents_are_held_and_carried_and_say_so() {
+    // a's call measured 50 ticks; the sampler never found its subtree, so
+    // the instrumentation inside it is the run's: 600 ticks found (in c's
+    // subtree) over 22 calls, 27.3 a call, 273 for a's 10 calls of b. a is
+    // held at what its call measurably took (one call, at the clock's
+    // resolution of 1), then raised to b's 45.
+    let t = Tree::from_nodes(vec![
+        TNode::ROOT,
+        node(0, 0, 1, 50),
+        node(1, 1, 10, 45),
+        sampled(node(2, 0, 1, 1000), 400, 300, 0),
+        sampled(node(3, 3, 10, 600), 600, 0, 300),
     ]);
     let r = report(t);
     let (a, b) = (r.site("a").unwrap(), r.site("b").unwrap());
     assert_eq!(b.total_ns, 45);
     assert_eq!((a.total_ns, a.self_ns), (45, 0));
+    // c: 1000 ticks, of which the instrumentation in the proportion found
+    // (600 of 1600), nearly all of it its own estimate (1600 periods
+    // found, against the run's 273).
+    let c = r.site("c").unwrap();
+    assert_eq!((c.total_ns, c.self_ns), (625, 25));
     assert_eq!((r.run.clamped, r.run.carried), (1, 1));
     assert!(crate::export::columns::notes(&r).len() >= 2);
 }
@@ -492,8 +534,11 @@ fn a_counted_leafs_time_is_its_own() {
 /// beneath add nothing to it.
 #[test]
 fn the_calibrated_floor_is_taken_out_where_the_sampler_found_less() {
-    // A timed child of 50 calls, 500 ticks, beside the counted leaf.
+    // A timed child of 50 calls, 500 ticks, beside the counted leaf; the
+    // sampler looked at the whole of the parent's 10,000 ticks (its own
+    // 5,300 with the child's 500 and the leaf's 4,000 and 200).
     let mut nodes = parent_and_counted_leaf();
+    nodes[1].acc.sampled = 5_300;
     nodes.push(sampled(node(1, 2, 50, 500), 500, 0, 0));
     let t = Tree::from_nodes(nodes);
     let mut f = facts(true);
@@ -532,7 +577,8 @@ fn a_counted_subtree_nests_its_sampled_figures() {
     };
     let t = Tree::from_nodes(vec![
         TNode::ROOT,
-        sampled(timed_parent(), 2_000, 100, 0),
+        // The sampler looked at the parent's whole 10,000 ticks.
+        sampled(timed_parent(), 3_200, 100, 0),
         sampled(
             with(node(1, 1, 0, 0), counted(640, 10, 10)),
             3_000,
@@ -868,6 +914,53 @@ proptest! {
         if trees.len() == 2 {
             let d = build(&capture(trees.clone()).minus(&capture(vec![trees[0].clone()])), &f);
             assert_invariants(&d);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    /// With every call timed, a site whose calls took time never reads 0,
+    /// whatever the sampler found in it (one look credits a whole period,
+    /// which may be longer than the calls it found): at least one call at
+    /// the clock's resolution (or its raw time, when shorter).
+    #[test]
+    fn timed_calls_that_took_time_never_read_zero(
+        tree in arb_tree(),
+        resolution in 1.0f64..40.0,
+        ns_per_tick in prop::sample::select(vec![1.0, 0.37, 2.5]),
+        period in prop::sample::select(vec![1.0f64, 100.0, 10_000.0]),
+    ) {
+        let mut tree = tree;
+        for n in &mut tree.nodes {
+            n.acc.untimed = 0;
+        }
+        // Overflow nodes' calls are in their site's counters, not in its
+        // total (they are nobody's children).
+        let overflow: Vec<String> = tree
+            .nodes
+            .iter()
+            .filter(|n| !n.is_regular())
+            .filter_map(|n| n.site.map(|s| s.name()))
+            .collect();
+        let mut f = facts(true);
+        f.resolution_ticks = resolution;
+        f.hz = 1e9 / ns_per_tick;
+        f.sample_hz = (f.hz / period) as u64;
+        let r = build(&capture(vec![tree]), &f);
+        for s in &r.sites {
+            if s.timed_calls <= s.rejected() || s.min_ticks == 0 || overflow.contains(&s.name) {
+                continue;
+            }
+            let least = (resolution.min(s.min_ticks as f64) * ns_per_tick).floor() as u64;
+            prop_assert!(
+                s.total_ns >= least,
+                "{}: total {} below one call's least {}",
+                s.name,
+                s.total_ns,
+                least
+            );
         }
     }
 }

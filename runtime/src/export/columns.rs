@@ -348,7 +348,7 @@ pub(crate) fn notes(report: &Report) -> Vec<Note> {
         (
             r.clamped,
             "call path",
-            "set to 0: less the instrumentation measured inside, its time came out below zero",
+            "held at the clock's resolution a call: less the instrumentation estimated inside, its time came out below it",
         ),
         (
             r.carried,
@@ -505,7 +505,7 @@ mod tests {
         assert_eq!(n.len(), 4, "{n:?}");
         assert!(n[0]
             .1
-            .starts_with("2 call paths set to 0: less the instrumentation"));
+            .starts_with("2 call paths held at the clock's resolution a call"));
         assert!(n[1]
             .1
             .starts_with("1 call path raised to the total of the marked calls inside"));

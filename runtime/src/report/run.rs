@@ -153,7 +153,10 @@ pub struct RunInfo {
     /// off). A sampled figure of `x` ns rests on about `x * sample_hz /
     /// 1e9` samples, and its standard error is about its square root.
     pub sample_hz: u64,
-    /// Tree nodes whose compensated time would have been negative (set to 0).
+    /// Tree nodes whose compensated time, less the instrumentation
+    /// estimated inside, came out below what their calls measurably took
+    /// (the clock's resolution a call, or their raw time when shorter),
+    /// and is held at that: never 0 for calls that took time.
     pub clamped: u64,
     /// Tree nodes whose own measured time was below the sum of their
     /// children's (a rejected call, out-of-order clock reads, or the

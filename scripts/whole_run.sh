@@ -63,7 +63,7 @@ for i in range(pairs):
     # reads 0: a figure no call supports.
     zero = [s["name"] for s in r["sites"] if s.get("timing", "timed") == "timed"
             and s["calls"] > 0 and s["raw_total_ns"] > 0
-            and (s["total_ns"] == 0 or s["mean_ns"] < 0.5)]
+            and (s["total_ns"] == 0 or s["mean_ns"] == 0)]
     for s in r["sites"]:
         if s.get("timing", "timed") != "timed" or s["calls"] < 1000 or not s.get("hist"):
             continue

@@ -6,8 +6,8 @@ use crate::counters::Acc;
 use crate::report::AllocStats;
 use crate::site::CallSite;
 use crate::tree::{site_key, Tree};
-pub(crate) use sampled::Estimate;
 use sampled::{own_figures, sampled, Sampled};
+pub(crate) use sampled::{Estimate, Rates};
 use std::collections::HashMap;
 
 /// Per-node figures of one tree, in ticks.
@@ -242,7 +242,17 @@ pub(crate) fn tree_figures(tree: &Tree, ns_per_tick: f64, est: Estimate) -> Tree
         }
     }
     let floor = floor::floors(tree, &children, est.cal);
-    let own = own_figures(tree, &counted, &below, &sampled, &floor, est);
+    // Calls of counted nodes beneath each node (the rest are timed nodes').
+    let counted_below = below_of(tree, &children, |a| if a.untimed > 0 { a.calls } else { 0 });
+    let own = own_figures(
+        tree,
+        &counted,
+        &below,
+        &counted_below,
+        &sampled,
+        &floor,
+        est,
+    );
     // Counted nodes' figures are estimates (the sampler's, or their timed
     // sample's): beneath a timed node they fit in its measured time.
     let loose = &counted;

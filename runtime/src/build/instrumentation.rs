@@ -2,6 +2,7 @@
 //! its share, its cost per call, the time waited for a CPU, and how
 //! counted nodes are figured from it.
 
+pub(crate) use super::figures::Rates;
 use super::{Estimate, Facts};
 
 pub(crate) use crate::report::MIN_FOUND;
@@ -20,6 +21,9 @@ pub(super) struct Instrumentation {
     pub inside_ticks: u64,
     /// Instrumentation per marked call, in ticks.
     pub per_call_ticks: f64,
+    /// The same per call of a timed node and per call of a counted one
+    /// (see [`Rates`]).
+    pub rates: Rates,
     /// Instrumentation's share of the sampled time, from 0 to 1.
     pub share: f64,
     /// Time the threads waited for a CPU, in ticks.
@@ -44,6 +48,8 @@ impl Instrumentation {
     ) -> Instrumentation {
         let (mut sampled, mut inside, mut calls, mut waited) = (0u64, 0u64, 0u64, 0u64);
         let mut timed = 0u64;
+        // Each kind of node's own instrumentation found, and its calls.
+        let mut own = [(0u64, 0u64); 2];
         for n in &tree.nodes {
             // tickprof's own calls (the calibration's) are not the
             // program's, nor their samples (they have none: their thread
@@ -59,6 +65,9 @@ impl Instrumentation {
             if n.site.is_some() {
                 calls = calls.saturating_add(a.calls);
                 timed = timed.saturating_add(a.timed());
+                let k = &mut own[usize::from(a.untimed > 0)];
+                k.0 = k.0.saturating_add(a.sampled_own);
+                k.1 = k.1.saturating_add(a.calls);
             }
         }
         // The floor (`figures::floor`) of the whole run: every timed call
@@ -80,6 +89,7 @@ impl Instrumentation {
             sampled_ticks: sampled,
             inside_ticks: inside,
             per_call_ticks,
+            rates: Rates::of(inside as f64, own, per_call_ticks),
             share,
             waited_ticks: waited,
             cal,
@@ -105,6 +115,11 @@ impl Instrumentation {
         Estimate {
             sampled: self.sampled_ticks as f64 >= MIN_SAMPLES * period,
             per_call: self.measured_per_call(facts),
+            rates: if self.measured_per_call(facts) > 0.0 {
+                self.rates
+            } else {
+                Rates::default()
+            },
             resolution: facts.resolution_ticks,
             min_found: MIN_FOUND * period,
             period,

@@ -274,7 +274,10 @@ fn timed_inside(
 /// counted calls beneath 10,485) for all instrumentation.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub(crate) struct Rates {
+    /// Ticks per call of a timed node.
     pub timed: f64,
+    /// Ticks per call of a counted node (some of whose calls were
+    /// counted, not timed).
     pub counted: f64,
 }
 

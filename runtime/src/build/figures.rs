@@ -163,8 +163,13 @@ pub(crate) fn below_of(
 /// Whether a node is counted: some of its calls were counted (not
 /// timed). Its figures come from the sampler: its timed calls (learning,
 /// and the sample) are not all of its calls.
+pub(crate) fn is_counted(a: &Acc) -> bool {
+    a.untimed > 0
+}
+
+/// [`is_counted`] of every node.
 pub(crate) fn counted_nodes(tree: &Tree) -> Vec<bool> {
-    tree.nodes.iter().map(|n| n.acc.untimed > 0).collect()
+    tree.nodes.iter().map(|n| is_counted(&n.acc)).collect()
 }
 
 /// A node's own allocation counts (made while it was the current node).
@@ -243,7 +248,7 @@ pub(crate) fn tree_figures(tree: &Tree, ns_per_tick: f64, est: Estimate) -> Tree
     }
     let floor = floor::floors(tree, &children, est.cal);
     // Calls of counted nodes beneath each node (the rest are timed nodes').
-    let counted_below = below_of(tree, &children, |a| if a.untimed > 0 { a.calls } else { 0 });
+    let counted_below = below_of(tree, &children, |a| if is_counted(a) { a.calls } else { 0 });
     let own = own_figures(
         tree,
         &counted,
@@ -380,8 +385,8 @@ pub(crate) fn flatten(tree: &Tree, f: &TreeFigures) -> HashMap<usize, (&'static 
         e.acc.add(&a);
         e.every.add(f, i, true);
         e.below += f.below[i];
-        // At least the floor: what the instrumentation inside a timed
-        // node's calls was taken as (the calls' own figures use it too).
+        // What the instrumentation inside the node's calls was taken as
+        // (the calls' own figures use it too).
         e.inside += f.inside[i] as u64;
         e.hist_ticks += n.acc.ticks;
         e.every_calls += if f.counted[i] {

@@ -65,7 +65,7 @@ impl Instrumentation {
             if n.site.is_some() {
                 calls = calls.saturating_add(a.calls);
                 timed = timed.saturating_add(a.timed());
-                let k = &mut own[usize::from(a.untimed > 0)];
+                let k = &mut own[usize::from(super::figures::is_counted(a))];
                 k.0 = k.0.saturating_add(a.sampled_own);
                 k.1 = k.1.saturating_add(a.calls);
             }

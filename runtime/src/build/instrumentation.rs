@@ -24,6 +24,9 @@ pub(super) struct Instrumentation {
     /// The same per call of a timed node and per call of a counted one
     /// (see [`Rates`]).
     pub rates: Rates,
+    /// Each kind's own instrumentation found (`[timed, counted]`) and its
+    /// calls, in ticks: what [`Self::rates`] rest on.
+    pub own: [(u64, u64); 2],
     /// Instrumentation's share of the sampled time, from 0 to 1.
     pub share: f64,
     /// Time the threads waited for a CPU, in ticks.
@@ -90,6 +93,7 @@ impl Instrumentation {
             inside_ticks: inside,
             per_call_ticks,
             rates: Rates::of(inside as f64, own, per_call_ticks),
+            own,
             share,
             waited_ticks: waited,
             cal,
@@ -108,6 +112,37 @@ impl Instrumentation {
         }
     }
 
+    /// The instrumentation per call of each kind of node, in ticks, where
+    /// it was measured ([`Self::measured_per_call`]); else 0 for both.
+    pub(super) fn measured_rates(&self, facts: &Facts) -> Rates {
+        if self.measured_per_call(facts) > 0.0 {
+            self.rates
+        } else {
+            Rates::default()
+        }
+    }
+
+    /// The header's figures per timed and per counted call, in ticks:
+    /// [`Self::measured_rates`] where each kind that made calls had its
+    /// own instrumentation found in [`MIN_FOUND`] periods at least; else
+    /// the average per marked call for both (not measured apart: a short
+    /// run's counted calls, found in no period, would read 0 a call).
+    pub(super) fn shown_rates(&self, facts: &Facts) -> Rates {
+        let per_call = self.measured_per_call(facts);
+        let apart = self
+            .own
+            .iter()
+            .all(|&(found, calls)| calls == 0 || found as f64 >= MIN_FOUND * period(facts));
+        if per_call > 0.0 && apart {
+            self.rates
+        } else {
+            Rates {
+                timed: per_call,
+                counted: per_call,
+            }
+        }
+    }
+
     /// How counted nodes are figured: the sampler's figures where it
     /// looked at the threads for [`MIN_SAMPLES`] periods or more.
     pub(super) fn estimate(&self, facts: &Facts) -> Estimate {
@@ -115,11 +150,7 @@ impl Instrumentation {
         Estimate {
             sampled: self.sampled_ticks as f64 >= MIN_SAMPLES * period,
             per_call: self.measured_per_call(facts),
-            rates: if self.measured_per_call(facts) > 0.0 {
-                self.rates
-            } else {
-                Rates::default()
-            },
+            rates: self.measured_rates(facts),
             resolution: facts.resolution_ticks,
             min_found: MIN_FOUND * period,
             period,

@@ -562,6 +562,69 @@ fn the_calibrated_floor_is_taken_out_where_the_sampler_found_less() {
     assert_eq!(low.run.instrumentation_ns, 1_200);
 }
 
+/// The header prices a timed call and a counted call apart: each kind's
+/// own instrumentation found per call, scaled together to all that was
+/// found, so that the two over their calls make the run's whole; a
+/// site's cost (the costliest-marks note) takes its calls at their kind's
+/// figure, not one average over both.
+#[test]
+fn timed_and_counted_calls_are_priced_apart() {
+    let t = Tree::from_nodes(vec![
+        TNode::ROOT,
+        // 2 timed calls, 40 ticks of their own instrumentation found, 100
+        // of the instrumentation of the calls they make.
+        sampled(timed_parent(), 4_000, 100, 40),
+        // 640 calls (630 counted): 320 ticks of their own found.
+        sampled(counted_leaf(), 60, 0, 320),
+    ]);
+    let r = report(t);
+    let run = &r.run;
+    assert_eq!(run.instrumentation_ns, 460);
+    // Per call: 20 a timed node's, 0.5 a counted node's (360 over their
+    // calls), scaled by 460 / 360 to all that was found.
+    let k = 460.0 / 360.0;
+    assert!((run.overhead_timed_ns - 20.0 * k).abs() < 1e-9, "{run:?}");
+    assert!((run.overhead_counted_ns - 0.5 * k).abs() < 1e-9, "{run:?}");
+    let whole = 2.0 * run.overhead_timed_ns + 640.0 * run.overhead_counted_ns;
+    assert!((whole - 460.0).abs() < 1e-6);
+    // The average over every call, as before.
+    assert!((run.overhead_call_ns - 460.0 / 642.0).abs() < 1e-9);
+    assert_eq!(run.per_kind_ns(), (20.0 * k, 0.5 * k));
+    let site = |i: usize| r.site(SITES[i].name().as_str()).unwrap();
+    let leaf = site(1).instrumentation_ns(run);
+    assert!(
+        (leaf - (10.0 * 20.0 + 630.0 * 0.5) * k).abs() < 1e-6,
+        "{leaf}"
+    );
+    assert!((site(0).instrumentation_ns(run) - 40.0 * k).abs() < 1e-6);
+    // A report from before the per-kind figures: every call at the
+    // average.
+    let mut old = run.clone();
+    (old.overhead_timed_ns, old.overhead_counted_ns) = (0.0, old.overhead_call_ns);
+    assert_eq!(
+        old.per_kind_ns(),
+        (old.overhead_call_ns, old.overhead_call_ns)
+    );
+    // The text says both.
+    let text = r.to_text();
+    assert!(text.contains(" a timed call, "), "{text}");
+    assert!(text.contains(" per counted call measured: "), "{text}");
+    // Counted calls whose own instrumentation was found in 3 periods
+    // (under 4): not measured apart, both kinds at the average.
+    let t = Tree::from_nodes(vec![
+        TNode::ROOT,
+        sampled(timed_parent(), 4_000, 100, 40),
+        sampled(counted_leaf(), 60, 0, 3),
+    ]);
+    let r = report(t);
+    let avg = 143.0 / 642.0;
+    assert!((r.run.overhead_call_ns - avg).abs() < 1e-9);
+    assert_eq!(r.run.per_kind_ns(), (avg, avg));
+    let text = r.to_text();
+    assert!(!text.contains(" a timed call, "), "{text}");
+    assert!(text.contains(" per call measured: "), "{text}");
+}
+
 /// A counted subtree: a counted parent whose children count too. Each
 /// counted node's total is the program's time the sampler found in its
 /// subtree, its self what it found on the node itself.

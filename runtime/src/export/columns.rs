@@ -433,11 +433,17 @@ fn instrumentation(report: &Report) -> Option<String> {
         .take(COSTLIEST)
         .map(|(ns, name)| format!("{name} {}", fmt_ns(*ns)))
         .collect();
-    Some(format!(
-        "costliest marks, at the {} per call measured: {}",
-        fmt_ns(r.overhead_call_ns),
-        top.join(", ")
-    ))
+    let (timed, counted) = r.per_kind_ns();
+    let at = if r.counted_calls == 0 || timed == counted {
+        format!("at the {} per call measured", fmt_ns(r.overhead_call_ns))
+    } else {
+        format!(
+            "at the {} per timed call and {} per counted call measured",
+            fmt_ns(timed),
+            fmt_ns(counted)
+        )
+    };
+    Some(format!("costliest marks, {at}: {}", top.join(", ")))
 }
 
 #[cfg(test)]

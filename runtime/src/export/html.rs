@@ -188,8 +188,9 @@ fn header(out: &mut String, report: &Report) {
     if r.compensated {
         let _ = write!(
             out,
-            " · times compensated for the instrumentation ({} per call)",
-            fmt_ns(num(r.overhead_call_ns))
+            " · times compensated for the instrumentation ({} per call{})",
+            fmt_ns(num(r.overhead_call_ns)),
+            super::text::per_kind(r)
         );
     } else if r.clock != ClockSource::Off {
         out.push_str(" · raw times (instrumentation cost included)");

@@ -158,12 +158,27 @@ fn instrumentation_line(run: &crate::report::RunInfo) -> String {
         );
     }
     format!(
-        "instrumentation {}: {:.1}% of the recording threads' time ({} of {}), {} per marked call; {taken}",
+        "instrumentation {}: {:.1}% of the recording threads' time ({} of {}), {} per marked call{}; {taken}",
         run.calibration,
         100.0 * run.overhead_share,
         fmt_ns(run.instrumentation_ns as f64),
         fmt_ns(run.sampled_ns as f64),
         fmt_ns(run.overhead_call_ns),
+        per_kind(run),
+    )
+}
+
+/// ` (X a timed call, Y a counted one)` where calls were counted and each
+/// kind's cost was measured; else nothing (every call the same).
+pub(crate) fn per_kind(run: &crate::report::RunInfo) -> String {
+    let (timed, counted) = run.per_kind_ns();
+    if run.counted_calls == 0 || timed == counted {
+        return String::new();
+    }
+    format!(
+        " ({} a timed call, {} a counted one)",
+        fmt_ns(timed),
+        fmt_ns(counted)
     )
 }
 

@@ -113,8 +113,19 @@ pub struct RunInfo {
     pub overhead_call_ns: f64,
     /// The same in ticks.
     pub overhead_call_ticks: f64,
-    /// The instrumentation per counted call, in nanoseconds: the sampler
-    /// measures all calls together, so this is `overhead_call_ns`.
+    /// The instrumentation per call of a timed node, in nanoseconds: what
+    /// the sampler found in timed nodes' own instrumentation, per call,
+    /// scaled with [`overhead_counted_ns`](Self::overhead_counted_ns) so
+    /// that the two over their calls make all it found. Where either
+    /// kind that made calls had its own found in fewer than 4 sampling
+    /// periods, the two are not measured apart and both are
+    /// `overhead_call_ns`; 0 when nothing was measured. (A report written
+    /// before this field reads 0: see [`Self::per_kind_ns`].)
+    pub overhead_timed_ns: f64,
+    /// The instrumentation per call of a counted node (one whose calls
+    /// were counted, its timed sample included), in nanoseconds, measured
+    /// the same way: a counted call reads no clock and costs a fraction of
+    /// a timed one (0 when nothing was measured or no call was counted).
     pub overhead_counted_ns: f64,
     /// Sites most of whose calls were counted
     /// ([`Timing::Counted`](super::Timing::Counted)): their calls are
@@ -200,6 +211,18 @@ pub struct RunInfo {
 }
 
 impl RunInfo {
+    /// The instrumentation per timed call and per counted call, in
+    /// nanoseconds: `overhead_timed_ns` and `overhead_counted_ns`; where
+    /// no timed figure was found (and in a report written before the
+    /// per-kind figures), `overhead_call_ns` for both.
+    pub fn per_kind_ns(&self) -> (f64, f64) {
+        if self.overhead_timed_ns > 0.0 {
+            (self.overhead_timed_ns, self.overhead_counted_ns)
+        } else {
+            (self.overhead_call_ns, self.overhead_call_ns)
+        }
+    }
+
     /// The header of a report with nothing recorded (profiling off).
     pub(crate) fn off() -> RunInfo {
         RunInfo {
@@ -221,6 +244,7 @@ impl RunInfo {
             overhead_inner_ticks: 0.0,
             overhead_call_ns: 0.0,
             overhead_call_ticks: 0.0,
+            overhead_timed_ns: 0.0,
             overhead_counted_ns: 0.0,
             counted_sites: 0,
             counted_calls: 0,

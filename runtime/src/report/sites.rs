@@ -190,11 +190,13 @@ impl SiteStats {
     }
 
     /// What the site's marks cost, in nanoseconds: its timed calls at
-    /// `run.overhead_call_ns` and its counted calls at
-    /// `run.overhead_counted_ns` (0 when the sampler did not run).
+    /// `run.overhead_timed_ns` and its counted calls at
+    /// `run.overhead_counted_ns` (0 when the sampler did not run; a report
+    /// without the per-kind figures: every call at `run.overhead_call_ns`).
     pub fn instrumentation_ns(&self, run: &super::RunInfo) -> f64 {
         let counted = self.calls.saturating_sub(self.timed_calls);
-        self.timed_calls as f64 * run.overhead_call_ns + counted as f64 * run.overhead_counted_ns
+        let (timed_ns, counted_ns) = run.per_kind_ns();
+        self.timed_calls as f64 * timed_ns + counted as f64 * counted_ns
     }
 
     /// `ns` per accepted call (0 when no call was accepted).

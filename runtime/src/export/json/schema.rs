@@ -174,6 +174,7 @@ schema!(RunInfo {
     overhead_inner_ticks,
     overhead_call_ns,
     overhead_call_ticks,
+    overhead_timed_ns = 0.0,
     overhead_counted_ns = 0.0,
     counted_sites = 0,
     counted_calls = 0,

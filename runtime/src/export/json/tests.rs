@@ -150,6 +150,7 @@ impl Src {
             overhead_inner_ticks: self.f(),
             overhead_call_ns: self.f(),
             overhead_call_ticks: self.f(),
+            overhead_timed_ns: self.f(),
             overhead_counted_ns: self.f(),
             counted_sites: self.u(),
             counted_calls: self.u(),
@@ -456,6 +457,7 @@ const NEWER: &[&str] = &[
     "hist_sum_ns",
     "timing",
     "timed_calls",
+    "overhead_timed_ns",
     "overhead_counted_ns",
     "counted_sites",
     "counted_calls",
@@ -513,7 +515,7 @@ fn an_older_file_without_the_newer_fields_reads_with_their_defaults() {
     let mut want = r.clone();
     want.run.alloc_installed = false;
     want.run.outside = none;
-    want.run.overhead_counted_ns = 0.0;
+    (want.run.overhead_timed_ns, want.run.overhead_counted_ns) = (0.0, 0.0);
     (want.run.pushed, want.run.push_failed, want.run.push_dropped) = (0, 0, 0);
     (want.run.counted_sites, want.run.counted_calls) = (0, 0);
     want.run.debug_build = false;

@@ -121,6 +121,7 @@ pub(crate) fn build(c: &Capture, facts: &Facts) -> Report {
     let ns = Ns(if facts.hz > 0.0 { 1e9 / facts.hz } else { 1.0 });
     let merged = &c.merged;
     let inst = Instrumentation::of(merged, facts.calibration);
+    let shown = inst.shown_rates(facts);
     let est = inst.estimate(facts);
     let fig = tree_figures(merged, ns.0, est);
     // Measured figures need samples; with none (the sampler off, or a run
@@ -199,8 +200,8 @@ pub(crate) fn build(c: &Capture, facts: &Facts) -> Report {
             overhead_inner_ticks: resolution,
             overhead_call_ns: inst.measured_per_call(facts) * ns.0,
             overhead_call_ticks: inst.measured_per_call(facts),
-            overhead_timed_ns: inst.shown_rates(facts).timed * ns.0,
-            overhead_counted_ns: inst.shown_rates(facts).counted * ns.0,
+            overhead_timed_ns: shown.timed * ns.0,
+            overhead_counted_ns: shown.counted * ns.0,
             counted_sites: sites.iter().filter(|s| s.timing == Timing::Counted).count() as u64,
             counted_calls: sites.iter().map(|s| s.calls - s.timed_calls).sum(),
             debug_build: cfg!(debug_assertions),

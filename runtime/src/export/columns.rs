@@ -433,15 +433,13 @@ fn instrumentation(report: &Report) -> Option<String> {
         .take(COSTLIEST)
         .map(|(ns, name)| format!("{name} {}", fmt_ns(*ns)))
         .collect();
-    let (timed, counted) = r.per_kind_ns();
-    let at = if r.counted_calls == 0 || timed == counted {
-        format!("at the {} per call measured", fmt_ns(r.overhead_call_ns))
-    } else {
-        format!(
+    let at = match r.per_kind_apart_ns() {
+        Some((timed, counted)) => format!(
             "at the {} per timed call and {} per counted call measured",
             fmt_ns(timed),
             fmt_ns(counted)
-        )
+        ),
+        None => format!("at the {} per call measured", fmt_ns(r.overhead_call_ns)),
     };
     Some(format!("costliest marks, {at}: {}", top.join(", ")))
 }

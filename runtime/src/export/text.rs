@@ -171,15 +171,14 @@ fn instrumentation_line(run: &crate::report::RunInfo) -> String {
 /// ` (X a timed call, Y a counted one)` where calls were counted and each
 /// kind's cost was measured; else nothing (every call the same).
 pub(crate) fn per_kind(run: &crate::report::RunInfo) -> String {
-    let (timed, counted) = run.per_kind_ns();
-    if run.counted_calls == 0 || timed == counted {
-        return String::new();
-    }
-    format!(
-        " ({} a timed call, {} a counted one)",
-        fmt_ns(timed),
-        fmt_ns(counted)
-    )
+    run.per_kind_apart_ns()
+        .map_or_else(String::new, |(timed, counted)| {
+            format!(
+                " ({} a timed call, {} a counted one)",
+                fmt_ns(timed),
+                fmt_ns(counted)
+            )
+        })
 }
 
 fn table(r: &Report, s: &mut String, opts: &TextOptions) {

@@ -223,6 +223,14 @@ impl RunInfo {
         }
     }
 
+    /// [`Self::per_kind_ns`] where calls were counted and the two
+    /// figures differ (measured apart); `None` where one figure stands for
+    /// every call.
+    pub fn per_kind_apart_ns(&self) -> Option<(f64, f64)> {
+        let (timed, counted) = self.per_kind_ns();
+        (self.counted_calls > 0 && timed != counted).then_some((timed, counted))
+    }
+
     /// The header of a report with nothing recorded (profiling off).
     pub(crate) fn off() -> RunInfo {
         RunInfo {

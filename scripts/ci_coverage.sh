@@ -10,10 +10,10 @@ fi
 out=target/ci-coverage
 rm -rf "$out"
 mkdir -p "$out"
-# --workspace: the README test run's build is reused.
-cargo test -q --workspace --test coverage --no-run
-TPTEST_COVERAGE_CHILD=1 TICKPROF_OUT="$PWD/$out/marks.lcov" \
-  cargo test -q --workspace --test coverage -- --exact child_workload >/dev/null
+# The README test run's binary (scripts/test_bin.sh).
+. scripts/test_bin.sh
+bin=$(test_bin coverage)
+TPTEST_COVERAGE_CHILD=1 TICKPROF_OUT="$PWD/$out/marks.lcov" "$bin" --exact child_workload >/dev/null
 summary=$(lcov --summary "$out/marks.lcov" 2>&1)
 echo "$summary"
 grep -q "functions..: 53.8% (7 of 13 functions)" <<<"$summary"

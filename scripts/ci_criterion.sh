@@ -11,12 +11,16 @@
 # compat/inference); here the same binary and criterion flags run under the test profile
 # (`--bench` is what `cargo bench` passes), which reuses the build of
 # `cargo test --workspace` (the testsuite is optimised in that profile too)
-# instead of compiling every dependency again for the bench profile.
+# instead of compiling every dependency again for the bench profile; and
+# `--workspace --features tickprof-testsuite/criterion`, not `-p`: the
+# workspace's feature unification, so that only the runtime and what uses it
+# are built again (`-p tickprof-testsuite` resolved clap, linkme and
+# criterion apart and rebuilt them too).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=target/criterion
 for b in pipeline tokenize; do rm -rf "$out/$b/profile"; done
-cargo test -p tickprof-testsuite --features criterion --bench companion -- --bench --profile-time 1
+cargo test --workspace --features tickprof-testsuite/criterion --bench companion -- --bench --profile-time 1
 for b in pipeline tokenize; do
   dir=$out/$b/profile
   for f in tickprof.txt tickprof.folded tickprof.svg tickprof.json; do

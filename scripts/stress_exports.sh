@@ -17,12 +17,9 @@ if [ ! -x /usr/bin/time ]; then
   echo "stress_exports: /usr/bin/time missing (apt-get install time)" >&2
   exit 1
 fi
-# --workspace: the features of the README's `cargo test --workspace`, whose
-# build is then reused (the root's default members resolve other features).
-cargo test --workspace --test deep_exports --no-run
-bin=$(cargo test --workspace --test deep_exports --no-run --message-format=json 2>/dev/null \
-  | grep -o '"executable":"[^"]*deep_exports[^"]*"' | tail -1 | cut -d'"' -f4 || true)
-[ -x "$bin" ] || { echo "stress_exports: test binary not found" >&2; exit 1; }
+# The binary of the README's `cargo test --workspace` (scripts/test_bin.sh).
+. scripts/test_bin.sh
+bin=$(test_bin deep_exports)
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 formats="folded svg json html txt csv trace.json"

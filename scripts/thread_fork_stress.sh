@@ -5,19 +5,15 @@
 #  - 400 forks of a child that starts a thread while the parent churns
 #    threads: hangs out of 400 (a hung child's stacks are printed with gdb
 #    when it is installed, and a hang in tickprof fails the run).
-# Uses the test build of `cargo test` (debug; PROFILE=release for an optimised
-# one; --workspace: the features of the README's test run, whose build is
-# reused). Usage: scripts/thread_fork_stress.sh [threads] [forks]
+# Uses the test build of the README's `cargo test --workspace` (debug;
+# PROFILE=release for an optimised one; scripts/test_bin.sh). Usage: scripts/thread_fork_stress.sh [threads] [forks]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 threads=${1:-200000}
 forks=${2:-400}
-bin_of() {
-    cargo test ${PROFILE:+--profile "$PROFILE"} --workspace --test "$1" --no-run --message-format=json 2>/dev/null |
-        grep -o '"executable":"[^"]*"' | grep -v null | tail -1 | cut -d'"' -f4
-}
-churn=$(bin_of thread_churn)
-fork=$(bin_of fork)
+. scripts/test_bin.sh
+churn=$(test_bin thread_churn)
+fork=$(test_bin fork)
 peak() { grep "Maximum resident set size" "$1" | awk '{print $NF}'; }
 run_churn() {
     env -u TICKPROF_OUT TICKPROF_STDERR=0 TPTEST_CHURN_CHILD="churn:$threads" "$@" \

@@ -18,14 +18,17 @@ fi
 
 RECORDS="${RECORDS:-20000}"
 # The build the README's `cargo test --workspace` made (it builds the test
-# suite's examples, in the test profile): a release build of the example
-# compiled the test suite's dev-dependencies again (110 s of CI). The
-# counts do not depend on optimisation.
-cargo build -q --workspace --profile test --example alloc_json
+# suite's examples; scripts/test_bin.sh): a release build of the example
+# compiled the test suite's dev-dependencies again (110 s of CI), and
+# `cargo build --workspace --example alloc_json` resolves the dependencies
+# apart from the README's run (70 s more). The counts do not depend on
+# optimisation.
+. scripts/test_bin.sh
+bin=$(example_bin alloc_json)
 dir="$(mktemp -d)"
 trap 'rm -rf "$dir"' EXIT
 # --num-callers: deep enough that every block's stack reaches `run`.
 TICKPROF_OUT="$dir/report.json" TICKPROF_STDERR=0 \
   valgrind -q --tool=dhat --num-callers=64 --dhat-out-file="$dir/dhat.out" \
-  target/debug/examples/alloc_json "$RECORDS"
+  "$bin" "$RECORDS"
 python3 scripts/dhat_compare.py "$dir/report.json" "$dir/dhat.out"

@@ -38,9 +38,10 @@ pprof -traces "$out/run.pb.gz" >"$out/traces.txt" 2>&1
 pprof -raw "$out/run.pb.gz" >"$out/raw-gz.txt" 2>&1
 pprof -raw "$out/run.pb" >"$out/raw-pb.txt" 2>&1
 
-cargo build --quiet --workspace --profile test --example alloc_json  # as ci_alloc_dhat.sh builds it
+. scripts/test_bin.sh
+alloc_json=$(example_bin alloc_json)  # as ci_alloc_dhat.sh finds it
 TICKPROF_STDERR=0 TICKPROF_OUT="$out/alloc.pb.gz,$out/alloc.json" \
-    target/debug/examples/alloc_json 2000 >/dev/null
+    "$alloc_json" 2000 >/dev/null
 pprof -top -sample_index=alloc_space -unit=B "$out/alloc.pb.gz" >"$out/top-bytes.txt" 2>&1
 pprof -top -sample_index=alloc_objects "$out/alloc.pb.gz" >"$out/top-allocs.txt" 2>&1
 

@@ -20,7 +20,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out=target/criterion
 for b in pipeline tokenize; do rm -rf "$out/$b/profile"; done
-cargo test --workspace --features tickprof-testsuite/criterion --bench companion -- --bench --profile-time 1
+# Unoptimised: the files' presence and contents are checked, not their
+# figures, and the test profile's opt-level 3 (for the timing tests) made
+# this build most of the step.
+cargo test --workspace --features tickprof-testsuite/criterion --bench companion \
+  --config 'profile.test.package.tickprof-runtime.opt-level=0' \
+  --config 'profile.test.package.tickprof.opt-level=0' \
+  --config 'profile.test.package.tickprof-testsuite.opt-level=0' \
+  -- --bench --profile-time 1
 for b in pipeline tokenize; do
   dir=$out/$b/profile
   for f in tickprof.txt tickprof.folded tickprof.svg tickprof.json; do

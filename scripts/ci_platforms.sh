@@ -11,6 +11,8 @@
 #   windows  runtime unit tests and the quickstart under wine
 #   wasm     the single-thread example under node (the quickstart starts threads)
 #   macos    cargo clippy for aarch64-apple-darwin and x86_64-apple-darwin
+#   native   the native reports' call counts, into $PLATFORMS_NATIVE (see
+#            native_calls)
 #   all      the five, in that order, the packages the aarch64 step does
 #            not need installed while it builds (what .ci/run runs)
 # Each step prints its wall time. A run on a machine that already has the
@@ -101,11 +103,32 @@ calls() {
 }
 
 # The report of the same example built natively (rustup's toolchain, the
-# release build CI made), to compare call counts with.
+# release build CI made), to compare call counts with. With
+# PLATFORMS_NATIVE set (a directory), the `native` step's copy there:
+# .ci/run takes them before the other steps start in the background beside
+# the README's test run, which holds target/'s lock until it ends.
 native_calls() {
+  if [ -n "${PLATFORMS_NATIVE:-}" ] && [ -s "$PLATFORMS_NATIVE/$1" ]; then
+    cat "$PLATFORMS_NATIVE/$1"
+    return
+  fi
   env -u RUSTC -u RUSTC_WORKSPACE_WRAPPER -u CLIPPY_ARGS -u RUSTC_BOOTSTRAP \
     PATH="${PATH#/usr/bin:}" CARGO_TARGET_DIR="$root/target" \
     cargo run --quiet --release --example "$1" 2>&1 >/dev/null | calls
+}
+
+# The native reports' calls of the examples the other steps run, into
+# $PLATFORMS_NATIVE (see native_calls).
+native() {
+  [ -n "${PLATFORMS_NATIVE:-}" ] || { echo "native: PLATFORMS_NATIVE is not set"; return 1; }
+  mkdir -p "$PLATFORMS_NATIVE"
+  local e
+  for e in quickstart single_thread; do
+    rm -f "$PLATFORMS_NATIVE/$e"
+    native_calls "$e" >"$PLATFORMS_NATIVE/$e.tmp"
+    [ -s "$PLATFORMS_NATIVE/$e.tmp" ] || { echo "native: $e printed no report"; return 1; }
+    mv "$PLATFORMS_NATIVE/$e.tmp" "$PLATFORMS_NATIVE/$e"
+  done
 }
 
 # Checks a report (stderr of an example, in file $2) made on target $1:

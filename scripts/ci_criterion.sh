@@ -23,11 +23,9 @@ for b in pipeline tokenize; do rm -rf "$out/$b/profile"; done
 # Unoptimised: the files' presence and contents are checked, not their
 # figures, and the test profile's opt-level 3 (for the timing tests) made
 # this build most of the step.
+. scripts/test_bin.sh
 cargo test --workspace --features tickprof-testsuite/criterion --bench companion \
-  --config 'profile.test.package.tickprof-runtime.opt-level=0' \
-  --config 'profile.test.package.tickprof.opt-level=0' \
-  --config 'profile.test.package.tickprof-testsuite.opt-level=0' \
-  -- --bench --profile-time 1
+  "${unoptimised[@]}" -- --bench --profile-time 1
 for b in pipeline tokenize; do
   dir=$out/$b/profile
   for f in tickprof.txt tickprof.folded tickprof.svg tickprof.json; do

@@ -104,9 +104,9 @@ calls() {
 
 # The report of the same example built natively (rustup's toolchain, the
 # release build CI made), to compare call counts with. With
-# PLATFORMS_NATIVE set (a directory), the `native` step's copy there:
-# .ci/run takes them before the other steps start in the background beside
-# the README's test run, which holds target/'s lock until it ends.
+# PLATFORMS_NATIVE set (a directory), the `native` step's copy there,
+# which .ci/run takes before the other steps start in the background (so
+# that they never wait on target/'s lock, held by the steps beside them).
 native_calls() {
   if [ -n "${PLATFORMS_NATIVE:-}" ] && [ -s "$PLATFORMS_NATIVE/$1" ]; then
     cat "$PLATFORMS_NATIVE/$1"

@@ -1,5 +1,5 @@
 # Sourced by the scripts that run one test binary or example of the
-# testsuite.
+# testsuite, and by those that build it for behaviour only.
 # test_bin NAME: the path of tests/NAME.rs's binary as the README's
 # `cargo test --workspace` builds it (PROFILE set: `--profile PROFILE`).
 # The whole workspace's selection, not `--test NAME` or `--example NAME`:
@@ -28,3 +28,11 @@ built_bin() {
   fi
   echo "$bin"
 }
+
+# Cargo arguments for a test-profile build that checks behaviour only: the
+# runtime, the facade and the testsuite unoptimised (the test profile asks
+# opt-level 3 of them, for the timing tests; at 0 they build in a fraction
+# of the CPU).
+unoptimised=(--config 'profile.test.package.tickprof-runtime.opt-level=0'
+  --config 'profile.test.package.tickprof.opt-level=0'
+  --config 'profile.test.package.tickprof-testsuite.opt-level=0')

@@ -6,7 +6,8 @@
 #    threads: hangs out of 400 (a hung child's stacks are printed with gdb
 #    when it is installed, and a hang in tickprof fails the run).
 # Uses the test build of the README's `cargo test --workspace` (debug;
-# PROFILE=release for an optimised one; scripts/test_bin.sh). Usage: scripts/thread_fork_stress.sh [threads] [forks]
+# PROFILE=release for an optimised one; scripts/test_bin.sh).
+# Usage: scripts/thread_fork_stress.sh [threads] [forks]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 threads=${1:-200000}

@@ -6,7 +6,10 @@
 //! - it takes no signal: a program's own `SIGPROF` profiler runs beside
 //!   it, and a blocking system call in a marked function is never
 //!   interrupted (no `EINTR`);
-//! - a forked child samples its own calls;
+//! - a forked child samples its own calls, also one that runs only the
+//!   paths its parent ran;
+//! - a program started with a signal blocked (as `perf record` starts
+//!   it) is sampled: the blocked signal is not taken for a handler;
 //! - many threads, short-lived and long, are sampled and let go;
 //! - `TICKPROF_SAMPLE=0` starts no thread and says the times are raw.
 //!
@@ -85,15 +88,30 @@ fn u(v: &serde_json::Value, k: &str) -> u64 {
 /// Runs `scenario` in a child writing its JSON report; returns it and the
 /// child's stderr.
 fn run(scenario: &str, env: &[(&str, &str)]) -> (serde_json::Value, String) {
+    run_in(scenario, env, false)
+}
+
+/// [`run`], with `SIGWINCH` blocked in the child from its start when
+/// `blocked`: a process inherits its signal mask from the one that
+/// starts it (`perf record` blocks a signal so; so do some shells and
+/// supervisors), before any code of its own runs.
+fn run_in(scenario: &str, env: &[(&str, &str)], blocked: bool) -> (serde_json::Value, String) {
     let dir = std::env::temp_dir().join(format!(
-        "tickprof-sampler-{scenario}-{}",
+        "tickprof-sampler-{scenario}-{blocked}-{}",
         std::process::id()
     ));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("r.json");
-    let mut all = vec![("TICKPROF_OUT", path.to_str().unwrap())];
-    all.extend_from_slice(env);
-    let (out, err) = child::run(CHILD, scenario, &all);
+    let mut cmd = child::child_command(CHILD, scenario);
+    cmd.env("TICKPROF_OUT", &path);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    if blocked {
+        block_at_start(&mut cmd);
+    }
+    let out = cmd.output().expect("the child runs");
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(out.status.success(), "{scenario}: {:?}\n{err}", out.status);
     let r = json(&path);
     let _ = std::fs::remove_dir_all(&dir);
@@ -144,16 +162,93 @@ fn a_blocking_system_call_in_a_marked_function_is_not_interrupted() {
     assert!(u(b, "total_ns") >= 5 * 40_000_000, "{b}");
 }
 
+/// Blocks `SIGWINCH` in `cmd`'s process before it runs (see [`run_in`]).
+fn block_at_start(cmd: &mut std::process::Command) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: between fork and exec the closure only calls
+    // async-signal-safe functions on a set of its own stack.
+    unsafe {
+        cmd.pre_exec(|| {
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut set);
+            libc::sigaddset(&mut set, libc::SIGWINCH);
+            if libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
+/// The child's `SigBlk` line (its blocked signals), as it printed it.
+fn blocked_in_child(err: &str) -> &str {
+    err.split("SigBlk:")
+        .nth(1)
+        .and_then(|s| s.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no SigBlk line in {err}"))
+}
+
+#[test]
+fn a_program_started_with_a_signal_blocked_is_sampled() {
+    // Before: the sampler took any blocked signal for a signal handler
+    // running, never started, and the report came out raw (the counted
+    // leaf's time in its caller), every child lookup paying a system call.
+    let (r, err) = run_in("counted", &[("TICKPROF_TIME", "counted")], true);
+    assert_ne!(blocked_in_child(&err), "0000000000000000", "{err}");
+    assert!(u(&r["run"], "sampled_ns") > 0, "{}", r["run"]);
+    assert!(r["run"]["compensated"].as_bool().unwrap(), "{}", r["run"]);
+    let l = site(&r, "::leaf");
+    assert_eq!(l["timing"], "counted", "{l}");
+    assert!(u(l, "self_sampled_ns") > 0, "{l}");
+    // The thread is named (std was asked: no handler was running).
+    assert_eq!(
+        r["threads"][0]["name"], "child_workload",
+        "{}",
+        r["threads"]
+    );
+}
+
 #[test]
 fn a_forked_child_samples_its_own_calls() {
-    let dir = std::env::temp_dir().join(format!("tickprof-sampler-fork-{}", std::process::id()));
+    forked_child_samples(false, false);
+}
+
+#[test]
+fn a_forked_child_running_only_its_parents_paths_samples_them() {
+    // A pre-forked worker repeats what its parent ran. Before, every call
+    // of the child hit the child caches its parent had filled, no cold
+    // path started the child's sampler, and its report came out raw.
+    forked_child_samples(false, true);
+}
+
+#[test]
+fn a_forked_child_of_a_program_started_with_a_signal_blocked_samples_its_own_calls() {
+    // The child's sampler starts on its first cold path, where a blocked
+    // signal could mean a signal handler: one the process was started
+    // with does not.
+    forked_child_samples(true, false);
+}
+
+/// The `fork` scenario: its child calls `worker` (a path new to it), or,
+/// with `same_path`, only `outer`, which its parent called before the
+/// fork; with `blocked`, the process starts with a signal blocked.
+fn forked_child_samples(blocked: bool, same_path: bool) {
+    let dir = std::env::temp_dir().join(format!(
+        "tickprof-sampler-fork-{blocked}-{same_path}-{}",
+        std::process::id()
+    ));
     std::fs::create_dir_all(&dir).unwrap();
     let pattern = dir.join("r-%p.json");
-    let (out, err) = child::run(
-        CHILD,
-        "fork",
-        &[("TICKPROF_OUT", pattern.to_str().unwrap())],
-    );
+    let mut cmd = child::child_command(CHILD, "fork");
+    cmd.env("TICKPROF_OUT", &pattern);
+    if same_path {
+        cmd.env("TPTEST_SAME_PATH", "1");
+    }
+    if blocked {
+        block_at_start(&mut cmd);
+    }
+    let out = cmd.output().expect("the child runs");
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(out.status.success(), "{:?}\n{err}", out.status);
     let pid = err
         .split("forked child ")
@@ -167,7 +262,14 @@ fn a_forked_child_samples_its_own_calls() {
         "the child's sampler ran: {}",
         r["run"]
     );
-    assert_eq!(u(site(&r, "::worker"), "calls"), 1);
+    assert!(r["run"]["compensated"].as_bool().unwrap(), "{}", r["run"]);
+    if same_path {
+        // The parent's 1,000 calls of `leaf` were its own.
+        assert_eq!(u(site(&r, "::leaf"), "calls"), 300_000);
+        assert!(u(site(&r, "::outer"), "total_sampled_ns") > 0, "{r}");
+    } else {
+        assert_eq!(u(site(&r, "::worker"), "calls"), 1);
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -215,6 +317,9 @@ fn child_workload() {
     match scenario.as_str() {
         "counted" => {
             std::hint::black_box(outer(1_000_000));
+            let status = std::fs::read_to_string("/proc/self/status").unwrap();
+            let line = status.lines().find(|l| l.starts_with("SigBlk:"));
+            eprintln!("{}", line.unwrap_or("SigBlk: unknown"));
         }
         "sigprof" => {
             // SAFETY: a zeroed `sigaction` is valid; the handler lives as
@@ -273,7 +378,11 @@ fn child_workload() {
             let pid = unsafe { libc::fork() };
             assert!(pid >= 0);
             if pid == 0 {
-                std::hint::black_box(worker(300_000));
+                if std::env::var_os("TPTEST_SAME_PATH").is_some() {
+                    std::hint::black_box(outer(300_000));
+                } else {
+                    std::hint::black_box(worker(300_000));
+                }
                 // The exit report (TICKPROF_OUT) is written on the way out.
                 std::process::exit(0);
             }

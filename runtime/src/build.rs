@@ -74,6 +74,9 @@ pub(crate) struct Facts {
     /// Threads the sampler could not list (more at once than its table
     /// holds): not sampled.
     pub unsampled_threads: u64,
+    /// Whether the sampler thread had been started (a sampled run's
+    /// sampler starts at a marked call made outside any signal handler).
+    pub sampler_started: bool,
     pub tracing: bool,
     /// The tick count trace times are measured from.
     pub trace_origin: u64,
@@ -205,7 +208,7 @@ pub(crate) fn build(c: &Capture, facts: &Facts) -> Report {
             counted_sites: sites.iter().filter(|s| s.timing == Timing::Counted).count() as u64,
             counted_calls: sites.iter().map(|s| s.calls - s.timed_calls).sum(),
             debug_build: cfg!(debug_assertions),
-            calibration: inst.basis(facts.sample_hz, facts.unsampled_threads, ns.0),
+            calibration: inst.basis(facts, ns.0),
             overhead_share: inst.share,
             sampled_ns: ns.of(inst.sampled_ticks),
             instrumentation_ns: ns.of(inst.inside_ticks),

@@ -117,6 +117,7 @@ fn facts(rt: &Runtime, wall_ns: u64) -> Facts {
         sample_hz: rt.config.sample_hz,
         calibration: record::calibrate::costs(),
         unsampled_threads: record::sampler::unlisted(),
+        sampler_started: record::sampler::started(),
         tracing: switches::tracing(),
         trace_origin: rt.clock.start_ticks,
         pid: crate::process::program_pid(),
@@ -307,6 +308,7 @@ fn tickprof_init() {
             if config.enabled {
                 outputs::check(config);
                 dump::start(config);
+                record::at_load();
             }
         });
     });

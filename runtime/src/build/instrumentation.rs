@@ -161,10 +161,16 @@ impl Instrumentation {
 
     /// What the figures rest on, for the header (`ns`: nanoseconds per
     /// tick).
-    pub(super) fn basis(&self, hz: u64, unsampled: u64, ns: f64) -> String {
+    pub(super) fn basis(&self, facts: &Facts, ns: f64) -> String {
+        let (hz, unsampled) = (facts.sample_hz, facts.unsampled_threads);
         if self.sampled_ticks == 0 {
             return if hz == 0 {
                 "not measured: the sampler is off (TICKPROF_SAMPLE=0)".to_owned()
+            } else if !facts.sampler_started {
+                "not measured: the sampler has not started (it starts at a marked call made \
+                 outside any signal handler: a thread that blocks a signal the process was \
+                 not started with may be running one)"
+                    .to_owned()
             } else {
                 "not measured: no sample yet".to_owned()
             };

@@ -294,6 +294,13 @@ impl Arena {
         t
     }
 
+    /// Empties every node's child cache (see [`Node::forget_children`]).
+    pub(crate) fn forget_children(&self) {
+        for node in self.nodes() {
+            node.forget_children();
+        }
+    }
+
     /// Zeroes every counter (the structure is kept).
     pub(crate) fn reset(&self) {
         for node in self.nodes() {

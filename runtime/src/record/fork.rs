@@ -6,7 +6,9 @@
 //! held by a thread the child does not have. After it, the parent releases
 //! them; the child releases them and starts a fresh profile: only the
 //! forking thread exists in the child, its counters are zeroed, and the
-//! parent's other threads, live and finished, are forgotten.
+//! parent's other threads, live and finished, are forgotten. Its child
+//! caches are emptied, so that its next calls take the cold path that
+//! starts its sampler.
 
 use super::{registry, sampler, stack, trace};
 
@@ -33,4 +35,5 @@ pub(crate) fn child() {
     if let Some(arena) = own {
         arena.reset();
     }
+    stack::current().forget_children();
 }

@@ -66,6 +66,13 @@ pub(crate) use registry::{capture, reset_all, Capture};
 pub(crate) use stack::exit_key;
 pub(crate) use timing::read_cost;
 
+/// At load, from tickprof's constructor (before `main`, on the main
+/// thread, outside any signal handler): notes the signals the process
+/// was started with blocked (see `sigmask`).
+pub(crate) fn at_load() {
+    sigmask::note_at_load();
+}
+
 /// Runs `f` (tickprof's own work: capturing, building and writing
 /// reports) with the calling thread's marked calls turned away, so that a
 /// marked global allocator called by that work is neither recorded nor

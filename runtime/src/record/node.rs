@@ -84,6 +84,20 @@ impl Node {
         }
     }
 
+    /// Empties the child cache (its one entry and the extra ones): the
+    /// next call of each child from this node is a lookup (owner thread
+    /// only, or a `fork`'s child, where only that thread exists).
+    pub(super) fn forget_children(&self) {
+        self.mru_site
+            .store(core::ptr::null_mut(), Ordering::Relaxed);
+        self.mru_child
+            .store(core::ptr::null_mut(), Ordering::Relaxed);
+        for way in &self.ways {
+            way.site.store(core::ptr::null_mut(), Ordering::Relaxed);
+            way.child.store(core::ptr::null_mut(), Ordering::Relaxed);
+        }
+    }
+
     /// The child of `site` in the extra child cache, tagged [`WAY_FLAG`]
     /// as cached; null when neither entry holds `site`.
     #[inline(always)]

@@ -179,6 +179,12 @@ fn period() -> Option<Duration> {
     (hz > 0).then(|| Duration::from_nanos((1_000_000_000 / hz).max(1)))
 }
 
+/// Whether the sampler thread was started (and not stopped since, nor
+/// left behind by a `fork`).
+pub(crate) fn started() -> bool {
+    STATE.load(Ordering::Relaxed) == RUNNING
+}
+
 /// Whether the sampler thread is to be started (not running, not off):
 /// one load, for cold paths.
 #[inline]
@@ -189,11 +195,36 @@ pub(super) fn idle() -> bool {
 /// Starts the sampler thread if it is not running (nor off), unless the
 /// calling thread may be in a signal handler (std allocates to start a
 /// thread). Called by a thread's set-up and by the cold path of a child
-/// lookup, with the caller's marked calls turned away meanwhile.
+/// lookup ([`try_start`]), with the caller's marked calls turned away
+/// meanwhile.
 pub(super) fn ensure_started() {
     if !idle() || super::sigmask::any_blocked() {
         return;
     }
+    start();
+}
+
+/// Child lookups that found the sampler not started, since the last
+/// `fork`: [`try_start`] tries at the 1st, 2nd, 4th, 8th, … (each asks
+/// the kernel for the thread's signal mask).
+static TRIES: AtomicU64 = AtomicU64::new(0);
+
+/// [`ensure_started`] from a child lookup's cold path while the sampler
+/// is not started: at the 1st, 2nd, 4th, … of them only, so that a thread
+/// that blocks a signal for good (a signal-handling thread's idiom) pays
+/// a system call a few dozen times a run, not on every lookup. One load
+/// and one store, no locked instruction (a lost count between threads
+/// only moves a try).
+pub(super) fn try_start() {
+    let tries = TRIES.load(Ordering::Relaxed).wrapping_add(1);
+    TRIES.store(tries, Ordering::Relaxed);
+    if tries.is_power_of_two() {
+        ensure_started();
+    }
+}
+
+/// Starts the sampler thread, unless it is running or off.
+fn start() {
     let Some(period) = period() else {
         STATE.store(OFF, Ordering::Relaxed);
         return;
@@ -393,6 +424,7 @@ pub(super) fn fork_child(keep: u32) {
         }
     }
     READING.store(NONE, Ordering::Relaxed);
+    TRIES.store(0, Ordering::Relaxed);
     if STATE.load(Ordering::Relaxed) == RUNNING {
         STATE.store(IDLE, Ordering::Relaxed);
     }

@@ -8,12 +8,23 @@
 //! (unless it was installed with `SA_NODEFER`), so a thread whose signal
 //! mask is empty is not in one: only then does tickprof ask std for the
 //! thread's name. Otherwise the name is found later (see
-//! `ThreadState::setup`).
+//! `ThreadState::setup`). Signals the process already blocked when it was
+//! loaded do not count: a process started with a signal blocked (under
+//! `perf record`, say) would otherwise never be taken to be outside a
+//! handler.
 
-/// Whether the calling thread blocks any signal (then it may be running a
-/// signal handler).
+/// The signals the process blocked when tickprof was loaded: its main
+/// thread's mask in tickprof's constructor, where no signal handler runs.
+/// A process inherits its mask from the one that started it (`perf
+/// record`, some shells and supervisors block a signal for good): such a
+/// signal says nothing of a handler running. Set once, before `main`.
 #[cfg(target_os = "linux")]
-pub(super) fn any_blocked() -> bool {
+static AT_LOAD: core::sync::atomic::AtomicU64 = core::sync::atomic::AtomicU64::new(0);
+
+/// The calling thread's blocked signals (`u64::MAX` when the kernel gave
+/// more than 64 or none: unknown, so all).
+#[cfg(target_os = "linux")]
+fn blocked() -> u64 {
     extern "C" {
         fn pthread_sigmask(how: i32, set: *const u64, old: *mut u64) -> i32;
     }
@@ -22,7 +33,30 @@ pub(super) fn any_blocked() -> bool {
     // SAFETY: with a null `set` the mask is only read, into `old`, which is
     // as large as any `sigset_t`.
     let r = unsafe { pthread_sigmask(0, core::ptr::null(), old.as_mut_ptr()) };
-    r != 0 || old.iter().any(|&w| w != 0)
+    if r != 0 || old[1..].iter().any(|&w| w != 0) {
+        u64::MAX
+    } else {
+        old[0]
+    }
+}
+
+/// Notes the signals blocked at load ([`AT_LOAD`]): from tickprof's
+/// constructor, on the main thread, before `main`.
+#[cfg(target_os = "linux")]
+pub(crate) fn note_at_load() {
+    AT_LOAD.store(blocked(), core::sync::atomic::Ordering::Relaxed);
+}
+
+/// Not known off Linux: nothing to note.
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn note_at_load() {}
+
+/// Whether the calling thread blocks a signal the process did not block
+/// when tickprof was loaded (then it may be running a signal handler).
+/// One system call.
+#[cfg(target_os = "linux")]
+pub(super) fn any_blocked() -> bool {
+    blocked() & !AT_LOAD.load(core::sync::atomic::Ordering::Relaxed) != 0
 }
 
 /// Whether the calling thread blocks any signal: not known off Linux, so

@@ -93,6 +93,13 @@ impl Recent {
 }
 
 impl Recent {
+    /// Empties the table.
+    pub(super) fn clear(&self) {
+        for slot in &self.0 {
+            slot.store(core::ptr::null_mut(), Ordering::Relaxed);
+        }
+    }
+
     /// The slot of (`parent`, `site`).
     #[inline(always)]
     pub(super) fn slot(
@@ -105,6 +112,25 @@ impl Recent {
 }
 
 impl ThreadState {
+    /// In a `fork`'s child: empties the child caches of this thread's
+    /// nodes and its table of recent lookups, so that the child's next
+    /// call of each path takes the cold path of a lookup, which starts
+    /// the child's sampler (a child running only paths its parent ran
+    /// would otherwise hit the caches and never start one: its report
+    /// came out unsampled and raw).
+    pub(in crate::record) fn forget_children(&self) {
+        if let Some(arena) = self.arena() {
+            arena.forget_children();
+        }
+        if self.cap.get() != 0 {
+            // SAFETY: set up before `cap` is non-zero, freed by the
+            // teardown after `cap` is 0; this thread's own.
+            if let Some(recent) = unsafe { self.recent.get().as_ref() } {
+                recent.clear();
+            }
+        }
+    }
+
     /// A pseudo-random bit (xorshift), for the child cache's replacement.
     pub(super) fn coin(&self) -> bool {
         let mut x = self.coin.get();
@@ -120,7 +146,7 @@ impl ThreadState {
     #[inline(never)]
     pub(super) fn push_miss(&self, site: &'static CallSite) -> Frame {
         if crate::record::sampler::idle() {
-            self.while_busy(crate::record::sampler::ensure_started);
+            self.while_busy(crate::record::sampler::try_start);
         }
         let depth = self.depth.get();
         let next = depth + 1;

@@ -74,9 +74,9 @@ pub(crate) struct Facts {
     /// Threads the sampler could not list (more at once than its table
     /// holds): not sampled.
     pub unsampled_threads: u64,
-    /// Whether the sampler thread had been started (a sampled run's
-    /// sampler starts at a marked call made outside any signal handler).
-    pub sampler_started: bool,
+    /// Where the sampler thread stood (a sampled run's sampler starts at
+    /// a marked call made outside any signal handler).
+    pub sampler: crate::record::sampler::Status,
     pub tracing: bool,
     /// The tick count trace times are measured from.
     pub trace_origin: u64,

@@ -117,7 +117,7 @@ fn facts(rt: &Runtime, wall_ns: u64) -> Facts {
         sample_hz: rt.config.sample_hz,
         calibration: record::calibrate::costs(),
         unsampled_threads: record::sampler::unlisted(),
-        sampler_started: record::sampler::started(),
+        sampler: record::sampler::status(),
         tracing: switches::tracing(),
         trace_origin: rt.clock.start_ticks,
         pid: crate::process::program_pid(),

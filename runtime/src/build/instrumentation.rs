@@ -164,9 +164,12 @@ impl Instrumentation {
     pub(super) fn basis(&self, facts: &Facts, ns: f64) -> String {
         let (hz, unsampled) = (facts.sample_hz, facts.unsampled_threads);
         if self.sampled_ticks == 0 {
+            use crate::record::sampler::Status;
             return if hz == 0 {
                 "not measured: the sampler is off (TICKPROF_SAMPLE=0)".to_owned()
-            } else if !facts.sampler_started {
+            } else if facts.sampler == Status::Failed {
+                "not measured: the system refused the sampler's thread".to_owned()
+            } else if facts.sampler == Status::NotStarted {
                 "not measured: the sampler has not started (it starts at a marked call made \
                  outside any signal handler: a thread that blocks a signal the process was \
                  not started with may be running one)"

@@ -25,7 +25,7 @@ fn facts(compensate: bool) -> Facts {
         // No floor (its tests set one).
         calibration: Default::default(),
         unsampled_threads: 0,
-        sampler_started: true,
+        sampler: crate::record::sampler::Status::Running,
         tracing: false,
         trace_origin: 0,
         pid: 1,
@@ -1031,21 +1031,19 @@ proptest! {
 
 /// A run with no sample says why: the sampler off, not started (a marked
 /// call it could start from was never made outside a possible signal
-/// handler), or started without a look yet.
+/// handler), its thread refused, or started without a look yet.
 #[test]
 fn an_unsampled_run_says_why() {
     let t = Tree::from_nodes(vec![TNode::ROOT, node(0, 0, 2, 1_000)]);
-    let basis = |hz: u64, started: bool| {
+    use crate::record::sampler::Status;
+    let basis = |hz: u64, status: Status| {
         let mut f = facts(true);
         f.sample_hz = hz;
-        f.sampler_started = started;
+        f.sampler = status;
         build(&capture(vec![t.clone()]), &f).run.calibration
     };
-    assert!(
-        basis(0, false).contains("sampler is off"),
-        "{}",
-        basis(0, false)
-    );
-    assert!(basis(1_000, false).contains("sampler has not started"));
-    assert!(basis(1_000, true).contains("no sample yet"));
+    assert!(basis(0, Status::Off).contains("sampler is off"));
+    assert!(basis(1_000, Status::NotStarted).contains("sampler has not started"));
+    assert!(basis(1_000, Status::Failed).contains("refused the sampler's thread"));
+    assert!(basis(1_000, Status::Running).contains("no sample yet"));
 }

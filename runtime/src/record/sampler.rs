@@ -93,11 +93,36 @@ const NONE: usize = usize::MAX;
 /// Threads that found the table full (not sampled).
 static UNLISTED: AtomicU64 = AtomicU64::new(0);
 
-/// The sampler thread: not started, starting or running, or off.
+/// The sampler thread: not started, starting or running, off, or refused
+/// by the system.
 static STATE: AtomicU8 = AtomicU8::new(IDLE);
 const IDLE: u8 = 0;
 const RUNNING: u8 = 1;
 const OFF: u8 = 2;
+const FAILED: u8 = 3;
+
+/// Where the sampler thread stands, for the report's header.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Status {
+    /// Not started yet (nor off).
+    NotStarted,
+    /// Started.
+    Running,
+    /// Off (`TICKPROF_SAMPLE=0`).
+    Off,
+    /// The system refused its thread.
+    Failed,
+}
+
+/// Where the sampler thread stands.
+pub(crate) fn status() -> Status {
+    match STATE.load(Ordering::Relaxed) {
+        IDLE => Status::NotStarted,
+        RUNNING => Status::Running,
+        FAILED => Status::Failed,
+        _ => Status::Off,
+    }
+}
 
 /// Lists the calling thread's state; returns its entry (`u32::MAX` when
 /// the table is full). Async-signal-safe: atomics only.
@@ -179,12 +204,6 @@ fn period() -> Option<Duration> {
     (hz > 0).then(|| Duration::from_nanos((1_000_000_000 / hz).max(1)))
 }
 
-/// Whether the sampler thread was started (and not stopped since, nor
-/// left behind by a `fork`).
-pub(crate) fn started() -> bool {
-    STATE.load(Ordering::Relaxed) == RUNNING
-}
-
 /// Whether the sampler thread is to be started (not running, not off):
 /// one load, for cold paths.
 #[inline]
@@ -240,7 +259,7 @@ fn start() {
         .stack_size(64 * 1024)
         .spawn(move || run(period));
     if started.is_err() {
-        STATE.store(OFF, Ordering::Relaxed);
+        STATE.store(FAILED, Ordering::Relaxed);
     }
 }
 

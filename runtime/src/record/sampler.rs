@@ -22,11 +22,12 @@
 //! wait to the run-queue delay only once the thread runs again, so a
 //! thread found inside the instrumentation is credited there with at
 //! most the CPU time it used since the last look (its CPU clock,
-//! [`super::cpuclock`]), the rest as waited, and with one period at most,
-//! the rest as the program's: a thread preempted in a guard, or a look
-//! delayed for milliseconds on a busy machine, does not make one sample
-//! of the instrumentation milliseconds of it (which, taken out of a short
-//! run's few calls, read as tens of microseconds a call). Where the kernel
+//! [`super::cpuclock`]), the rest as waited, and with two periods at
+//! most (`entry::CAP_PERIODS`), the rest as the program's: a thread preempted
+//! in a guard, or a look delayed for milliseconds on a busy machine, does
+//! not make one sample of the instrumentation milliseconds of it (which,
+//! taken out of a short run's few calls, read as tens of microseconds a
+//! call). Where the kernel
 //! gives no run-queue delay, every moment is the program's. A thread
 //! found doing tickprof's own work outside any marked call (building a
 //! report, the exit, a server's answer: `Sampled::Tool`) is credited to
@@ -39,6 +40,8 @@
 //! waits until the sampler is not reading it ([`quiesce`]): a hazard
 //! word and two fences, on those rare paths only.
 
+mod entry;
+
 use super::cpuclock::{self, delay_ns, mono_ns, open_own_schedstat};
 use super::node::bump;
 use super::stack::{Sampled, ThreadState};
@@ -46,29 +49,11 @@ use crate::clock::ticks;
 use core::sync::atomic::{
     fence, AtomicI32, AtomicI64, AtomicPtr, AtomicU64, AtomicU8, AtomicUsize, Ordering,
 };
+use entry::Entry;
 use std::time::{Duration, Instant};
 
 /// Threads the sampler can list at once.
 pub(crate) const SLOTS: usize = 4096;
-
-/// One listed thread.
-struct Entry {
-    /// The thread's state; null: free; [`CLAIMED`]: being listed.
-    state: AtomicPtr<ThreadState>,
-    /// The thread's `/proc/self/task/TID/schedstat`, open (-1: none:
-    /// every moment counts as the program's).
-    stat: AtomicI32,
-    /// At the sampler's last look (sampler-owned; set by the thread when
-    /// it is listed): the tick count, the monotonic clock, and the
-    /// thread's run-queue delay, in nanoseconds.
-    last: AtomicU64,
-    last_ns: AtomicU64,
-    last_delay: AtomicU64,
-    /// The thread's CPU clock ([`cpuclock::NONE`]: none) and its reading
-    /// at the sampler's last look, in nanoseconds.
-    clock: AtomicI64,
-    last_cpu: AtomicU64,
-}
 
 /// An entry being listed: taken, not yet readable.
 const CLAIMED: *mut ThreadState = 1 as *mut ThreadState;
@@ -326,19 +311,19 @@ fn sweep(period_ns: u64) {
         // off the table and waits (`unregister`) before its state goes,
         // and `READING` names this entry until the read below is done.
         if let Some(s) = unsafe { p.as_ref() }.filter(|_| p != CLAIMED) {
-            let (mut program, mut waited, ran, one) = e.since_last(now, now_ns, period_ns);
+            let (mut program, mut waited, ran, cap) = e.since_last(now, now_ns, period_ns);
             if program + waited > 0 {
                 if let Some((node, what)) = s.sampled() {
                     if matches!(what, Sampled::Calls | Sampled::Own) {
                         // The instrumentation never blocks: what the
                         // thread did not run of the interval, it waited.
-                        // Of what it ran, one period at most: a look
+                        // Of what it ran, two periods at most: a look
                         // delayed by a busy machine tells what the thread
                         // does now, not what it did all that time (the
                         // rest is the program's, by far the likelier).
                         let ran = ran.unwrap_or(program).min(program);
                         waited += program - ran;
-                        let inst = ran.min(one);
+                        let inst = ran.min(cap);
                         bump(&node.c.sampled, ran - inst);
                         program = inst;
                     }
@@ -357,43 +342,6 @@ fn sweep(period_ns: u64) {
             }
         }
         READING.store(NONE, Ordering::Release);
-    }
-}
-
-impl Entry {
-    /// Sets the thread's CPU clock and its reading now.
-    fn set_clock(&self, clock: i64) {
-        self.clock.store(clock, Ordering::Relaxed);
-        let cpu = cpuclock::read_ns(clock).unwrap_or(0);
-        self.last_cpu.store(cpu, Ordering::Relaxed);
-    }
-
-    /// The thread's time since the sampler's last look, in ticks: the
-    /// program's (running or blocked), and waited for a CPU (ready but not
-    /// running), in the proportion its run-queue delay says; the CPU time
-    /// it used meanwhile (`None`: not known); and one sampling period
-    /// (`period_ns`) of the interval. Moves the last look to now.
-    fn since_last(&self, now: u64, now_ns: u64, period_ns: u64) -> (u64, u64, Option<u64>, u64) {
-        let dt = now.wrapping_sub(self.last.swap(now, Ordering::Relaxed));
-        let wall = now_ns.wrapping_sub(self.last_ns.swap(now_ns, Ordering::Relaxed));
-        let cpu = cpuclock::read_ns(self.clock.load(Ordering::Relaxed));
-        let ran = cpu.map(|c| c.saturating_sub(self.last_cpu.swap(c, Ordering::Relaxed)));
-        if (dt as i64) <= 0 {
-            return (0, 0, None, 0);
-        }
-        if wall == 0 || (wall as i64) < 0 {
-            return (dt, 0, None, dt);
-        }
-        let of_dt = |ns: u64| ((ns as f64 / wall as f64).min(1.0) * dt as f64) as u64;
-        let (ran, one) = (ran.map(of_dt), of_dt(period_ns));
-        let fd = self.stat.load(Ordering::Relaxed);
-        let Some(delay_now) = (fd >= 0).then(|| delay_ns(fd)).flatten() else {
-            return (dt, 0, ran, one);
-        };
-        let delay = delay_now.wrapping_sub(self.last_delay.swap(delay_now, Ordering::Relaxed));
-        let share = (delay as f64 / wall as f64).clamp(0.0, 1.0);
-        let waited = (dt as f64 * share) as u64;
-        (dt - waited, waited, ran, one)
     }
 }
 

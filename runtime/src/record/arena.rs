@@ -295,6 +295,7 @@ impl Arena {
     }
 
     /// Empties every node's child cache (see [`Node::forget_children`]).
+    #[cfg(unix)]
     pub(crate) fn forget_children(&self) {
         for node in self.nodes() {
             node.forget_children();

@@ -87,6 +87,7 @@ impl Node {
     /// Empties the child cache (its one entry and the extra ones): the
     /// next call of each child from this node is a lookup (owner thread
     /// only, or a `fork`'s child, where only that thread exists).
+    #[cfg(unix)]
     pub(super) fn forget_children(&self) {
         self.mru_site
             .store(core::ptr::null_mut(), Ordering::Relaxed);

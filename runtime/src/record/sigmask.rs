@@ -44,7 +44,9 @@ fn blocked() -> u64 {
 /// constructor, on the main thread, before `main`.
 #[cfg(target_os = "linux")]
 pub(crate) fn note_at_load() {
-    AT_LOAD.store(blocked(), core::sync::atomic::Ordering::Relaxed);
+    // Unknown (`u64::MAX`): nothing noted, every blocked signal counts.
+    let at_load = Some(blocked()).filter(|&m| m != u64::MAX).unwrap_or(0);
+    AT_LOAD.store(at_load, core::sync::atomic::Ordering::Relaxed);
 }
 
 /// Not known off Linux: nothing to note.

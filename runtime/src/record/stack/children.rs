@@ -93,7 +93,8 @@ impl Recent {
 }
 
 impl Recent {
-    /// Empties the table.
+    /// Empties the table (a `fork`'s child).
+    #[cfg(unix)]
     pub(super) fn clear(&self) {
         for slot in &self.0 {
             slot.store(core::ptr::null_mut(), Ordering::Relaxed);
@@ -118,6 +119,7 @@ impl ThreadState {
     /// the child's sampler (a child running only paths its parent ran
     /// would otherwise hit the caches and never start one: its report
     /// came out unsampled and raw).
+    #[cfg(unix)]
     pub(in crate::record) fn forget_children(&self) {
         if let Some(arena) = self.arena() {
             arena.forget_children();

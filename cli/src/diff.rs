@@ -19,6 +19,12 @@
 //! each side, never counts as a change. Only significant changes are
 //! shown (unless `--all`) and gated, significant rows first.
 //!
+//! With one run a side no spread is known, and a total, self or mean of
+//! a site making no marked call that moved while its median call stayed
+//! the same ([`Row::same_median`]) moved by a few calls: noise there (a
+//! burst of slow calls, or a regression of a few calls, which three runs
+//! a side tell apart).
+//!
 //! Names come from files and may hold anything: the table and the
 //! "slower than allowed" lines print them terminal-safe (as `show` does),
 //! and `--raw` escapes its fields ([`table::tsv_field`]).
@@ -92,6 +98,11 @@ pub struct Options {
 /// How many standard errors a change must pass to count (see the module
 /// docs).
 pub const SIGMAS: f64 = 3.0;
+
+/// A histogram bucket's width relative to its lower bound (1/8: the
+/// runtime's buckets cut each power of two into 8): two medians in the
+/// same or the next bucket are the same median.
+pub const BUCKET: f64 = 1.0 / 8.0;
 
 /// One site's figures in one report (or the medians over runs).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -215,9 +226,44 @@ impl Row {
         (a - b).abs() <= SIGMAS * (eb * eb + ea * ea).sqrt()
     }
 
+    /// Whether the site makes no marked call (its self is its total on
+    /// both sides) and its median call (`p50`) is the same on both sides:
+    /// within a bucket ([`BUCKET`]) and [`SIGMAS`] times the calls' spread
+    /// over their number, the sides' combined (`false` when either side
+    /// has no positive `p50`). A parent's median call is its own time less
+    /// the instrumentation of the calls beneath it, which moves from run
+    /// to run (pulldown-cmark's `FirstPass::parse_block`: 341 ns in one
+    /// run, 628 ns in the next), so its median says nothing of where a
+    /// change of its total came from. Used with one run a side, where no
+    /// run-to-run spread is known: a total, self or mean that moved while
+    /// the median call did not moved by a few calls — a burst of slow ones
+    /// (cold caches, a busy host's turn), which the reports' errors, taking
+    /// calls as independent, do not expect (pulldown-cmark's
+    /// `InlineStack::set_lowerbound`: 144 calls, the median call in the same
+    /// bucket in both runs, 6 calls above 43 ns in one and 26 in the next,
+    /// total +90%).
+    pub fn same_median(&self) -> bool {
+        let (Some(b), Some(a)) = (self.before, self.after) else {
+            return false;
+        };
+        if b.self_ns != b.total_ns || a.self_ns != a.total_ns {
+            return false;
+        }
+        let (Some(pb), Some(pa)) = (b.pct[0], a.pct[0]) else {
+            return false;
+        };
+        if pb <= 0.0 || pa <= 0.0 {
+            return false;
+        }
+        let tolerance = BUCKET + SIGMAS * b.err.calls.hypot(a.err.calls);
+        (pa / pb).ln().abs() <= tolerance.ln_1p()
+    }
+
     /// Whether the change of `m` is within the noise: below `noise`,
-    /// within the reports' own errors, or not beyond the run-to-run
-    /// spread. New and gone sites are changes.
+    /// within the reports' own errors, not beyond the run-to-run spread,
+    /// or, with one run a side, a change of total, self or mean whose
+    /// median call is the same ([`Row::same_median`]). New and gone sites
+    /// are changes.
     pub fn is_noise(&self, m: Metric, noise: f64) -> bool {
         let (b, a) = match (self.before, self.after) {
             (Some(b), Some(a)) => (b.get(m), a.get(m)),
@@ -227,9 +273,11 @@ impl Row {
             (Some(0.0), Some(a)) => a == 0.0,
             (Some(_), Some(_)) => {
                 let runs = self.before_runs.len().max(self.after_runs.len());
+                let per_call = m.percentile().is_none();
                 self.change(m).map_or(true, |c| c.abs() < noise)
                     || self.within_error(m)
                     || (runs > 1 && !self.apart(m))
+                    || (runs == 1 && per_call && self.same_median())
             }
             _ => true,
         }

@@ -15,6 +15,10 @@ pub struct Errors {
     pub mean: f64,
     /// Of a percentile, relative.
     pub pct: f64,
+    /// Of the site's typical call from its calls' spread alone, relative:
+    /// their coefficient of variation over the square root of the timed
+    /// calls (the part of `pct` beside the half bucket).
+    pub calls: f64,
 }
 
 impl Errors {
@@ -91,6 +95,7 @@ pub fn errors(s: &tickprof_runtime::SiteStats, run: &tickprof_runtime::RunInfo) 
         self_,
         mean: total / s.calls.max(1) as f64,
         pct: 1.0 / 16.0 + calls_err,
+        calls: calls_err,
     }
 }
 

@@ -298,9 +298,12 @@ fn index<'a>(
             total_ns: s.total_ns,
             self_ns: s.self_ns,
             mean_ns: s.mean_ns,
+            // The percentiles read from the file when compared; else the
+            // median call the reader took (for `Row::same_median`; 0: a
+            // report without it).
             pct: pct
                 .and_then(|p| p.get(s.name.as_str()).copied())
-                .unwrap_or([None; 3]),
+                .unwrap_or([(s.p50_ns > 0).then_some(s.p50_ns as f64), None, None]),
             err: errors(s, &r.run),
         });
     }

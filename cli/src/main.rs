@@ -227,8 +227,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 }
                 _ => (before, after),
             };
-            // The percentiles are read from the files when compared, the
-            // median call always (where a file has it).
+            // The percentiles are read from the files only when compared.
             let field = std::iter::once(metric)
                 .chain(fail_if_slower.iter().filter_map(|g| g.metric))
                 .find_map(|m| m.percentile())
@@ -239,16 +238,10 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                     .map(|f| {
                         let text = load::text(f, load::MAX_INPUT)?;
                         let r = load::parse(&text).map_err(|e| format!("{}: {e}", f.display()))?;
-                        let p = match field {
-                            Some(field) => Some(
-                                percentiles::read(&text, field)
-                                    .map_err(|e| format!("{}: {e}", f.display()))?,
-                            ),
-                            // The median calls, when the file has them: with
-                            // one run a side, a change whose median call did
-                            // not move is noise (`diff::Row::same_median`).
-                            None => percentiles::read(&text, percentiles::FIELDS[0]).ok(),
-                        };
+                        let p = field
+                            .map(|field| percentiles::read(&text, field))
+                            .transpose()
+                            .map_err(|e| format!("{}: {e}", f.display()))?;
                         Ok((r, p))
                     })
                     .collect()

@@ -1,8 +1,7 @@
 //! The sites' latency percentiles (`p50_ns`, `p90_ns`, `p99_ns`) of a
-//! saved report, read from its JSON text (the report's other figures come
-//! from the runtime's reader): when a percentile is compared or gated, an
-//! error when no site has it; else where the file has them, for the
-//! median call of the one-run rule (`diff::Row::same_median`).
+//! saved report, read from its JSON text only when a percentile is
+//! compared or gated (the report's other figures come from the runtime's
+//! reader).
 
 use std::collections::HashMap;
 

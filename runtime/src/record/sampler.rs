@@ -79,15 +79,17 @@ const NONE: usize = usize::MAX;
 static UNLISTED: AtomicU64 = AtomicU64::new(0);
 
 /// The sampler thread: not started, starting or running, off, or refused
-/// by the system.
+/// by the system (a [`Status`]'s code).
 static STATE: AtomicU8 = AtomicU8::new(IDLE);
-const IDLE: u8 = 0;
-const RUNNING: u8 = 1;
-const OFF: u8 = 2;
-const FAILED: u8 = 3;
+const IDLE: u8 = Status::NotStarted as u8;
+const RUNNING: u8 = Status::Running as u8;
+const OFF: u8 = Status::Off as u8;
+const FAILED: u8 = Status::Failed as u8;
 
-/// Where the sampler thread stands, for the report's header.
+/// Where the sampler thread stands, for the report's header (its code is
+/// [`STATE`]'s value).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
 pub(crate) enum Status {
     /// Not started yet (nor off).
     NotStarted,

@@ -57,6 +57,15 @@ build_std() { echo "-Zbuild-std=std,$1" "-Zbuild-std-features=${2:-}"; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
+# Prints what the seconds since the step's start or the last lap did.
+lap_at=$(date +%s)
+lap() {
+  local now
+  now=$(date +%s)
+  echo "platforms:   $1: $((now - lap_at)) s"
+  lap_at=$now
+}
+
 # What the aarch64 step needs, then the rest (wine's libraries are most of
 # the bytes to unpack).
 packages_first=(rustc-web cargo-web rust-web-clippy
@@ -189,12 +198,14 @@ aarch64() {
   export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER=qemu-aarch64
   "${emulated_cases[@]}" cargo test -q -p tickprof-runtime --lib --target $t "${unoptimised[@]}" \
     -- "${portable_tests[@]}"
+  lap "runtime unit tests built and run"
   # The example optimised (an unoptimised quickstart takes half a minute
   # under qemu).
   cargo run -q --example quickstart --target $t "${unoptimised[@]}" \
     --config 'profile.dev.package.tickprof.opt-level=3' >/dev/null 2>"$work/err"
   check_report $t "$work/err" quickstart
   check_failpoint $t parse_line qemu-aarch64 "$CARGO_TARGET_DIR/$t/debug/examples/quickstart"
+  lap "quickstart built and run twice"
 }
 
 windows() {
@@ -213,10 +224,13 @@ windows() {
   local boot=$!
   local build=(--target $t "${unoptimised[@]}" $(build_std panic_unwind panic-unwind))
   cargo test -q -p tickprof-runtime --lib "${build[@]}" --no-run
+  lap "std and the runtime unit tests built"
   cargo build -q --example quickstart "${build[@]}"
   wait $boot
+  lap "quickstart built, wine's prefix made"
   export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER=/usr/lib/wine/wine64
   "${emulated_cases[@]}" cargo test -q -p tickprof-runtime --lib "${build[@]}" -- "${portable_tests[@]}"
+  lap "runtime unit tests run"
   cargo run -q --example quickstart "${build[@]}" >/dev/null 2>"$work/err"
   check_report $t "$work/err" quickstart
   grep -qEx 'tickprof: coverage: all [0-9]+ marked functions ran' "$work/err" ||
@@ -276,6 +290,7 @@ all=0
 for s in "$@"; do
   printf '\n== platforms: %s\n' "$s"
   start=$(date +%s)
+  lap_at=$start
   if [ $all = 1 ] && [ "$s" = setup ]; then setup background; else "$s"; fi
   echo "platforms: $s: $(( $(date +%s) - start )) s"
 done

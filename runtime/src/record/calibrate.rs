@@ -92,12 +92,17 @@ pub(crate) fn measured() -> bool {
 
 /// Measures the cost on the calling thread (the sampler's) if it is not
 /// measured yet and the recorder records plainly (no hook, log or
-/// pause: their paths are not the one to measure).
-pub(crate) fn ensure() {
+/// pause: their paths are not the one to measure). `between` runs after
+/// each batch pair, when the CPU has been offered to the program: the
+/// sampler sweeps there on its schedule (on a busy machine each offer can
+/// cost a time slice, and the calibration took hundreds of milliseconds
+/// without a sweep: the next one credited all of it to the node then on
+/// top, a timed parent's self holding a counted child's time).
+pub(crate) fn ensure(between: &mut dyn FnMut()) {
     if measured() || crate::switches::mode() != crate::switches::RECORD {
         return;
     }
-    if let Some(c) = measure() {
+    if let Some(c) = measure(between) {
         TIMED_COST.store(c.timed.max(f64::MIN_POSITIVE).to_bits(), Ordering::Relaxed);
     }
 }
@@ -109,12 +114,13 @@ fn marginal(f: impl Fn(u64) -> u64) -> f64 {
     (marked as f64 - plain as f64) / BATCH as f64
 }
 
-fn measure() -> Option<Calibration> {
+fn measure(between: &mut dyn FnMut()) -> Option<Calibration> {
     let start = std::time::Instant::now();
     for _ in 0..WARMUP_BATCHES {
         batch(timed);
         batch(unmarked);
         std::thread::yield_now();
+        between();
     }
     // On the stack: the sampler allocates nothing from the program's
     // allocator.
@@ -127,6 +133,7 @@ fn measure() -> Option<Calibration> {
         // thread of the program waiting for it (on a busy machine, the
         // calibration must not hold a core the program wants).
         std::thread::yield_now();
+        between();
         if n >= BATCHES
             && (fast_cluster(&mut samples[..n]).len() >= BATCHES / 2 || start.elapsed() >= MAX_TIME)
         {
@@ -172,11 +179,20 @@ mod tests {
     fn the_cost_is_measured_once_and_plausible() {
         // The unit tests record plainly (no hook, log or pause set).
         assert_eq!(crate::switches::mode(), crate::switches::RECORD);
-        super::ensure();
+        let mut between = 0u32;
+        super::ensure(&mut || between += 1);
         let c = super::costs();
         // Two clock reads at least; well under a microsecond.
         assert!(c.timed > 0.0 && c.timed < 1e5, "{c:?}");
-        super::ensure();
+        // Run after every batch pair (the sampler sweeps there), warm-up
+        // included, unless another test measured first.
+        assert!(
+            between == 0 || between as usize > super::WARMUP_BATCHES,
+            "{between}"
+        );
+        let before = between;
+        super::ensure(&mut || between += 1);
         assert_eq!(super::costs(), c, "measured once");
+        assert_eq!(between, before, "nothing run when measured");
     }
 }

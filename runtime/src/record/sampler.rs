@@ -273,14 +273,22 @@ const CALIBRATE_AFTER: Duration = Duration::from_millis(50);
 fn run(period: Duration) {
     ITS_THREAD.with(|t| t.set(true));
     let started = Instant::now();
+    let period_ns = u64::try_from(period.as_nanos()).unwrap_or(u64::MAX);
     let mut next = started + period;
     loop {
         // The calibration's floor, on this thread of tickprof's own, once
         // the program has run a while (a few milliseconds, once; right at
         // this thread's start, it took the CPU from the thread that had
-        // just started it, outside any marked call's time).
+        // just started it, outside any marked call's time). The sweeps
+        // keep their schedule meanwhile.
         if !super::calibrate::measured() && started.elapsed() >= CALIBRATE_AFTER {
-            super::calibrate::ensure();
+            super::calibrate::ensure(&mut || {
+                let now = Instant::now();
+                if now >= next && STATE.load(Ordering::Relaxed) == RUNNING {
+                    next = now + period;
+                    sweep(period_ns);
+                }
+            });
         }
         let now = Instant::now();
         if next > now {
@@ -292,7 +300,7 @@ fn run(period: Duration) {
         if STATE.load(Ordering::Relaxed) != RUNNING {
             return;
         }
-        sweep(u64::try_from(period.as_nanos()).unwrap_or(u64::MAX));
+        sweep(period_ns);
     }
 }
 

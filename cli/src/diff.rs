@@ -273,11 +273,12 @@ impl Row {
             (Some(0.0), Some(a)) => a == 0.0,
             (Some(_), Some(_)) => {
                 let runs = self.before_runs.len().max(self.after_runs.len());
-                let per_call = m.percentile().is_none();
+                // Total, self or mean (a percentile is the calls' own).
+                let of_calls = m.percentile().is_none();
                 self.change(m).map_or(true, |c| c.abs() < noise)
                     || self.within_error(m)
                     || (runs > 1 && !self.apart(m))
-                    || (runs == 1 && per_call && self.same_median())
+                    || (runs == 1 && of_calls && self.same_median())
             }
             _ => true,
         }

@@ -45,7 +45,10 @@ fn blocked() -> u64 {
 #[cfg(target_os = "linux")]
 pub(crate) fn note_at_load() {
     // Unknown (`u64::MAX`): nothing noted, every blocked signal counts.
-    let at_load = Some(blocked()).filter(|&m| m != u64::MAX).unwrap_or(0);
+    let at_load = match blocked() {
+        u64::MAX => 0,
+        mask => mask,
+    };
     AT_LOAD.store(at_load, core::sync::atomic::Ordering::Relaxed);
 }
 

@@ -44,6 +44,9 @@ export CARGO_TERM_COLOR=never
 export CARGO_INCREMENTAL=0
 # No debug info: the builds are for behaviour, and std is built here.
 export CARGO_PROFILE_DEV_DEBUG=false
+# And none at build time either (CI sets it to line tables for its own
+# builds: see .ci/run).
+export CARGO_PROFILE_DEV_BUILD_OVERRIDE_DEBUG=false
 export RUSTC_WORKSPACE_WRAPPER=/usr/bin/clippy-driver
 export CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"
 

@@ -38,8 +38,13 @@ install() {
 
 # The platforms' packages first (their setup updates the package lists,
 # with the arm64 architecture, when it installs anything), then the lists
-# updated again if anything else is missing.
-bash scripts/ci_platforms.sh setup
+# updated again if anything else is missing. With PLATFORMS_READY set (a
+# path), that file is made once the platforms' setup is over, whatever
+# its outcome: .ci/run starts the platforms' builds then.
+platforms=0
+bash scripts/ci_platforms.sh setup || platforms=$?
+[ -z "${PLATFORMS_READY:-}" ] || echo "$platforms" >"$PLATFORMS_READY"
+[ "$platforms" = 0 ] || { echo "ci_packages: FAIL: the platforms' setup"; exit 1; }
 others=(prometheus golang-go valgrind uftrace lcov chromium)
 dpkg -s "${others[@]}" >/dev/null 2>&1 || apt-get update -qq
 install --no-install-recommends -- prometheus

@@ -18,14 +18,20 @@
 //! share are not stretched by a busy machine (the figures, wall time,
 //! share the waits out between the program and the instrumentation).
 //! Time the thread was blocked (in a system call, on a lock, asleep) is
-//! the program's, as a timed call's wall time counts it. The kernel adds a
-//! wait to the run-queue delay only once the thread runs again, so a
-//! thread found inside the instrumentation is credited there with at
-//! most the CPU time it used since the last look (its CPU clock,
-//! [`super::cpuclock`]), the rest as waited, and with two periods at
-//! most (`entry::CAP_PERIODS`), the rest as the program's: a thread preempted
-//! in a guard, or a look delayed for milliseconds on a busy machine, does
-//! not make one sample of the instrumentation milliseconds of it (which,
+//! the program's, as a timed call's wall time counts it, and stays with
+//! the node on top (a blocked thread's stack does not move). The kernel
+//! adds a wait to the run-queue delay only once the thread runs again, so
+//! a thread found inside the instrumentation (which never blocks) is
+//! credited there with at most the CPU time it used since the last look
+//! (its CPU clock, [`super::cpuclock`]), the rest as waited. Of what the
+//! thread ran, a look credits two periods at most (`entry::CAP_PERIODS`)
+//! to the node on top: a look delayed for milliseconds on a busy machine
+//! (the sampler's own thread waiting for a CPU) tells where the thread is
+//! now, not where it ran all that time. The rest is carried over and
+//! shared out by the looks that follow, each in its own cell, up to four
+//! times its own share (`entry::split`): a delay of 100 ms once credited
+//! 100 ms to a timed loop's own time, where its counted callee had run;
+//! and one sample of the instrumentation made milliseconds of it (which,
 //! taken out of a short run's few calls, read as tens of microseconds a
 //! call). Where the kernel
 //! gives no run-queue delay, every moment is the program's. A thread
@@ -67,6 +73,7 @@ static TABLE: [Entry; SLOTS] = [const {
         last_delay: AtomicU64::new(0),
         clock: AtomicI64::new(cpuclock::NONE),
         last_cpu: AtomicU64::new(0),
+        pending: AtomicU64::new(0),
     }
 }; SLOTS];
 
@@ -139,6 +146,7 @@ pub(super) fn register(s: &ThreadState) -> u32 {
             Ordering::Relaxed,
         );
         e.set_clock(cpuclock::own());
+        e.pending.store(0, Ordering::Relaxed);
         e.last_ns.store(mono_ns(), Ordering::Relaxed);
         e.last.store(ticks(), Ordering::Relaxed);
         e.state.store(p, Ordering::Release);
@@ -321,22 +329,9 @@ fn sweep(period_ns: u64) {
         // off the table and waits (`unregister`) before its state goes,
         // and `READING` names this entry until the read below is done.
         if let Some(s) = unsafe { p.as_ref() }.filter(|_| p != CLAIMED) {
-            let (mut program, mut waited, ran, cap) = e.since_last(now, now_ns, period_ns);
+            let (program, waited, ran, cap) = e.since_last(now, now_ns, period_ns);
             if program + waited > 0 {
                 if let Some((node, what)) = s.sampled() {
-                    if matches!(what, Sampled::Calls | Sampled::Own) {
-                        // The instrumentation never blocks: what the
-                        // thread did not run of the interval, it waited.
-                        // Of what it ran, two periods at most: a look
-                        // delayed by a busy machine tells what the thread
-                        // does now, not what it did all that time (the
-                        // rest is the program's, by far the likelier).
-                        let ran = ran.unwrap_or(program).min(program);
-                        waited += program - ran;
-                        let inst = ran.min(cap);
-                        bump(&node.c.sampled, ran - inst);
-                        program = inst;
-                    }
                     let cell = match what {
                         Sampled::Program => &node.c.sampled,
                         Sampled::Calls => &node.c.sampled_inst,
@@ -346,8 +341,18 @@ fn sweep(period_ns: u64) {
                             continue;
                         }
                     };
-                    bump(cell, program);
-                    bump(&node.c.sampled_wait, waited);
+                    let inside = !matches!(what, Sampled::Program);
+                    let look = entry::Look {
+                        program,
+                        waited,
+                        ran,
+                        cap,
+                        inside,
+                    };
+                    let split = entry::split(look, e.pending.load(Ordering::Relaxed));
+                    e.pending.store(split.pending, Ordering::Relaxed);
+                    bump(cell, split.here);
+                    bump(&node.c.sampled_wait, split.waited);
                 }
             }
         }
@@ -365,6 +370,7 @@ pub(crate) fn unlisted() -> u64 {
 #[cfg(unix)]
 pub(super) fn fork_child(keep: u32) {
     for (i, e) in TABLE.iter().enumerate() {
+        e.pending.store(0, Ordering::Relaxed);
         if i != keep as usize {
             e.state.store(core::ptr::null_mut(), Ordering::Relaxed);
             e.clock.store(cpuclock::NONE, Ordering::Relaxed);

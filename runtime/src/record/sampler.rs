@@ -329,26 +329,19 @@ fn sweep(period_ns: u64) {
         // off the table and waits (`unregister`) before its state goes,
         // and `READING` names this entry until the read below is done.
         if let Some(s) = unsafe { p.as_ref() }.filter(|_| p != CLAIMED) {
-            let (program, waited, ran, cap) = e.since_last(now, now_ns, period_ns);
-            if program + waited > 0 {
+            let mut look = e.since_last(now, now_ns, period_ns);
+            if look.program + look.waited > 0 {
                 if let Some((node, what)) = s.sampled() {
-                    let cell = match what {
-                        Sampled::Program => &node.c.sampled,
-                        Sampled::Calls => &node.c.sampled_inst,
-                        Sampled::Own => &node.c.sampled_own,
+                    let (cell, inside) = match what {
+                        Sampled::Program => (&node.c.sampled, false),
+                        Sampled::Calls => (&node.c.sampled_inst, true),
+                        Sampled::Own => (&node.c.sampled_own, true),
                         Sampled::Tool => {
                             READING.store(NONE, Ordering::Release);
                             continue;
                         }
                     };
-                    let inside = !matches!(what, Sampled::Program);
-                    let look = entry::Look {
-                        program,
-                        waited,
-                        ran,
-                        cap,
-                        inside,
-                    };
+                    look.inside = inside;
                     let split = entry::split(look, e.pending.load(Ordering::Relaxed));
                     e.pending.store(split.pending, Ordering::Relaxed);
                     bump(cell, split.here);

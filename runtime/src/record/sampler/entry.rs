@@ -109,38 +109,41 @@ impl Entry {
         self.last_cpu.store(cpu, Ordering::Relaxed);
     }
 
-    /// The thread's time since the sampler's last look, in ticks: the
-    /// program's (running or blocked), and waited for a CPU (ready but not
-    /// running), in the proportion its run-queue delay says; the CPU time
-    /// it used meanwhile (`None`: not known); and [`CAP_PERIODS`]
+    /// The sampler's look at the thread now ([`Look`], found in the
+    /// program: the caller says where the thread is): its time since the
+    /// last look, in ticks, the program's (running or blocked) and waited
+    /// for a CPU (ready but not running) in the proportion its run-queue
+    /// delay says; the CPU time it used meanwhile; and [`CAP_PERIODS`]
     /// sampling periods (`period_ns` each) of the interval. Moves the last
     /// look to now.
-    pub(super) fn since_last(
-        &self,
-        now: u64,
-        now_ns: u64,
-        period_ns: u64,
-    ) -> (u64, u64, Option<u64>, u64) {
+    pub(super) fn since_last(&self, now: u64, now_ns: u64, period_ns: u64) -> Look {
+        let look = |program, waited, ran, cap| Look {
+            program,
+            waited,
+            ran,
+            cap,
+            inside: false,
+        };
         let dt = now.wrapping_sub(self.last.swap(now, Ordering::Relaxed));
         let wall = now_ns.wrapping_sub(self.last_ns.swap(now_ns, Ordering::Relaxed));
         let cpu = cpuclock::read_ns(self.clock.load(Ordering::Relaxed));
         let ran = cpu.map(|c| c.saturating_sub(self.last_cpu.swap(c, Ordering::Relaxed)));
         if (dt as i64) <= 0 {
-            return (0, 0, None, 0);
+            return look(0, 0, None, 0);
         }
         if wall == 0 || (wall as i64) < 0 {
-            return (dt, 0, None, dt);
+            return look(dt, 0, None, dt);
         }
         let of_dt = |ns: u64| ((ns as f64 / wall as f64).min(1.0) * dt as f64) as u64;
         let (ran, cap) = (ran.map(of_dt), of_dt(period_ns.saturating_mul(CAP_PERIODS)));
         let fd = self.stat.load(Ordering::Relaxed);
         let Some(delay_now) = (fd >= 0).then(|| delay_ns(fd)).flatten() else {
-            return (dt, 0, ran, cap);
+            return look(dt, 0, ran, cap);
         };
         let delay = delay_now.wrapping_sub(self.last_delay.swap(delay_now, Ordering::Relaxed));
         let share = (delay as f64 / wall as f64).clamp(0.0, 1.0);
         let waited = (dt as f64 * share) as u64;
-        (dt - waited, waited, ran, cap)
+        look(dt - waited, waited, ran, cap)
     }
 }
 

@@ -165,8 +165,8 @@ pub(crate) fn build(c: &Capture, facts: &Facts) -> Report {
         })
         .map(|(&k, (site, f))| {
             let mut s = site_stats(site, f, names[&k].clone(), ns, shown_comp, resolution);
-            let counted = s.timing == Timing::Counted;
-            let per_call = percentiles::PerCall::of(f, shown_comp, resolution, counted);
+            let estimated = s.timing == Timing::Counted || !s.resolved;
+            let per_call = percentiles::PerCall::of(f, shown_comp, resolution, estimated);
             percentiles::fill(&mut s, merged.hists.get(site), f, ns.0, per_call);
             s.callers = edges(&f.callers);
             s.callees = edges(&f.callees);

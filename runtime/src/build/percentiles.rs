@@ -19,9 +19,11 @@ pub(crate) struct PerCall {
     /// No call is taken below this (the clock's resolution, or its raw
     /// time when shorter): a call that measurably took time never reads 0.
     pub floor: f64,
-    /// Whether the calls' figures come from a timed sample of a counted
-    /// site, whose level is the sampler's (its mean): they are scaled to
-    /// it whatever the factor (see [`agree_with_mean`]).
+    /// Whether the calls' level is the sampler's (its mean), not the
+    /// clock's: a counted site's timed sample, or a timed site whose calls
+    /// are too short for the clock to resolve (`~` in the report). Their
+    /// median is brought down to the mean whatever the factor (see
+    /// [`agree_with_mean`]).
     pub sampled_level: bool,
 }
 
@@ -35,8 +37,9 @@ impl PerCall {
     };
 
     /// The correction of a site's calls (`comp`: a measured report;
-    /// `resolution`: what the clock resolves, in ticks).
-    pub fn of(f: &Flat, comp: bool, resolution: f64, counted: bool) -> PerCall {
+    /// `resolution`: what the clock resolves, in ticks; `estimated`: the
+    /// site is counted, or its calls are too short to resolve).
+    pub fn of(f: &Flat, comp: bool, resolution: f64, estimated: bool) -> PerCall {
         if !comp {
             return PerCall::RAW;
         }
@@ -50,7 +53,7 @@ impl PerCall {
             off: resolution.min(min),
             per_below,
             floor: resolution.min(min),
-            sampled_level: counted,
+            sampled_level: estimated,
         }
     }
 
@@ -65,36 +68,47 @@ impl PerCall {
 /// the clock's read within each call is a few nanoseconds.
 const AGREE: f64 = 1.25;
 
+/// Markov's bound: at least a fraction `1 - q` of the calls took the
+/// `q` quantile or longer, so the mean is at least `(1 - q)` times it.
+/// The quantiles held to it, with the factor `1 / (1 - q)`.
+const MARKOV: [(f64, f64); 3] = [(0.50, 2.0), (0.90, 10.0), (0.99, 100.0)];
+
 /// Brings the calls' figures (sorted, in ticks) to the site's mean
 /// (`mean` ticks, from its totals), keeping their order:
 ///
 /// - a timed site's: scaled so that their mean is the site's, by a factor
 ///   of at most [`AGREE`] either way (a bucket's midpoint stands for calls
 ///   anywhere in the bucket; a single call's figure is then its own time);
-/// - a counted site's (`sampled`: its timed sample's calls, its level the
-///   sampler's): scaled down only, until their median is the site's mean,
-///   when the sample's median lies above it — its calls were too short
-///   for the clock to resolve, and the sampler found them shorter. A
-///   median below the mean is a spread the mean's tail explains: kept.
+/// - a counted site's (its timed sample's calls) and an unresolved timed
+///   site's (`sampled`: their level is the sampler's): scaled down only,
+///   until their median is the site's mean, when their median lies above
+///   it — the calls were too short for the clock to resolve, and the
+///   sampler found them shorter. A median below the mean is a spread the
+///   mean's tail explains: kept;
+/// - every site's, then: scaled down as far as [`MARKOV`]'s bound asks
+///   (the p50 at most twice the mean, the p90 ten times, the p99 a
+///   hundred times), so that no percentile contradicts the mean: where
+///   the sampler found a site's calls far shorter than its clock reads
+///   said, the clock reads yield.
 fn agree_with_mean(sorted: &mut [(f64, u64)], mean: f64, sampled: bool) {
     let (sum, n) = sorted.iter().fold((0.0, 0.0), |(s, n), &(t, c)| {
         (s + t * c as f64, n + c as f64)
     });
-    if sum <= 0.0 || mean < 0.0 || !mean.is_finite() {
+    if sum <= 0.0 || mean <= 0.0 || !mean.is_finite() {
         return;
     }
-    let k = if sampled {
-        let median = crate::hist::quantile_of(sorted, 0.5).unwrap_or(0.0);
-        if median > mean {
-            mean / median
-        } else {
-            1.0
-        }
-    } else if mean > 0.0 {
-        (mean * n / sum).clamp(1.0 / AGREE, AGREE)
-    } else {
+    let mut k = if sampled {
         1.0
+    } else {
+        (mean * n / sum).clamp(1.0 / AGREE, AGREE)
     };
+    let bounds = if sampled { &[(0.50, 1.0)][..] } else { &[][..] };
+    for &(q, times) in bounds.iter().chain(MARKOV.iter()) {
+        let at = crate::hist::quantile_of(sorted, q).unwrap_or(0.0) * k;
+        if at > mean * times {
+            k *= mean * times / at;
+        }
+    }
     for x in sorted.iter_mut() {
         x.0 *= k;
     }
@@ -108,8 +122,9 @@ fn agree_with_mean(sorted: &mut [(f64, u64)], mean: f64, sampled: bool) {
 /// instrumentation of the marked calls made beneath it, by its bucket's
 /// count of them, never one average over all calls. `min`, the
 /// percentiles and `max` are ranks of those figures, so `min <= p50 <=
-/// p90 <= p99 <= max` by construction; `min` and `max` are then widened
-/// to the mean (`min <= mean <= max`), and the percentiles kept within
+/// p90 <= p99 <= max` by construction; they are brought to the mean
+/// ([`agree_with_mean`]: none contradicts it), `min` and `max` are then
+/// widened to it (`min <= mean <= max`), and the percentiles kept within
 /// them. Without a histogram (no timed call) `min` and `max` come from
 /// the raw extremes, corrected the same way, and the percentiles are 0.
 pub(super) fn fill(s: &mut SiteStats, h: Option<&Hist>, f: &Flat, ns: f64, per_call: PerCall) {

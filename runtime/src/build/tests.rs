@@ -226,6 +226,61 @@ fn each_call_loses_the_instrumentation_of_the_calls_beneath_it() {
     assert!(!raw.run.compensated);
 }
 
+/// The percentiles never contradict the mean. A site whose 1,000 calls
+/// read `raw` ticks each, each with one marked call of b (1 tick)
+/// beneath it, in which the sampler found `inside` ticks a call of the
+/// instrumentation: each call, less what is taken out, is held at the
+/// clock's resolution (26 ticks: no call that took time reads less), its
+/// mean at `raw - inside`. Unresolved (the shortest call under twice the
+/// resolution, the mean under 8 times it): its median is brought to the
+/// mean, as a counted site's. Resolved: held to Markov's bound (at least
+/// half the calls took the p50, so the mean is at least half of it).
+#[test]
+fn percentiles_never_contradict_the_mean() {
+    let site = |raw: u64, inside: u64, min: u64| {
+        let mut a = sampled(
+            node(0, 0, 1_000, 1_000 * raw),
+            1_000 * (raw - inside - 1),
+            1_000 * inside,
+            0,
+        );
+        (a.acc.min, a.acc.max) = (min, raw);
+        let b = sampled(node(1, 1, 1_000, 1_000), 1_000, 0, 0);
+        let mut t = Tree::from_nodes(vec![TNode::ROOT, a, b]);
+        let mut h = crate::hist::Hist::one_below(raw, 1);
+        for _ in 1..1_000 {
+            h.merge(&crate::hist::Hist::one_below(raw, 1));
+        }
+        t.hists.insert(&SITES[0], h);
+        let mut f = facts(true);
+        f.resolution_ticks = 26.0;
+        build(&capture(vec![t]), &f).site("a").unwrap().clone()
+    };
+    let a = site(40, 36, 30);
+    assert!(!a.resolved);
+    assert!((3.0..=5.0).contains(&a.mean_ns), "mean {}", a.mean_ns);
+    assert!(
+        a.min_ns <= a.p50_ns && a.p50_ns as f64 <= a.mean_ns + 0.5,
+        "p50 {}",
+        a.p50_ns
+    );
+    let b = site(60, 55, 60);
+    assert!(b.resolved);
+    assert!((4.0..=6.0).contains(&b.mean_ns), "mean {}", b.mean_ns);
+    assert!(
+        b.p50_ns as f64 <= 2.0 * b.mean_ns + 0.5,
+        "p50 {} mean {}",
+        b.p50_ns,
+        b.mean_ns
+    );
+    assert!(
+        b.p50_ns as f64 >= 1.5 * b.mean_ns,
+        "p50 {} mean {}",
+        b.p50_ns,
+        b.mean_ns
+    );
+}
+
 /// Resolved: the shortest call at least twice the clock's resolution, or
 /// the mean at least eight times it. A tiny function slowed down by a
 /// busy machine (mean 40 with a resolution of 12) keeps its short
@@ -808,6 +863,20 @@ fn assert_invariants(r: &Report) {
                 s.p99_ns,
                 s.max_ns
             );
+            // Markov's bound: at least 1 - q of the calls took the q
+            // quantile or longer.
+            for (q, v, times) in [
+                ("p50", s.p50_ns, 2.0),
+                ("p90", s.p90_ns, 10.0),
+                ("p99", s.p99_ns, 100.0),
+            ] {
+                assert!(
+                    s.mean_ns <= 0.0 || v as f64 <= times * s.mean_ns + 1.0,
+                    "{}: {q} {v} against mean {}",
+                    s.name,
+                    s.mean_ns
+                );
+            }
             assert_eq!(
                 s.hist_count(),
                 s.timed_calls - s.rejected(),

@@ -114,13 +114,20 @@ fn marginal(f: impl Fn(u64) -> u64) -> f64 {
     (marked as f64 - plain as f64) / BATCH as f64
 }
 
+/// Between two batch pairs (~10 µs each): the CPU offered to any thread
+/// of the program waiting for it (on a busy machine, the calibration must
+/// not hold a core the program wants), then `between` run.
+fn offer(between: &mut dyn FnMut()) {
+    std::thread::yield_now();
+    between();
+}
+
 fn measure(between: &mut dyn FnMut()) -> Option<Calibration> {
     let start = std::time::Instant::now();
     for _ in 0..WARMUP_BATCHES {
         batch(timed);
         batch(unmarked);
-        std::thread::yield_now();
-        between();
+        offer(between);
     }
     // On the stack: the sampler allocates nothing from the program's
     // allocator.
@@ -129,11 +136,7 @@ fn measure(between: &mut dyn FnMut()) -> Option<Calibration> {
     while n < MAX_BATCHES {
         samples[n] = marginal(timed).max(0.0);
         n += 1;
-        // A batch pair takes ~10 µs: between them, the CPU goes to any
-        // thread of the program waiting for it (on a busy machine, the
-        // calibration must not hold a core the program wants).
-        std::thread::yield_now();
-        between();
+        offer(between);
         if n >= BATCHES
             && (fast_cluster(&mut samples[..n]).len() >= BATCHES / 2 || start.elapsed() >= MAX_TIME)
         {

@@ -292,9 +292,9 @@ fn run(period: Duration) {
         if !super::calibrate::measured() && started.elapsed() >= CALIBRATE_AFTER {
             super::calibrate::ensure(&mut || {
                 let now = Instant::now();
-                if now >= next && STATE.load(Ordering::Relaxed) == RUNNING {
+                if now >= next {
                     next = now + period;
-                    sweep(period_ns);
+                    sweep_if_running(period_ns);
                 }
             });
         }
@@ -305,11 +305,20 @@ fn run(period: Duration) {
         } else {
             next = now + period;
         }
-        if STATE.load(Ordering::Relaxed) != RUNNING {
+        if !sweep_if_running(period_ns) {
             return;
         }
+    }
+}
+
+/// A sweep, unless the sampler is stopping (off, or after `fork`):
+/// whether it swept.
+fn sweep_if_running(period_ns: u64) -> bool {
+    let running = STATE.load(Ordering::Relaxed) == RUNNING;
+    if running {
         sweep(period_ns);
     }
+    running
 }
 
 /// Credits every listed thread with the time since the sampler's last

@@ -19,6 +19,15 @@
 //! each side, never counts as a change. Only significant changes are
 //! shown (unless `--all`) and gated, significant rows first.
 //!
+//! A site's total, self and mean are also compared as **shares of their
+//! run** (the figure over the run's top-level total: [`Figures::run_ns`]),
+//! and a change is significant when either form says so. A busy host
+//! slows whole runs in turns (two identical pulldown-cmark runs: 240 and
+//! 417 ms), which moves every site of a run together and widens each
+//! side's spread of absolute figures until a planted 2× regression of
+//! one site was hidden in it; its share of the run does not move with
+//! the host. The gate's threshold is still on the absolute change.
+//!
 //! With one run a side no spread is known, and a total, self or mean of
 //! a site making no marked call that moved while its median call stayed
 //! the same ([`Row::same_median`]) moved by a few calls: noise there (a
@@ -120,6 +129,9 @@ pub struct Figures {
     /// The report's own standard error of total, self and mean, and of a
     /// percentile relative to its value (see [`errors`]).
     pub err: Errors,
+    /// The run's time: the sum of the top-level calls' totals (every
+    /// thread's), ns; 0: none (no share is compared).
+    pub run_ns: f64,
 }
 
 impl Figures {
@@ -132,6 +144,36 @@ impl Figures {
             _ => self.pct[m.percentile().unwrap_or(0)],
         }
     }
+
+    /// The value of `m` in the `scale` asked.
+    fn value(&self, m: Metric, scale: Scale) -> Option<f64> {
+        match scale {
+            Scale::Ns => self.get(m),
+            Scale::Share => self.share(m),
+        }
+    }
+
+    /// `m` as a share of the run (`None`: a percentile — the calls' own,
+    /// not the run's — or a run of no time).
+    fn share(&self, m: Metric) -> Option<f64> {
+        (m.percentile().is_none() && self.run_ns > 0.0)
+            .then(|| self.get(m).unwrap_or(0.0) / self.run_ns)
+    }
+
+    /// The report's own standard error of `m` at `value`, in `scale`.
+    fn err_of(&self, m: Metric, value: f64, scale: Scale) -> f64 {
+        match scale {
+            Scale::Ns => self.err.of(m, value),
+            Scale::Share => self.err.of(m, value * self.run_ns) / self.run_ns,
+        }
+    }
+}
+
+/// A figure in nanoseconds, or as a share of its run's time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Scale {
+    Ns,
+    Share,
 }
 
 /// One site in either set of runs, matched by name.
@@ -151,10 +193,12 @@ pub struct Row {
 
 /// The smallest and largest value of `m` over `runs` (`None`: no run
 /// has it).
-fn range(runs: &[Figures], m: Metric) -> Option<(f64, f64)> {
-    runs.iter().filter_map(|f| f.get(m)).fold(None, |r, v| {
-        Some(r.map_or((v, v), |(lo, hi): (f64, f64)| (lo.min(v), hi.max(v))))
-    })
+fn range(runs: &[Figures], m: Metric, scale: Scale) -> Option<(f64, f64)> {
+    runs.iter()
+        .filter_map(|f| f.value(m, scale))
+        .fold(None, |r, v| {
+            Some(r.map_or((v, v), |(lo, hi): (f64, f64)| (lo.min(v), hi.max(v))))
+        })
 }
 
 impl Row {
@@ -179,7 +223,7 @@ impl Row {
         } else {
             (&self.before_runs, self.before)
         };
-        let (lo, hi) = range(runs, m)?;
+        let (lo, hi) = range(runs, m, Scale::Ns)?;
         let med = median?.get(m)?;
         (runs.len() > 1 && med > 0.0).then(|| (hi - lo) / med)
     }
@@ -188,11 +232,17 @@ impl Row {
     /// spread (with one run a side: whether the values differ), on a log
     /// scale where both are positive: a side twice as slow spreads twice as
     /// wide in nanoseconds, and a planted 2× regression of a site whose
-    /// runs spread ±17% was hidden by its own doubled spread.
+    /// runs spread ±17% was hidden by its own doubled spread. In
+    /// nanoseconds or as shares of the runs (see the module docs).
     pub fn apart(&self, m: Metric) -> bool {
-        let (Some((blo, bhi)), Some((alo, ahi))) =
-            (range(&self.before_runs, m), range(&self.after_runs, m))
-        else {
+        self.apart_in(m, Scale::Ns) || self.apart_in(m, Scale::Share)
+    }
+
+    fn apart_in(&self, m: Metric, scale: Scale) -> bool {
+        let (Some((blo, bhi)), Some((alo, ahi))) = (
+            range(&self.before_runs, m, scale),
+            range(&self.after_runs, m, scale),
+        ) else {
             return false;
         };
         let (blo, bhi, alo, ahi) = if blo > 0.0 && alo > 0.0 {
@@ -207,23 +257,29 @@ impl Row {
     /// Whether the change of `m` is within [`SIGMAS`] times what the
     /// reports say of their own precision (the sides' errors combined;
     /// with several runs, each side's median's error is its runs' largest
-    /// over the square root of their number).
+    /// over the square root of their number), in nanoseconds and as
+    /// shares of the runs (see the module docs).
     pub fn within_error(&self, m: Metric) -> bool {
-        let side = |runs: &[Figures], med: Option<Figures>| -> Option<(f64, f64)> {
-            let v = med?.get(m)?;
+        self.within_error_in(m, Scale::Ns).unwrap_or(false)
+            && self.within_error_in(m, Scale::Share).unwrap_or(true)
+    }
+
+    /// [`Row::within_error`] in one scale (`None`: a side has no such
+    /// figure). A side's figure is its runs' median.
+    fn within_error_in(&self, m: Metric, scale: Scale) -> Option<bool> {
+        let side = |runs: &[Figures]| -> Option<(f64, f64)> {
+            let values: Vec<f64> = runs.iter().filter_map(|f| f.value(m, scale)).collect();
+            if values.is_empty() {
+                return None;
+            }
             let e = runs
                 .iter()
-                .filter_map(|f| Some(f.err.of(m, f.get(m)?)))
+                .filter_map(|f| Some(f.err_of(m, f.value(m, scale)?, scale)))
                 .fold(0.0, f64::max);
-            Some((v, e / (runs.len().max(1) as f64).sqrt()))
+            Some((median(values), e / (runs.len().max(1) as f64).sqrt()))
         };
-        let (Some((b, eb)), Some((a, ea))) = (
-            side(&self.before_runs, self.before),
-            side(&self.after_runs, self.after),
-        ) else {
-            return false;
-        };
-        (a - b).abs() <= SIGMAS * (eb * eb + ea * ea).sqrt()
+        let ((b, eb), (a, ea)) = (side(&self.before_runs)?, side(&self.after_runs)?);
+        Some((a - b).abs() <= SIGMAS * (eb * eb + ea * ea).sqrt())
     }
 
     /// Whether the site makes no marked call (its self is its total on
@@ -293,6 +349,7 @@ fn index<'a>(
     pct: Option<&HashMap<String, [Option<f64>; 3]>>,
 ) -> HashMap<&'a str, Figures> {
     let mut map = HashMap::with_capacity(r.sites.len());
+    let run_ns = run_ns(r);
     for s in &r.sites {
         map.entry(s.name.as_str()).or_insert_with(|| Figures {
             calls: s.calls,
@@ -306,9 +363,19 @@ fn index<'a>(
                 .and_then(|p| p.get(s.name.as_str()).copied())
                 .unwrap_or([(s.p50_ns > 0).then_some(s.p50_ns as f64), None, None]),
             err: errors(s, &r.run),
+            run_ns,
         });
     }
     map
+}
+
+/// A report's run time: the sum of its top-level calls' totals, ns.
+fn run_ns(r: &Report) -> f64 {
+    r.tree
+        .iter()
+        .filter(|n| n.parent == Some(0))
+        .map(|n| n.total_ns as f64)
+        .sum()
 }
 
 /// The median of `v` (the mean of the middle two for an even count).
@@ -339,6 +406,7 @@ fn medians(runs: &[Figures]) -> Option<Figures> {
         mean_ns: of(|f| f.mean_ns),
         pct: [pct(0), pct(1), pct(2)],
         err: runs[0].err,
+        run_ns: of(|f| f.run_ns),
     })
 }
 

@@ -470,6 +470,62 @@ fn a_doubled_site_with_a_wide_run_spread_fails_three_runs_a_side() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A copy of `before.json` from a host running `host` times as slow in
+/// that run (every site and call path scaled alike: a busy host's turn),
+/// with `slow`'s site and call paths `times` slower again; the sampler on
+/// as in [`write_sampled`].
+fn write_host_run(dir: &Path, name: &str, host: f64, slow: &str, times: f64) -> PathBuf {
+    let k = |site: &str| host * if site == slow { times } else { 1.0 };
+    let path = write_sampled(dir, name, k);
+    let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    for n in v["tree"].as_array_mut().unwrap() {
+        let f = k(n["name"].as_str().unwrap());
+        for key in ["total_ns", "self_ns"] {
+            let x = n[key].as_u64().unwrap();
+            n[key] = Value::from((x as f64 * f).round() as u64);
+        }
+    }
+    std::fs::write(&path, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    path
+}
+
+/// Three runs a side on a host whose speed moves whole runs by up to
+/// 1.8× (two identical pulldown-cmark runs: 240 and 417 ms): one site
+/// made 2× slower is within each side's spread in nanoseconds, and was
+/// not found; as a share of its run it moves alone, and fails the gate.
+/// The same runs without the slower site pass.
+#[test]
+fn a_doubled_site_fails_three_runs_a_side_whose_host_moves_whole_runs() {
+    let dir = scratch("host");
+    let slow = "quickstart::analyse";
+    let side = |tag: &str, hosts: [f64; 3], times: f64| -> Vec<String> {
+        hosts
+            .iter()
+            .enumerate()
+            .map(|(i, &h)| {
+                let p = write_host_run(&dir, &format!("{tag}{i}.json"), h, slow, times);
+                p.to_string_lossy().into_owned()
+            })
+            .collect()
+    };
+    let before = side("b", [1.0, 0.75, 1.35], 1.0);
+    let gate = |after: &[String]| {
+        let mut args = vec!["diff", "--fail-if-slower", "5%"];
+        args.extend(before.iter().map(String::as_str));
+        args.push("--");
+        args.extend(after.iter().map(String::as_str));
+        tickprof(&args)
+    };
+    let out = gate(&side("a", [1.3, 0.8, 1.1], 2.0));
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains(&format!("{slow}: total +")), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    let out = gate(&side("i", [1.3, 0.8, 1.1], 1.0));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A fresh scratch directory for one test.
 fn scratch(tag: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("tickprof-diff-{tag}-{}", std::process::id()));

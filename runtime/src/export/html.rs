@@ -201,6 +201,11 @@ fn header(out: &mut String, report: &Report) {
             " · instrumentation ≈ {:.1}% of the run",
             100.0 * num(r.overhead_share)
         );
+        if let Some(note) = r.unseen_cost_note() {
+            out.push_str(" (");
+            push_esc(out, note);
+            out.push(')');
+        }
     }
     if r.debug_build {
         out.push_str(" · <strong>unoptimised build</strong> (debug assertions on: figures are far above a release build's)");
@@ -386,6 +391,24 @@ mod tests {
         assert!(page.contains(".note{margin:2px 0;color:var(--mute)}.note.warn{color:#b3261e}"));
         assert!(page.contains("<p class=\"stats\">1 call · total"), "{page}");
         assert!(!page.contains("1 calls"));
+    }
+
+    /// The header's share of the instrumentation says what it leaves out
+    /// where it is large (as the text header's line does).
+    #[test]
+    fn a_large_instrumentation_share_says_what_it_leaves_out() {
+        let mut r = Report::empty();
+        r.run.compensated = true;
+        (r.run.sample_hz, r.run.sampled_ns) = (1000, 100_000_000);
+        (r.run.instrumentation_ns, r.run.overhead_share) = (62_000_000, 0.62);
+        r.run.overhead_call_ns = 22.0;
+        let page = render(&r);
+        assert!(
+            page.contains("instrumentation ≈ 62.0% of the run (the marks also slow the program&#39;s own code"),
+            "{page}"
+        );
+        r.run.overhead_share = 0.045;
+        assert!(!render(&r).contains("the marks also slow"));
     }
 
     #[test]

@@ -106,6 +106,9 @@ fn header(r: &Report, s: &mut String) {
         );
     }
     let _ = writeln!(s, "tickprof: {}", instrumentation_line(run));
+    if let Some(note) = run.unseen_cost_note() {
+        let _ = writeln!(s, "tickprof: {note}");
+    }
     if run.waited_ns > 0 {
         let _ = writeln!(
             s,
@@ -400,6 +403,31 @@ mod tests {
         assert!(lines[2].ends_with("12     2.0 KiB"), "{text}");
         let width = |l: &str| l.chars().count();
         assert_eq!(width(lines[0]), width(lines[2]), "{text}");
+    }
+
+    /// A run whose instrumentation the sampler measured at 10% or more
+    /// says what that share leaves out, on a line of its own; a smaller
+    /// share, a share too rarely found to measure, or raw times: no line.
+    #[test]
+    fn a_large_instrumentation_share_says_what_it_leaves_out() {
+        let note = |share: f64, inside_ns: u64, compensated: bool| {
+            let mut r = Report::empty();
+            (r.run.clock, r.run.frequency_hz) = (ClockSource::Tsc, 1e9);
+            r.run.sample_hz = 1000;
+            r.run.sampled_ns = 100_000_000;
+            r.run.instrumentation_ns = inside_ns;
+            r.run.overhead_share = share;
+            r.run.compensated = compensated;
+            let text = r.to_text();
+            text.lines()
+                .any(|l| l.starts_with("tickprof: the marks also slow the program's own code"))
+        };
+        assert!(note(0.62, 62_000_000, true));
+        assert!(note(0.10, 10_000_000, true));
+        assert!(!note(0.045, 4_500_000, true));
+        // Found in fewer than 4 sampling periods: not measured.
+        assert!(!note(0.5, 3_000_000, true));
+        assert!(!note(0.62, 62_000_000, false));
     }
 
     #[test]

@@ -37,6 +37,12 @@ impl ClockSource {
 /// the header.
 pub(crate) const MIN_FOUND: f64 = 4.0;
 
+/// The instrumentation's share of the run from which the header says what
+/// the share leaves out ([`RunInfo::unseen_cost_note`]): the quickstart's
+/// handful of marks (4.5%) need no such line, a crate marked whole
+/// (26–65%) does.
+pub(crate) const UNSEEN_NOTE_SHARE: f64 = 0.10;
+
 /// Whether instrumentation of `inside_ns` found by a sampler at
 /// `sample_hz` is enough to measure it: [`MIN_FOUND`] sampling periods at
 /// least, else the header gives a bound.
@@ -139,8 +145,11 @@ pub struct RunInfo {
     /// How the instrumentation was measured (or why it was not).
     pub calibration: String,
     /// The instrumentation's share of the recording threads' time, as the
-    /// sampler measured it (from 0 to 1): what the run would save without
-    /// the marks, the program's own time being the rest.
+    /// sampler measured it (from 0 to 1): the time it found in tickprof's
+    /// own code, the program's own time being the rest. What the marks
+    /// cost the program's code (functions no longer inlined, caches
+    /// shared) is in the program's time, as the report's header says
+    /// where this share is 10% or more.
     pub overhead_share: f64,
     /// The recording threads' time the sampler looked at, summed over
     /// threads, in nanoseconds: what the sampled figures rest on.
@@ -229,6 +238,23 @@ impl RunInfo {
     pub fn per_kind_apart_ns(&self) -> Option<(f64, f64)> {
         let (timed, counted) = self.per_kind_ns();
         (self.counted_calls > 0 && timed != counted).then_some((timed, counted))
+    }
+
+    /// Where the sampler measured the instrumentation at
+    /// [`UNSEEN_NOTE_SHARE`] of the run or more: what that share leaves out,
+    /// for the report's header. A mark also slows the program's own code
+    /// (a function no longer inlined, its arguments spilled, the caches and
+    /// branch predictors shared with tickprof's tables), which no sample
+    /// tells apart from the program's: it is in the times, not in the
+    /// share. On whole crates marked every function, the share read 8–30
+    /// points under the measured one (docs/measured.md).
+    pub(crate) fn unseen_cost_note(&self) -> Option<&'static str> {
+        (self.compensated
+            && self.overhead_share >= UNSEEN_NOTE_SHARE
+            && instrumentation_measured(self.instrumentation_ns, self.sample_hz))
+        .then_some(
+            "the marks also slow the program's own code (calls no longer inlined, caches shared with tickprof's tables), which no sample tells apart: that is in the times below, not in the share above — unmarked, the program is likely shorter than they say",
+        )
     }
 
     /// The header of a report with nothing recorded (profiling off).

@@ -73,6 +73,17 @@ const AGREE: f64 = 1.25;
 /// The quantiles held to it, with the factor `1 / (1 - q)`.
 const MARKOV: [(f64, f64); 3] = [(0.50, 2.0), (0.90, 10.0), (0.99, 100.0)];
 
+/// The p50, p90 and p99 with the largest multiple of the mean each may
+/// read: [`MARKOV`]'s, and for a site whose level is the sampler's
+/// (`sampled`) a median at most the mean.
+fn bounds(sampled: bool) -> [(f64, f64); 3] {
+    let mut b = MARKOV;
+    if sampled {
+        b[0] = (0.50, 1.0);
+    }
+    b
+}
+
 /// Brings the calls' figures (sorted, in ticks) to the site's mean
 /// (`mean` ticks, from its totals), keeping their order:
 ///
@@ -102,8 +113,7 @@ fn agree_with_mean(sorted: &mut [(f64, u64)], mean: f64, sampled: bool) {
     } else {
         (mean * n / sum).clamp(1.0 / AGREE, AGREE)
     };
-    let bounds = if sampled { &[(0.50, 1.0)][..] } else { &[][..] };
-    for &(q, times) in bounds.iter().chain(MARKOV.iter()) {
+    for (q, times) in bounds(sampled) {
         let at = crate::hist::quantile_of(sorted, q).unwrap_or(0.0) * k;
         if at > mean * times {
             k *= mean * times / at;
@@ -165,13 +175,8 @@ pub(super) fn fill(s: &mut SiteStats, h: Option<&Hist>, f: &Flat, ns: f64, per_c
         };
         (t.round() as u64).min(bound).clamp(s.min_ns, s.max_ns)
     };
-    // A counted or unresolved site's median: at most its mean.
-    let p50 = if per_call.sampled_level {
-        (0.50, 1.0)
-    } else {
-        MARKOV[0]
-    };
-    (s.p50_ns, s.p90_ns, s.p99_ns) = (at(p50), at(MARKOV[1]), at(MARKOV[2]));
+    let [p50, p90, p99] = bounds(per_call.sampled_level);
+    (s.p50_ns, s.p90_ns, s.p99_ns) = (at(p50), at(p90), at(p99));
     s.hist.clear();
     for &(i, n) in h.buckets() {
         let upper = (hist::upper(usize::from(i)) as f64 * ns).ceil() as u64;

@@ -338,7 +338,7 @@ fn sweep(period_ns: u64) {
         // off the table and waits (`unregister`) before its state goes,
         // and `READING` names this entry until the read below is done.
         if let Some(s) = unsafe { p.as_ref() }.filter(|_| p != CLAIMED) {
-            let mut look = e.since_last(now, now_ns, period_ns);
+            let look = e.since_last(now, now_ns, period_ns);
             if look.program + look.waited > 0 {
                 if let Some((node, what)) = s.sampled() {
                     let (cell, inside) = match what {
@@ -350,8 +350,7 @@ fn sweep(period_ns: u64) {
                             continue;
                         }
                     };
-                    look.inside = inside;
-                    let split = entry::split(look, e.pending.load(Ordering::Relaxed));
+                    let split = entry::split(look, inside, e.pending.load(Ordering::Relaxed));
                     e.pending.store(split.pending, Ordering::Relaxed);
                     bump(cell, split.here);
                     bump(&node.c.sampled_wait, split.waited);

@@ -20,8 +20,8 @@ const CAP_PERIODS: u64 = 2;
 /// share out of what earlier late looks left over (see [`split`]).
 const DRAIN: u64 = 4;
 
-/// One look at a thread: the time since the last look and where the
-/// thread is now.
+/// One look at a thread: its time since the last look (where the thread
+/// is now, the sweep tells [`split`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Look {
     /// The thread's time not spent waiting for a CPU, in ticks.
@@ -32,9 +32,6 @@ pub(super) struct Look {
     pub(super) ran: Option<u64>,
     /// [`CAP_PERIODS`] sampling periods, in ticks.
     pub(super) cap: u64,
-    /// Whether the thread is inside the instrumentation (which never
-    /// blocks) rather than in the program.
-    pub(super) inside: bool,
 }
 
 /// What a look credits, in ticks.
@@ -49,7 +46,8 @@ pub(super) struct Split {
     pub(super) pending: u64,
 }
 
-/// How one look's time is credited. What the thread did not run of the
+/// How one look's time is credited (`inside`: the thread was found inside
+/// the instrumentation rather than in the program). What the thread did not run of the
 /// interval is credited whole: in the program, it was blocked (in a
 /// system call, asleep), where a blocked thread's stack stays; inside the
 /// instrumentation, which never blocks, it waited for a CPU. Of what it
@@ -62,11 +60,11 @@ pub(super) struct Split {
 /// time, read as its counted callee's: the sampler test's busy-machine
 /// failure), it is spread over where the thread is found next. With no
 /// CPU clock, all of the program's time counts as run.
-pub(super) fn split(look: Look, pending: u64) -> Split {
+pub(super) fn split(look: Look, inside: bool, pending: u64) -> Split {
     let running = look.ran.unwrap_or(look.program).min(look.program);
     let idle = look.program - running;
     let ran_here = running.min(look.cap);
-    let (base, waited) = if look.inside {
+    let (base, waited) = if inside {
         (ran_here, look.waited.saturating_add(idle))
     } else {
         (idle.saturating_add(ran_here), look.waited)
@@ -109,8 +107,7 @@ impl Entry {
         self.last_cpu.store(cpu, Ordering::Relaxed);
     }
 
-    /// The sampler's look at the thread now ([`Look`], found in the
-    /// program: the caller says where the thread is): its time since the
+    /// The sampler's look at the thread now ([`Look`]): its time since the
     /// last look, in ticks, the program's (running or blocked) and waited
     /// for a CPU (ready but not running) in the proportion its run-queue
     /// delay says; the CPU time it used meanwhile; and [`CAP_PERIODS`]
@@ -122,7 +119,6 @@ impl Entry {
             waited,
             ran,
             cap,
-            inside: false,
         };
         let dt = now.wrapping_sub(self.last.swap(now, Ordering::Relaxed));
         let wall = now_ns.wrapping_sub(self.last_ns.swap(now_ns, Ordering::Relaxed));
@@ -152,42 +148,41 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    fn look(program: u64, ran: Option<u64>, inside: bool) -> Look {
+    fn look(program: u64, ran: Option<u64>) -> Look {
         Look {
             program,
             waited: 7,
             ran,
             cap: 2_000,
-            inside,
         }
     }
 
     #[test]
     fn a_look_on_time_credits_its_interval_and_takes_from_what_is_left_over() {
-        let s = split(look(1_000, Some(1_000), false), 0);
+        let s = split(look(1_000, Some(1_000)), false, 0);
         assert_eq!((s.here, s.waited, s.pending), (1_000, 7, 0));
         // Up to DRAIN times its own share of what is carried.
-        let s = split(look(1_000, Some(1_000), false), 10_000);
+        let s = split(look(1_000, Some(1_000)), false, 10_000);
         assert_eq!((s.here, s.pending), (5_000, 6_000));
-        let s = split(look(1_000, Some(1_000), true), 3_000);
+        let s = split(look(1_000, Some(1_000)), true, 3_000);
         assert_eq!((s.here, s.pending), (4_000, 0));
     }
 
     #[test]
     fn a_late_look_credits_two_periods_of_what_the_thread_ran_and_carries_the_rest() {
         // 100 ms late, all of it run: 2 periods here, 98 carried.
-        let s = split(look(100_000, Some(100_000), false), 0);
+        let s = split(look(100_000, Some(100_000)), false, 0);
         assert_eq!((s.here, s.waited, s.pending), (2_000, 7, 98_000));
         // Blocked in the program (ran 1 of 100): the blocked time stays
         // with the node on top, whose stack did not move.
-        let s = split(look(100_000, Some(1_000), false), 0);
+        let s = split(look(100_000, Some(1_000)), false, 0);
         assert_eq!((s.here, s.waited, s.pending), (100_000, 7, 0));
         // Inside the instrumentation, which never blocks: what it did not
         // run, it waited.
-        let s = split(look(100_000, Some(1_000), true), 0);
+        let s = split(look(100_000, Some(1_000)), true, 0);
         assert_eq!((s.here, s.waited, s.pending), (1_000, 99_007, 0));
         // No CPU clock: all of it counts as run.
-        let s = split(look(100_000, None, false), 0);
+        let s = split(look(100_000, None), false, 0);
         assert_eq!((s.here, s.pending), (2_000, 98_000));
     }
 
@@ -199,11 +194,11 @@ mod tests {
     fn a_late_looks_time_goes_where_the_following_looks_find_the_thread() {
         let period = 1_000;
         let (mut outer, mut leaf) = (0u64, 0u64);
-        let s = split(look(100 * period, Some(100 * period), false), 0);
+        let s = split(look(100 * period, Some(100 * period)), false, 0);
         outer += s.here;
         let mut pending = s.pending;
         for i in 0..400 {
-            let s = split(look(period, Some(period), false), pending);
+            let s = split(look(period, Some(period)), false, pending);
             pending = s.pending;
             if i % 10 == 0 {
                 outer += s.here;
@@ -230,7 +225,7 @@ mod tests {
             inside: bool,
             pending in 0u64..1 << 40,
         ) {
-            let s = split(Look { program, waited, ran, cap, inside }, pending);
+            let s = split(Look { program, waited, ran, cap }, inside, pending);
             prop_assert_eq!(s.here + s.waited + s.pending, program + waited + pending);
             prop_assert!(s.waited >= waited);
             // What a look credits beyond the thread's blocked time is two

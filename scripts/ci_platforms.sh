@@ -200,7 +200,7 @@ check_failpoint() {
 # (the cases are the same code as natively, where CI runs them in full;
 # under qemu and wine they were most of the platforms' run, CI's critical
 # path).
-emulated_cases=(env PROPTEST_CASES=32 TPTEST_PROPTEST_CASES=32)
+emulated_cases=(env PROPTEST_CASES=32)
 # The runtime's unit tests of modules with no platform-dependent code (no
 # cfg of a target, no system call): the exports' writers and readers and
 # the trace log's replay, pure computation on generated trees, are the same

@@ -5,7 +5,7 @@
 //! value or a clean one-line error, never a panic; a report that loads
 //! renders as text and JSON, and its JSON loads again as the same report.
 //!
-//! 64 cases per target by default; `TPTEST_PROPTEST_CASES=10000` for a
+//! 64 cases per target by default; `PROPTEST_CASES=10000` for a
 //! longer run (CI runs one, bounded).
 
 use proptest::prelude::*;
@@ -123,7 +123,7 @@ fn mutate(text: &str, ms: &[Mutation]) -> String {
 }
 
 fn cases() -> u32 {
-    std::env::var("TPTEST_PROPTEST_CASES")
+    std::env::var("PROPTEST_CASES")
         .ok()
         .and_then(|n| n.parse().ok())
         .unwrap_or(64)

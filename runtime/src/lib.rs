@@ -60,6 +60,8 @@ mod site;
 mod snapshot;
 #[cfg(feature = "enabled")]
 mod switches;
+#[cfg(test)]
+mod testing;
 #[cfg(feature = "enabled")]
 mod tree;
 

@@ -165,11 +165,17 @@ pub(super) fn fill(s: &mut SiteStats, h: Option<&Hist>, f: &Flat, ns: f64, per_c
     let sorted = sorted.unwrap_or_default();
     // Rounded to whole nanoseconds, but never above the bound the figures
     // were brought to ([`agree_with_mean`]: a p50 of 5.64 ns against a mean
-    // of 2.82 reads 5, not 6).
+    // of 2.82 reads 5, not 6). A site whose level is the sampler's and
+    // whose estimate is 0 (the sampler never found its calls, and its
+    // timed sample is all clock read) has no percentile above 0 either:
+    // a p50 of 3 ns against a mean of 0 would say its calls took time
+    // the report gives them none of (`SiteStats::too_few_samples`).
     let at = |(q, times): (f64, f64)| {
         let t = hist::quantile_of(&sorted, q).unwrap_or(0.0) * ns;
         let bound = if mean > 0.0 {
             (times * mean).floor() as u64
+        } else if per_call.sampled_level {
+            0
         } else {
             u64::MAX
         };

@@ -31,6 +31,10 @@ pub(crate) enum Cell<'a> {
     ApproxNs(u64),
     /// A mean below the clock's resolution (as `ApproxNs`).
     ApproxMean(f64),
+    /// A time of a site that ran but whose estimate is 0 (too few samples,
+    /// see [`SiteStats::too_few_samples`]): shown `too few` to people, 0 to
+    /// machines.
+    TooFew,
     /// Yes or no (`true`/`false` in CSV).
     Flag(bool),
     /// A number of bytes.
@@ -57,6 +61,7 @@ impl Cell<'_> {
             Cell::Share(p, w) => Cell::fraction(p, w),
             Cell::ApproxNs(n) => n as f64,
             Cell::ApproxMean(x) => Cell::Mean(x).sort_key(),
+            Cell::TooFew => 0.0,
             Cell::Flag(b) => f64::from(u8::from(b)),
         }
     }
@@ -71,6 +76,7 @@ impl Cell<'_> {
             Cell::Share(p, w) => format!("{:.1}%", 100.0 * Cell::fraction(p, w)),
             Cell::ApproxNs(n) => format!("~{}", Cell::Ns(n).human()),
             Cell::ApproxMean(x) => format!("~{}", Cell::Mean(x).human()),
+            Cell::TooFew => "too few".to_owned(),
             Cell::Flag(b) => (if b { "yes" } else { "no" }).to_owned(),
             Cell::Bytes(n) => fmt_bytes(n),
         }
@@ -85,6 +91,7 @@ impl Cell<'_> {
             Cell::Share(p, w) => format!("{:.4}", Cell::fraction(p, w)),
             Cell::ApproxNs(n) => Cell::Ns(n).machine(),
             Cell::ApproxMean(x) => Cell::Mean(x).machine(),
+            Cell::TooFew => "0".to_owned(),
             Cell::Flag(b) => b.to_string(),
         }
     }
@@ -161,9 +168,12 @@ macro_rules! site_columns {
 use Show::{Alloc, Always, Async, Faults, Never};
 
 /// A time of `site`: marked `~` when the site's calls are below the
-/// clock's resolution.
+/// clock's resolution; `too few` when their estimate is 0 (too few
+/// samples).
 fn approx(site: &SiteStats, ns: u64) -> Cell<'_> {
-    if site.resolved {
+    if site.too_few_samples() {
+        Cell::TooFew
+    } else if site.resolved {
         Cell::Ns(ns)
     } else {
         Cell::ApproxNs(ns)
@@ -175,7 +185,7 @@ site_columns! {
         "name" => col("name", 0, 0, Always, "site name; click for callers and callees", |s, _| Cell::Text(&s.name)),
         "calls" => col("calls", 10, 10, Always, "completed calls", |s, _| Cell::Count(s.calls)),
         "total_ns" => col("total", 20, 10, Always, "total time, recursion counted once", |s, _| approx(s, s.total_ns)),
-        "mean_ns" => col("mean", 60, 10, Always, "mean time of one accepted call", |s, _| if s.resolved { Cell::Mean(s.mean_ns) } else { Cell::ApproxMean(s.mean_ns) }),
+        "mean_ns" => col("mean", 60, 10, Always, "mean time of one accepted call", |s, _| if s.too_few_samples() { Cell::TooFew } else if s.resolved { Cell::Mean(s.mean_ns) } else { Cell::ApproxMean(s.mean_ns) }),
         "min_ns" => col("min", 70, 10, Always, "shortest accepted call", |s, _| approx(s, s.min_ns)),
         "max_ns" => col("max", 80, 10, Always, "longest accepted call", |s, _| approx(s, s.max_ns)),
         "reversed" => col("reversed", 0, 0, Never, "calls whose end stamp was before their start", |s, _| Cell::Count(s.reversed)),
@@ -401,6 +411,13 @@ pub(crate) fn notes(report: &Report) -> Vec<Note> {
             crate::site::SAMPLE_EVERY,
         )));
     }
+    let few = report.sites.iter().filter(|x| x.too_few_samples()).count() as u64;
+    if few > 0 {
+        v.push((INFORM, format!(
+            "{few} site{} marked `too few`: calls too short for the clock, and too seldom found by the sampler (TICKPROF_SAMPLE) for an estimate: their time is below what this run could measure",
+            plural(few),
+        )));
+    }
     if let Some(line) = instrumentation(report) {
         v.push((INFORM, line));
     }
@@ -495,6 +512,40 @@ mod tests {
         assert_eq!(Cell::Bytes(1536).human(), "1.5 KiB");
         assert_eq!(Cell::Bytes(3 << 20).human(), "3.00 MiB");
         assert_eq!(Cell::Bytes(1536).machine(), "1536");
+    }
+
+    /// A site that ran but whose estimate is 0 reads `too few` in every
+    /// time cell (issue 55: `~0 ns` beside a p50 of ~15 ns), 0 in CSV, and
+    /// a note says why; a resolved site or one with a time does not.
+    #[test]
+    fn a_site_with_too_few_samples_says_so_instead_of_zero() {
+        let mut r = Report::empty();
+        let mut s = crate::export::test_site("f", crate::SiteKind::Function);
+        (s.calls, s.resolved, s.total_ns, s.self_ns, s.mean_ns) = (40, false, 0, 0, 0.0);
+        r.sites.push(s.clone());
+        let cells: Vec<(String, String)> = shown(&r)
+            .iter()
+            .filter(|c| {
+                ["total", "self", "mean", "min", "p50", "p90", "p99", "max"].contains(&c.label)
+            })
+            .map(|c| {
+                let v = (c.value)(&r.sites[0], &r);
+                (v.human(), v.machine())
+            })
+            .collect();
+        assert_eq!(cells.len(), 8);
+        assert!(
+            cells.iter().all(|(h, m)| h == "too few" && m == "0"),
+            "{cells:?}"
+        );
+        assert!(notes(&r)
+            .iter()
+            .any(|(_, n)| n.starts_with("1 site marked `too few`")));
+        // With a time, or resolved: figures as before.
+        s.total_ns = 3;
+        assert!(!s.too_few_samples());
+        (s.total_ns, s.resolved) = (0, true);
+        assert!(!s.too_few_samples());
     }
 
     #[test]

@@ -182,6 +182,23 @@ impl SiteStats {
         self.reversed.saturating_add(self.oversized)
     }
 
+    /// Whether the site ran but its time could not be measured: its calls
+    /// are below the clock's resolution (not [`SiteStats::resolved`]) and
+    /// their estimate is 0 ns, as the sampler found them too seldom (too
+    /// few samples) and their timed calls are all clock read. Its times
+    /// and percentiles are then 0, and the text and HTML reports show
+    /// `too few` in their place, not a time of 0.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let r = tickprof_runtime::Report::empty();
+    /// assert!(r.sites.iter().all(|s| !s.too_few_samples()));
+    /// ```
+    pub fn too_few_samples(&self) -> bool {
+        !self.resolved && self.calls > 0 && self.total_ns == 0
+    }
+
     /// Calls counted in [`SiteStats::hist`].
     pub fn hist_count(&self) -> u64 {
         self.hist

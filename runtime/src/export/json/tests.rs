@@ -328,17 +328,8 @@ fn text(r: &Report) -> String {
     String::from_utf8(render(r).unwrap()).unwrap()
 }
 
-/// The cases of the property tests: 256, or `TPTEST_PROPTEST_CASES`
-/// (a longer CI run).
-fn cases() -> u32 {
-    std::env::var("TPTEST_PROPTEST_CASES")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(256)
-}
-
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases()))]
+    #![proptest_config(ProptestConfig::with_cases(crate::testing::cases(256)))]
 
     /// `parse(render(r)) == r` for any report (`trace` is not in the
     /// JSON), and the text is what serde_json reads as the report's value.

@@ -423,7 +423,7 @@ fn over_measured_parents_are_held_and_carried_and_say_so() {
     let c = r.site("c").unwrap();
     assert_eq!((c.total_ns, c.self_ns), (625, 25));
     assert_eq!((r.run.clamped, r.run.carried), (1, 1));
-    assert!(crate::export::columns::notes(&r).len() >= 2);
+    assert!(crate::export::notes::notes(&r).len() >= 2);
 }
 
 #[test]

@@ -229,7 +229,7 @@ fn header(out: &mut String, report: &Report) {
         );
         out.push_str("</p>\n");
     }
-    for (warns, note) in columns::notes(report) {
+    for (warns, note) in super::notes::notes(report) {
         // Warnings in red; notes on how figures were made, muted.
         let class = if warns { "note warn" } else { "note" };
         let _ = write!(out, "<p class=\"{class}\">");

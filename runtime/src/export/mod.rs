@@ -36,6 +36,7 @@ mod formats;
 pub mod html;
 pub mod json;
 pub mod lcov;
+pub(crate) mod notes;
 pub mod pprof;
 pub mod stacks;
 pub mod svg;

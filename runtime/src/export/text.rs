@@ -25,7 +25,7 @@ impl Report {
         let mut s = String::new();
         header(self, &mut s);
         table(self, &mut s, opts);
-        for (_, note) in columns::notes(self) {
+        for (_, note) in super::notes::notes(self) {
             let _ = writeln!(s, "tickprof: {note}");
         }
         tools::tools(self, &mut s, opts);

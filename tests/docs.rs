@@ -185,7 +185,7 @@ fn broken_links(file: &Path) -> Vec<String> {
             continue;
         }
         let Some(fragment) = fragment else { continue };
-        if full.extension().map_or(true, |x| x != "md") {
+        if full.extension().is_none_or(|x| x != "md") {
             broken.push(format!(
                 "{where_}: a #fragment on a file that is not markdown"
             ));

@@ -52,34 +52,41 @@ pub(crate) fn instrument(args: &Args, marked: Marked) -> TokenStream2 {
             let run = match returned_type(&sig.output) {
                 Some(ty) if twin_bodies(&outer, &block) => {
                     // Profiling off or paused: the body as written, inline,
-                    // after one compare with memory and one branch. Recording: the body
-                    // in a closure, timed out of line by the runtime, so
-                    // that the function stays small enough to inline (see
-                    // `twin`). The closure's declared return type keeps
-                    // `return` and `?` in the body as they are in the
-                    // function.
-                    // With `fail`, its check comes first; a labeled block
-                    // (never `unused_braces`) then holds the body.
+                    // after one compare with memory and one branch.
+                    // Recording: the body in a closure, timed out of line
+                    // by the runtime (`timed`, its guard inline in it), so
+                    // that the off path saves no register for it. The
+                    // closure's declared return type keeps `return` and `?`
+                    // in the body as they are in the function. With
+                    // `fail`, its check comes first; a labeled block (never
+                    // `unused_braces`) then holds the body.
                     let timed = if fail.is_empty() {
                         block.to_token_stream()
                     } else {
                         let label = Lifetime::new("'__tickprof_body", Span::mixed_site());
                         quote!({ #fail #label: #block })
                     };
-                    let recording = quote! {
-                        #private::recorded(move || -> #ty #timed, &__TICKPROF_SITE)
+                    let mode = Ident::new("__tickprof_mode", Span::mixed_site());
+                    let recording = |m: TokenStream2| {
+                        quote! {
+                            #private::timed(#m, move || -> #ty #timed, &__TICKPROF_SITE)
+                        }
                     };
                     // `always` (a build that records, as `cargo tickprof`
                     // makes): the recording path alone, the body once.
-                    // `timed`'s guard still tests the mode, so
-                    // `TICKPROF=off` still stops the recording.
+                    // The guard still tests the mode, so `TICKPROF=off`
+                    // still stops the recording.
                     if args.always.is_some() {
-                        recording
+                        recording(quote!(#private::mode()))
                     } else {
-                        quote!(if #private::off() #block else { #recording })
+                        let recording = recording(quote!(#mode));
+                        quote! {
+                            let #mode = #private::mode();
+                            if #mode == #private::OFF #block else { #recording }
+                        }
                     }
                 }
-                other => guarded(&private, other.as_ref(), &fail, &block),
+                other => guarded(&private, quote!(BodyGuard), other.as_ref(), &fail, &block),
             };
             (quote!(function), run)
         }
@@ -122,8 +129,9 @@ fn twin_bodies(outer: &[Attribute], block: &Block) -> bool {
         && crate::twin::duplicable(block.to_token_stream())
 }
 
-/// One body, timed by a guard in the function: `ty`, the declared return
-/// type where a `let` can name it.
+/// One body, timed by a guard in the function (`guard`: `Guard`, inline,
+/// or `BodyGuard`, whose entry and exit are out of line): `ty`, the
+/// declared return type where a `let` can name it.
 ///
 /// The body's value is taken, then the guard ends on the normal path, with
 /// no unwinding check; early returns and panics leave through its drop.
@@ -133,6 +141,7 @@ fn twin_bodies(outer: &[Attribute], block: &Block) -> bool {
 /// type the body stays the tail and the drop ends the call.
 fn guarded(
     private: &TokenStream2,
+    kind: TokenStream2,
     ty: Option<&TokenStream2>,
     fail: &TokenStream2,
     block: &Block,
@@ -140,7 +149,7 @@ fn guarded(
     let guard = Ident::new("__tickprof_guard", Span::mixed_site());
     let label = Lifetime::new("'__tickprof_body", Span::mixed_site());
     let enter = quote! {
-        let #guard = #private::BodyGuard::enter(&__TICKPROF_SITE);
+        let #guard = #private::#kind::enter(&__TICKPROF_SITE);
         #fail
     };
     match ty {
@@ -248,10 +257,11 @@ mod tests {
                         my::tp::__private::line!(),
                     );
                 my::tp::__private::mark!(__TICKPROF_SITE);
-                if my::tp::__private::off() {
+                let __tickprof_mode = my::tp::__private::mode();
+                if __tickprof_mode == my::tp::__private::OFF {
                     x
                 } else {
-                    my::tp::__private::recorded(move || -> T { x }, &__TICKPROF_SITE)
+                    my::tp::__private::timed(__tickprof_mode, move || -> T { x }, &__TICKPROF_SITE)
                 }
             }
         };
@@ -277,7 +287,7 @@ mod tests {
         // A body kept once (it defines a `static`) with a nameable type
         // ends on the normal path.
         let out = expanded(quote!(), quote! { fn f() { static S: u8 = 0; } });
-        assert!(!out.contains("timed"), "{out}");
+        assert!(out.contains("BodyGuard"), "{out}");
         assert!(
             out.contains(&quote!(let __tickprof_value: () =).to_string()),
             "{out}"
@@ -288,12 +298,14 @@ mod tests {
         );
     }
 
-    /// A body that can be emitted twice is, unless the function is
-    /// `#[track_caller]`: a closure would hide the caller's location.
+    /// A body that can be emitted twice is: once as written behind the
+    /// mode test, once in a closure timed out of line; one that cannot,
+    /// or a `#[track_caller]` function's (a closure would hide the
+    /// caller's location), keeps one body under a `BodyGuard`.
     #[test]
     fn twin_bodies_and_their_exceptions() {
         let twin = expanded(quote!(), quote! { fn f(x: u8) -> u8 { x + 1 } });
-        assert!(twin.contains("__private :: off () { x + 1 }"), "{twin}");
+        assert!(twin.contains("__private :: OFF { x + 1 }"), "{twin}");
         assert!(twin.contains("move || -> u8 { x + 1 }"), "{twin}");
         assert!(!twin.contains("Guard"), "{twin}");
         for item in [
@@ -301,33 +313,32 @@ mod tests {
             quote! { fn f(x: u8) -> u8 { my_macro!(x) } },
         ] {
             let out = expanded(quote!(), item);
-            assert!(!out.contains("off"), "{out}");
+            assert!(!out.contains("OFF"), "{out}");
             assert!(out.contains("BodyGuard :: enter"), "{out}");
         }
     }
 
     /// `always`: the recording path alone (no mode test, one body); a
-    /// body kept once keeps its guard; `track_caller` too.
+    /// body kept once keeps its guard.
     #[test]
     fn always_emits_the_body_once() {
         let out = expanded(quote!(always), quote! { fn f(x: u8) -> u8 { x + 1 } });
         let recording = quote! {
-            ::tickprof::__private::recorded(
+            ::tickprof::__private::timed(
+                ::tickprof::__private::mode(),
                 move || -> u8 { x + 1 },
                 &__TICKPROF_SITE
             )
         };
         assert!(out.ends_with(&format!("{recording} }}")), "{out}");
-        assert!(!out.contains("off"), "{out}");
+        assert!(!out.contains("OFF"), "{out}");
         assert_eq!(out.matches("x + 1").count(), 1, "{out}");
-        for item in [
-            quote! { #[track_caller] fn f(x: u8) -> u8 { x + 1 } },
+        let out = expanded(
+            quote!(always),
             quote! { fn f(x: u8) -> u8 { my_macro!(x) } },
-        ] {
-            let out = expanded(quote!(always), item);
-            assert!(!out.contains("off"), "{out}");
-            assert!(out.contains("BodyGuard :: enter"), "{out}");
-        }
+        );
+        assert!(!out.contains("OFF"), "{out}");
+        assert!(out.contains("BodyGuard :: enter"), "{out}");
     }
 
     #[test]

@@ -195,7 +195,7 @@ fn pair() -> (u64, Instant) {
         let now = Instant::now();
         let b = ticks();
         let width = b.wrapping_sub(a);
-        if best.map_or(true, |(w, _, _)| width < w) {
+        if best.is_none_or(|(w, _, _)| width < w) {
             best = Some((width, a.wrapping_add(width / 2), now));
         }
         if width <= PAIR_TIGHT {
@@ -245,7 +245,7 @@ mod tests {
         match SOURCE {
             // Only a TSC has an invariance fact; cpuid may state no
             // frequency (then it is measured).
-            ClockSource::Tsc => assert!(from.map_or(true, |f| f.starts_with("cpuid"))),
+            ClockSource::Tsc => assert!(from.is_none_or(|f| f.starts_with("cpuid"))),
             ClockSource::Cntvct => {
                 assert_eq!(facts.invariant_tsc, None);
                 assert_eq!(from, Some("CNTFRQ_EL0"));

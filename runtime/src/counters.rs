@@ -145,10 +145,9 @@ impl Cells {
 }
 
 /// Low bits of the `untimed` cell that hold the node's timing state (see
-/// `record::adapt`); the count is in the bits above, so that a counted
-/// call updates one word: one add of `(1 << STATE_BITS) - 1` counts the
-/// call and steps the sampling countdown down. 56 bits of count: 2.2
-/// years of a billion counted calls a second on one node.
+/// `record::timing`); the count is in the bits above, so that a counted
+/// call is one add of `1 << STATE_BITS`. 56 bits of count: 2.2 years of a
+/// billion counted calls a second on one node.
 #[cfg(feature = "enabled")]
 pub(crate) const STATE_BITS: u32 = 8;
 /// The state bits of the `untimed` cell.
@@ -195,15 +194,15 @@ counters! {
     /// its stack in the program's own code (written only by tickprof's
     /// sampler thread: see `record::sampler`).
     sampled: Sum,
-    /// Ticks the sampler found this node on top inside the
-    /// instrumentation of the marked calls it makes (entering or leaving
-    /// them, on its side of their push and pop), or inside tickprof's own
-    /// work on the thread: inside this node's calls' time.
+    /// Ticks the sampler found this node on top inside the entry of a
+    /// marked call it makes (the thread's current-node word tagged: see
+    /// `record::stack`): inside this node's calls' time.
     sampled_inst: Sum,
-    /// Ticks the sampler found this node on top inside its own calls'
-    /// instrumentation (after its push, before its pop): outside the time
-    /// its calls measure, inside its caller's.
-    sampled_own: Sum,
+    /// Ticks the sampler found this node on top inside the exit of a
+    /// timed call it makes, after the call's clock read (its recording):
+    /// inside this node's calls' time too. (A counted call's exit is one
+    /// store.)
+    sampled_exit: Sum,
     /// Ticks the sampler found this node on top while its thread was
     /// ready but not running: waiting for a CPU another program held (its
     /// run-queue delay). The three above count the rest, time blocked

@@ -60,6 +60,7 @@ fn init_runtime() -> Runtime {
     let clock = Clock::start();
     #[cfg(unix)]
     record::exit_key::create();
+    record::sampler::set_job(record::calibrate::job);
     switches::apply(&config, clock.nominal_hz());
     record::timing::set_time_mode(config.time);
     if config.enabled && config.paused {

@@ -57,14 +57,10 @@ pub(crate) fn mid(i: usize) -> u64 {
 }
 
 /// A histogram of call durations in ticks, sparse: `(bucket, count)` in
-/// bucket order, no zero counts; and, per bucket, the marked calls made
-/// beneath its calls, summed (their instrumentation is inside those calls'
-/// times: see [`Hist::corrected`]).
+/// bucket order, no zero counts.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Hist {
     buckets: Vec<(u16, u64)>,
-    /// `below[k]`: the marked calls made beneath the calls of `buckets[k]`.
-    below: Vec<u64>,
 }
 
 impl Hist {
@@ -73,32 +69,25 @@ impl Hist {
     pub const fn new() -> Hist {
         Hist {
             buckets: Vec::new(),
-            below: Vec::new(),
         }
     }
 
-    /// From dense arrays: a count and the calls beneath, per bucket.
-    pub fn from_dense(counts: impl IntoIterator<Item = (u64, u64)>) -> Hist {
-        let (buckets, below) = counts
+    /// From a dense array: a count per bucket.
+    pub fn from_dense(counts: impl IntoIterator<Item = u64>) -> Hist {
+        let buckets = counts
             .into_iter()
             .take(BUCKETS)
             .enumerate()
-            .filter(|&(_, (n, _))| n > 0)
-            .map(|(i, (n, b))| ((i as u16, n), b))
-            .unzip();
-        Hist { buckets, below }
+            .filter(|&(_, n)| n > 0)
+            .map(|(i, n)| (i as u16, n))
+            .collect();
+        Hist { buckets }
     }
 
-    /// One call of `ticks`, with no marked call beneath.
+    /// One call of `ticks`.
     pub fn one(ticks: u64) -> Hist {
-        Hist::one_below(ticks, 0)
-    }
-
-    /// One call of `ticks` that made `below` marked calls.
-    pub fn one_below(ticks: u64, below: u64) -> Hist {
         Hist {
             buckets: vec![(index_of(ticks) as u16, 1)],
-            below: vec![below],
         }
     }
 
@@ -120,15 +109,13 @@ impl Hist {
         self.buckets.is_empty()
     }
 
-    /// Bucket by bucket, `f(mine, theirs)` over the union of the buckets,
-    /// for the counts and for the calls beneath; buckets whose count comes
-    /// out 0 are dropped.
+    /// Bucket by bucket, `f(mine, theirs)` over the union of the buckets;
+    /// buckets whose count comes out 0 are dropped.
     fn zip(&self, o: &Hist, f: impl Fn(u64, u64) -> u64) -> Hist {
         let (a, b) = (&self.buckets, &o.buckets);
         let (mut i, mut j) = (0, 0);
         let mut out = Hist {
             buckets: Vec::with_capacity(a.len().max(b.len())),
-            below: Vec::with_capacity(a.len().max(b.len())),
         };
         while i < a.len() || j < b.len() {
             let ka = a.get(i).map_or(u32::MAX, |x| u32::from(x.0));
@@ -137,21 +124,17 @@ impl Hist {
             let take = |h: &Hist, at: &mut usize, key: u32| {
                 if key == k {
                     *at += 1;
-                    (
-                        h.buckets[*at - 1].1,
-                        h.below.get(*at - 1).copied().unwrap_or(0),
-                    )
+                    h.buckets[*at - 1].1
                 } else {
-                    (0, 0)
+                    0
                 }
             };
-            let (x, xb) = take(self, &mut i, ka);
-            let (y, yb) = take(o, &mut j, kb);
+            let x = take(self, &mut i, ka);
+            let y = take(o, &mut j, kb);
             let n = f(x, y);
             if n > 0 {
                 // `k` is a bucket of `a` or `b`: below `BUCKETS`.
                 out.buckets.push((k as u16, n));
-                out.below.push(f(xb, yb));
             }
         }
         out
@@ -171,28 +154,14 @@ impl Hist {
         self.zip(earlier, u64::saturating_sub)
     }
 
-    /// The marked calls made beneath every call counted.
-    #[cfg(test)]
-    pub fn below(&self) -> u64 {
-        self.below.iter().fold(0u64, |a, &b| a.saturating_add(b))
-    }
-
-    /// The calls' own durations: each bucket's midpoint less `off` and
-    /// less `per_below` for each marked call its calls made beneath them
-    /// on average (their instrumentation, inside their measured times),
-    /// at least `floor`; as `(ticks, count)` sorted by duration, equal
-    /// durations merged. Each call's correction is its own bucket's,
-    /// never one average over every call.
-    pub fn corrected(&self, per_below: f64, off: f64, floor: f64) -> Vec<(f64, u64)> {
+    /// The calls' own durations: each bucket's midpoint as `own` makes it
+    /// (the report takes the instrumentation inside the calls out); as
+    /// `(ticks, count)` sorted by duration, equal durations merged.
+    pub fn corrected(&self, own: impl Fn(f64) -> f64) -> Vec<(f64, u64)> {
         let mut v: Vec<(f64, u64)> = self
             .buckets
             .iter()
-            .zip(&self.below)
-            .map(|(&(i, n), &b)| {
-                let each = b as f64 / n.max(1) as f64;
-                let t = mid(usize::from(i)) as f64 - off - per_below * each;
-                (t.max(floor), n)
-            })
+            .map(|&(i, n)| (own(mid(usize::from(i)) as f64), n))
             .collect();
         v.sort_by(|a, b| a.0.total_cmp(&b.0));
         v.dedup_by(|b, a| {
@@ -327,7 +296,7 @@ mod tests {
         assert!(m.is_empty());
         m.merge(&Hist::one(5));
         assert_eq!(m, Hist::one(5));
-        assert_eq!(Hist::from_dense([(0u64, 0u64); BUCKETS]), Hist::new());
+        assert_eq!(Hist::from_dense([0u64; BUCKETS]), Hist::new());
     }
 
     #[test]

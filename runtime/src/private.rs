@@ -23,14 +23,14 @@ pub use crate::coverage::list::expansion::*;
 #[cfg(feature = "enabled")]
 pub use crate::record::body::BodyGuard;
 #[cfg(feature = "enabled")]
-pub use crate::record::guard::{Guard, Leave};
+pub use crate::record::guard::Guard;
 pub use crate::site::{path_of, CallSite};
 
 /// Whether a marked call does nothing: profiling off (`TICKPROF=off`)
 /// or paused, and no hook, log or failpoint armed. `#[profile]` tests
 /// it at entry and then runs the body as written, with no guard: one
-/// compare with memory and one predictable branch (the mode is not
-/// kept in a register for [`timed`], which reads it again).
+/// compare with memory and one predictable branch (the guard's entry
+/// reads the mode again).
 #[cfg(feature = "enabled")]
 #[inline(always)]
 pub fn off() -> bool {
@@ -38,60 +38,37 @@ pub fn off() -> bool {
 }
 
 /// Runs a marked function's body (a `move` closure, built on this path
-/// only) under its guard, out of line: the recording path of a body
-/// `#[profile]` duplicated (see *Expansion* in the `profile` docs),
-/// called by [`recorded`], which has marked the instrumentation on.
-/// Its captures and its value pass through opaque barriers: without
-/// them the compiler computed a pure body after the exit's clock read.
-/// The instrumentation ends right before the body and starts again
-/// right after it.
-///
-/// Returns the thread's instrumentation word with the value, for
-/// [`recorded`] to end the instrumentation after the call.
+/// only) under its guard (`mode`: the mode the function read), out of
+/// line: the recording path of a body
+/// `#[profile]` duplicated (see *Expansion* in the `profile` docs). Out of
+/// line so that the marked function's path with profiling off stays the
+/// body and a mode test, with nothing saved or restored for this path's
+/// calls. The body's value passes through an opaque barrier: without it
+/// the compiler may compute a pure body after the exit's clock read.
 #[cfg(feature = "enabled")]
 #[inline(never)]
-pub fn timed<R>(body: impl FnOnce() -> R, site: &'static CallSite) -> (R, Leave) {
-    let guard = Guard::enter_held(site);
-    let body = core::hint::black_box(body);
-    crate::record::guard::outside();
+pub fn timed<R>(mode: u8, body: impl FnOnce() -> R, site: &'static CallSite) -> R {
+    let guard = Guard::enter_in(site, mode);
     let value = body();
-    crate::record::guard::inside();
-    core::hint::black_box(&value);
-    guard.exit_held();
-    (value, Leave::here())
-}
-
-/// The recording path of a marked function (`#[profile]`'s expansion),
-/// inline in it: marks the instrumentation on (one store of a constant),
-/// calls [`timed`], which ends it right before the body and starts it
-/// again right after, and ends it after the call returns. So the call,
-/// `timed`'s prologue and epilogue and what the compiler puts between
-/// the guard and the body are found as the instrumentation they are (in
-/// the caller's calls' time), not as the program's: before, a counted
-/// call's ~30 instructions outside its push and pop were credited to its
-/// caller or to itself (pulldown-cmark's `Tree::index`, ~1 ns unmarked,
-/// read 15–30 ns a call). The store after the call goes through the
-/// address `timed` hands back ([`Leave`]): found again here, it was kept
-/// in a register across the call, which the marked function's path with
-/// profiling off saved and restored (11 → 13 instructions). Ending the
-/// window inside `timed` instead left its epilogue to the caller
-/// (semver's `is_empty_or_inline` read 7–10% of the run against 1–3%),
-/// and a word of its own for the return, addressed afresh after the
-/// call, took the accuracy cases' parents out with the instrumentation
-/// (case A −86%).
-#[cfg(feature = "enabled")]
-#[inline(always)]
-pub fn recorded<R>(body: impl FnOnce() -> R, site: &'static CallSite) -> R {
-    crate::record::guard::inside();
-    let (value, leave) = timed(body, site);
-    // Also no tail call: the marked function keeps its frame (in
-    // backtraces and other profilers).
-    leave.outside();
+    guard.exit_after(&value);
     value
 }
 
-/// An opaque use of a guarded body's value before its guard's exit
-/// (see [`timed`]).
+/// The mode, read once by a marked function: [`OFF`], or anything else
+/// for [`timed`].
+#[cfg(feature = "enabled")]
+#[inline(always)]
+pub fn mode() -> u8 {
+    crate::switches::mode()
+}
+
+/// The mode with profiling off or paused and nothing armed (see [`off`]).
+#[cfg(feature = "enabled")]
+pub const OFF: u8 = crate::switches::OFF;
+
+/// An opaque use of a guarded body's value before its guard's exit: the
+/// compiler would otherwise compute a pure body after the exit's clock
+/// read.
 #[cfg(feature = "enabled")]
 #[inline(always)]
 pub fn barrier<T: ?Sized>(value: &T) {

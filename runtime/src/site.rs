@@ -84,9 +84,9 @@ pub struct CallSite {
 pub enum Timing {
     /// Every call reads the clock twice.
     Timed,
-    /// Every call is counted; only a sample of its calls (one in
-    /// `SAMPLE_EVERY`) reads the clock, so its times are estimates, and the
-    /// time of its calls stays in its callers' self time.
+    /// Every call is counted; none reads the clock once its site is
+    /// decided (its first calls, which decide it, are timed), so its times
+    /// are the sampler's estimates.
     Counted,
 }
 
@@ -107,9 +107,6 @@ impl Timing {
     }
 }
 
-/// One call in this many of a counted site's node reads the clock (the
-/// sample that keeps its estimated mean).
-pub const SAMPLE_EVERY: u64 = 64;
 /// [`CallSite`]'s decision field: no node of the site has finished
 /// learning yet (the transitions are `record::timing`'s).
 pub(crate) const UNDECIDED: u8 = 0;

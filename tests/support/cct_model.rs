@@ -17,9 +17,11 @@
 //! - a drop records one call on the guard's node, whatever the stack holds;
 //!   the stack: the top frame is popped if it holds the guard's node (the
 //!   node is compared, not the depth); else, if the guard's own frame is
-//!   still at its depth, it and every frame above it are popped (those
-//!   above are counted `resynced`); else nothing is popped and the drop is
-//!   counted `orphaned`;
+//!   still at its depth (for an overflow node, which the recorder finds
+//!   by its node and the node under it: the newest frame of that pair), it
+//!   and every frame above it are popped (those above are counted
+//!   `resynced`); else nothing is popped and the drop is counted
+//!   `orphaned`;
 //! - at thread exit, the frames still open are counted `leaked`, and the
 //!   thread's tree joins the finished threads' data and its name's row;
 //! - a reset zeroes every live thread's counts (keeping its nodes, its
@@ -118,6 +120,8 @@ impl Events {
 pub struct Guard {
     node: usize,
     depth: usize,
+    /// The node under it when it was pushed.
+    parent: usize,
 }
 
 /// One thread's recorded data (made at its first marked call).
@@ -179,20 +183,33 @@ impl Arena {
                 n
             }
         };
+        let parent = *self.stack.last().expect("the root is never popped");
         self.stack.push(node);
         Guard {
             node,
             depth: self.stack.len() - 1,
+            parent,
         }
     }
 
     fn pop(&mut self, g: Guard, unwinding: bool) {
         let top = self.stack.len() - 1;
+        let folded = matches!(self.nodes[g.node].0, Key::Folded(..));
+        // A frame of an overflow node is found again by its node and the
+        // node under it, the newest such (the recorder keeps no depth for
+        // them: an overflow node is shared by every path it folds).
+        let found = if folded {
+            (1..=top)
+                .rev()
+                .find(|&i| self.stack[i] == g.node && self.stack[i - 1] == g.parent)
+        } else {
+            (g.depth >= 1 && g.depth <= top && self.stack[g.depth] == g.node).then_some(g.depth)
+        };
         if self.stack[top] == g.node {
             self.stack.pop();
-        } else if g.depth >= 1 && g.depth <= top && self.stack[g.depth] == g.node {
-            self.resynced += (top - g.depth) as u64;
-            self.stack.truncate(g.depth);
+        } else if let Some(at) = found {
+            self.resynced += (top - at) as u64;
+            self.stack.truncate(at);
         } else {
             self.orphaned += 1;
         }

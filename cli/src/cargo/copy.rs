@@ -187,7 +187,7 @@ fn link_target(root: &Path, rel: &Path, target: &Path, exclude: &[PathBuf]) -> P
                 .any(|e| e.starts_with(&canon_root) && resolved.starts_with(e)) =>
         {
             let up = parent.components().count();
-            let mut out: PathBuf = std::iter::repeat("..").take(up).collect();
+            let mut out: PathBuf = std::iter::repeat_n("..", up).collect();
             out.push(inside);
             if out.as_os_str().is_empty() {
                 out.push(".");

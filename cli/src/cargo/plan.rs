@@ -115,7 +115,7 @@ impl<'a> Plan<'a> {
     /// whose content is `content`.
     pub(crate) fn transform(&self, path: &Path, content: Vec<u8>, tally: &mut Tally) -> Vec<u8> {
         let out = self.marked_content(path, content, tally);
-        if !path.extension().is_some_and(|e| e == "rs") || out.len() > MAX_PARSED {
+        if path.extension().is_none_or(|e| e != "rs") || out.len() > MAX_PARSED {
             return out;
         }
         // Paths that leave the workspace name what they named in the
@@ -164,7 +164,7 @@ impl<'a> Plan<'a> {
         if path.file_name().is_some_and(|n| n == "Cargo.toml") {
             return false;
         }
-        if !path.extension().is_some_and(|e| e == "rs") {
+        if path.extension().is_none_or(|e| e != "rs") {
             return true;
         }
         std::str::from_utf8(out).map_or(true, |t| !super::escape::names_paths(t))
@@ -174,7 +174,7 @@ impl<'a> Plan<'a> {
         if path.file_name().is_some_and(|n| n == "Cargo.toml") {
             return self.manifest(path, content);
         }
-        if !path.extension().is_some_and(|e| e == "rs") {
+        if path.extension().is_none_or(|e| e != "rs") {
             return content;
         }
         let shown = self.shown(path);

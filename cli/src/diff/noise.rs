@@ -175,7 +175,7 @@ impl Row {
                 let runs = self.before_runs.len().max(self.after_runs.len());
                 // Total, self or mean (a percentile is the calls' own).
                 let of_calls = m.percentile().is_none();
-                self.change(m).map_or(true, |c| c.abs() < noise)
+                self.change(m).is_none_or(|c| c.abs() < noise)
                     || self.within_error(m)
                     || (runs > 1 && !self.apart(m))
                     || (runs == 1 && of_calls && self.same_median())

@@ -247,8 +247,8 @@ pub(crate) fn tree_figures(tree: &Tree, ns_per_tick: f64, est: Estimate) -> Tree
         }
     }
     let floor = floor::floors(tree, &children, est.cal);
-    // Calls of counted nodes beneath each node (the rest are timed nodes').
-    let counted_below = below_of(tree, &children, |a| if is_counted(a) { a.calls } else { 0 });
+    // Counted calls beneath each node (the rest read the clock).
+    let counted_below = below_of(tree, &children, |a| a.untimed);
     let own = own_figures(
         tree,
         &counted,

@@ -24,8 +24,9 @@ pub(super) struct Instrumentation {
     /// The same per call of a timed node and per call of a counted one
     /// (see [`Rates`]).
     pub rates: Rates,
-    /// Each kind's own instrumentation found (`[timed, counted]`) and its
-    /// calls, in ticks: what [`Self::rates`] rest on.
+    /// Each kind's instrumentation found (`[timed, counted]`: a timed
+    /// call's exit found apart, twice, and the rest) and its calls, in
+    /// ticks: what [`Self::rates`] rest on.
     pub own: [(u64, u64); 2],
     /// Instrumentation's share of the sampled time, from 0 to 1.
     pub share: f64,
@@ -49,10 +50,9 @@ impl Instrumentation {
         tree: &crate::tree::Tree,
         cal: crate::record::calibrate::Calibration,
     ) -> Instrumentation {
-        let (mut sampled, mut inside, mut calls, mut waited) = (0u64, 0u64, 0u64, 0u64);
-        let mut timed = 0u64;
-        // Each kind of node's own instrumentation found, and its calls.
-        let mut own = [(0u64, 0u64); 2];
+        let (mut sampled, mut calls, mut waited) = (0u64, 0u64, 0u64);
+        let (mut entries, mut exits) = (0u64, 0u64);
+        let (mut timed_calls, mut counted_calls) = (0u64, 0u64);
         for n in &tree.nodes {
             // tickprof's own calls (the calibration's) are not the
             // program's, nor their samples (they have none: their thread
@@ -62,21 +62,32 @@ impl Instrumentation {
             }
             let a = &n.acc;
             waited = waited.saturating_add(a.sampled_wait);
-            let i = a.sampled_inst.saturating_add(a.sampled_own);
-            inside = inside.saturating_add(i);
-            sampled = sampled.saturating_add(a.sampled).saturating_add(i);
+            entries = entries.saturating_add(a.sampled_inst);
+            exits = exits.saturating_add(a.sampled_exit);
+            sampled = sampled
+                .saturating_add(a.sampled)
+                .saturating_add(a.sampled_inst)
+                .saturating_add(a.sampled_exit);
             if n.site.is_some() {
                 calls = calls.saturating_add(a.calls);
-                timed = timed.saturating_add(a.timed());
-                let k = &mut own[usize::from(super::figures::is_counted(a))];
-                k.0 = k.0.saturating_add(a.sampled_own);
-                k.1 = k.1.saturating_add(a.calls);
+                timed_calls = timed_calls.saturating_add(a.timed());
+                counted_calls = counted_calls.saturating_add(a.untimed);
             }
         }
+        let inside = entries.saturating_add(exits);
+        // Each kind's own instrumentation: a timed call's exit was found
+        // apart (`sampled_exit`); its entry, which holds its other clock
+        // read, is taken to cost as much; the rest of the entries found
+        // are the counted calls'.
+        let timed_own = exits.saturating_mul(2).min(inside);
+        let own = [
+            (timed_own, timed_calls),
+            (inside - timed_own, counted_calls),
+        ];
         // The floor (`figures::floor`) of the whole run: every timed call
         // at the calibrated cost; exact counts times a calibrated cost, it
         // cannot exceed the time the sampler looked at.
-        let least = (timed as f64 * cal.timed.max(0.0)) as u64;
+        let least = (timed_calls as f64 * cal.timed.max(0.0)) as u64;
         let inside = inside.max(least.min(sampled));
         let share = if sampled == 0 {
             0.0

@@ -7,20 +7,31 @@ use crate::hist::{self, Hist};
 use crate::report::SiteStats;
 
 /// How a measured report takes each call's instrumentation out of it.
+///
+/// The hot path does not count the marked calls made beneath each call
+/// (that count, a read-modify-write on every timed call, was most of a
+/// timed call's cost above the two clock reads: see `docs/measured.md`).
+/// So each call loses the site's share of the instrumentation found
+/// inside its calls in proportion to its time: a call twice as long
+/// (most often: more calls beneath it) loses twice as much. Exact where
+/// the site's calls make the same calls beneath them; a site whose calls
+/// differ (a few long ones with many calls beneath, many short ones with
+/// none) has its long calls' percentiles high and its short ones' low by
+/// up to that share.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct PerCall {
     /// Ticks off every call: the part of its own instrumentation inside
     /// its time (the clock's resolution, at most its shortest call).
     pub off: f64,
-    /// Ticks off per marked call made beneath the call: the
-    /// instrumentation the sampler found inside the site's calls over the
-    /// marked calls made beneath them.
-    pub per_below: f64,
+    /// What every call keeps of its time: 1 less the site's share of the
+    /// instrumentation of the marked calls made beneath its calls (what
+    /// the report takes out of the site's total, over its raw total).
+    pub keep: f64,
     /// No call is taken below this (the clock's resolution, or its raw
     /// time when shorter): a call that measurably took time never reads 0.
     pub floor: f64,
     /// Whether the calls' level is the sampler's (its mean), not the
-    /// clock's: a counted site's timed sample, or a timed site whose calls
+    /// clock's: a counted site's timed calls, or a timed site whose calls
     /// are too short for the clock to resolve (`~` in the report). Their
     /// median is brought down to the mean whatever the factor (see
     /// [`agree_with_mean`]).
@@ -31,7 +42,7 @@ impl PerCall {
     /// Nothing taken out (a raw report).
     pub const RAW: PerCall = PerCall {
         off: 0.0,
-        per_below: 0.0,
+        keep: 1.0,
         floor: 0.0,
         sampled_level: false,
     };
@@ -43,23 +54,24 @@ impl PerCall {
         if !comp {
             return PerCall::RAW;
         }
-        let min = f.acc.min_or_zero() as f64;
-        let per_below = if f.below == 0 {
-            0.0
+        let own = resolution.min(f.acc.min_or_zero() as f64);
+        let ticks = f.acc.ticks as f64;
+        let keep = if ticks > 0.0 {
+            (1.0 - f.inside as f64 / ticks).clamp(0.0, 1.0)
         } else {
-            f.inside as f64 / f.below as f64
+            1.0
         };
         PerCall {
-            off: resolution.min(min),
-            per_below,
-            floor: resolution.min(min),
+            off: own,
+            keep,
+            floor: own,
             sampled_level: estimated,
         }
     }
 
-    /// One call of `raw` ticks that made `below` marked calls beneath it.
-    pub fn own(&self, raw: f64, below: f64) -> f64 {
-        (raw - self.off - self.per_below * below).max(self.floor.min(raw))
+    /// One call of `raw` ticks, its instrumentation taken out.
+    pub fn own(&self, raw: f64) -> f64 {
+        (raw * self.keep - self.off).max(self.floor.min(raw))
     }
 }
 
@@ -127,10 +139,10 @@ fn agree_with_mean(sorted: &mut [(f64, u64)], mean: f64, sampled: bool) {
 /// Fills `s`'s `min_ns`, `max_ns`, histogram, raw sum and percentiles
 /// from the site's histogram in ticks `h` (`ns`: nanoseconds per tick).
 ///
-/// Each call is its bucket's midpoint with its own instrumentation taken
-/// out ([`PerCall`], [`Hist::corrected`]): its own clock read and the
-/// instrumentation of the marked calls made beneath it, by its bucket's
-/// count of them, never one average over all calls. `min`, the
+/// Each call is its bucket's midpoint with its instrumentation taken out
+/// ([`PerCall`], [`Hist::corrected`]): its own clock read and its share of
+/// the instrumentation of the marked calls made beneath the site's calls,
+/// in proportion to its time. `min`, the
 /// percentiles and `max` are ranks of those figures, so `min <= p50 <=
 /// p90 <= p99 <= max` by construction; they are brought to the mean
 /// ([`agree_with_mean`]: none contradicts it), `min` and `max` are then
@@ -142,16 +154,15 @@ pub(super) fn fill(s: &mut SiteStats, h: Option<&Hist>, f: &Flat, ns: f64, per_c
     let mean = s.mean_ns;
     let (lo, hi, sorted) = match h {
         Some(h) => {
-            let mut sorted = h.corrected(per_call.per_below, per_call.off, per_call.floor);
+            let mut sorted = h.corrected(|raw| per_call.own(raw));
             agree_with_mean(&mut sorted, mean / ns, per_call.sampled_level);
             let lo = sorted.first().map_or(0.0, |x| x.0) * ns;
             let hi = sorted.last().map_or(0.0, |x| x.0) * ns;
             (lo, hi, Some(sorted))
         }
         None if f.acc.accepted() > 0 => {
-            let each = f.below as f64 / f.acc.calls.max(1) as f64;
-            let lo = per_call.own(f.acc.min_or_zero() as f64, each) * ns;
-            let hi = per_call.own(f.acc.max as f64, each) * ns;
+            let lo = per_call.own(f.acc.min_or_zero() as f64) * ns;
+            let hi = per_call.own(f.acc.max as f64) * ns;
             (lo, hi, None)
         }
         None => (mean, mean, None),

@@ -124,12 +124,11 @@ pub(crate) fn notes(report: &Report) -> Vec<Note> {
     }
     if r.counted_sites > 0 {
         v.push((INFORM, format!(
-            "{} site{} counted (TICKPROF_TIME): {} call{} counted without reading the clock, one in {} timed; their times (~) are the sampler's: the time it found them on top of the stack (self) and inside them (total)",
+            "{} site{} counted (TICKPROF_TIME): {} call{} counted without reading the clock; their times (~) are the sampler's: the time it found them on top of the stack (self) and inside them (total); their percentiles, their first calls' (timed while the site was decided)",
             r.counted_sites,
             plural(r.counted_sites),
             r.counted_calls,
             plural(r.counted_calls),
-            crate::site::SAMPLE_EVERY,
         )));
     }
     let few = report.sites.iter().filter(|x| x.too_few_samples()).count() as u64;

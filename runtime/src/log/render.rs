@@ -253,7 +253,7 @@ impl Thread {
     fn settle(&mut self, opts: &LogOptions) {
         let innermost = self.stack.iter().rev().find(|o| o.shown);
         let commit = if opts.threshold_ns == 0 {
-            innermost.map_or(true, |o| o.offset.is_none())
+            innermost.is_none_or(|o| o.offset.is_none())
         } else {
             innermost.is_none() || self.held.len() > HELD_MAX
         };

@@ -166,7 +166,7 @@ fn run(interval: Duration) {
             take(shared);
             next_capture = after(now);
         }
-        if retry_at.map_or(true, |t| Instant::now() >= t) {
+        if retry_at.is_none_or(|t| Instant::now() >= t) {
             retry_at = None;
             while let Some(sent) = send_front(shared, None).filter(|_| !stopping()) {
                 match sent {

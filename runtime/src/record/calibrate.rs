@@ -2,10 +2,11 @@
 //! sampler's thread 50 ms after it starts, as a floor under the instrumentation the sampler
 //! finds inside a timed node (see `build::figures::floor`).
 //!
-//! The sampler tells the instrumentation from the program by a word the
-//! guard sets around its entry and exit code; a call's cost outside those
-//! windows (the call itself, the out-of-line `timed`, what the CPU has not
-//! retired when the sampler looks) it reads as the program's. A loop of
+//! The sampler tells the instrumentation from the program by the tags of
+//! the thread's current-node word, set around a call's entry and exit
+//! code; a call's cost outside those windows (the mode test, what the CPU
+//! has not retired when the sampler looks) it reads as the program's. A
+//! loop of
 //! timed calls around an empty body, less the same loop of unmarked calls,
 //! measures the least a timed call costs (its two clock reads serialise
 //! it: real code pays at least that), and a timed node's calls lose at
@@ -49,11 +50,15 @@ fn marker() {}
 /// The timed site (tickprof's own: left out of every report).
 static TIMED_SITE: CallSite = CallSite::internal(path_of(marker), file!(), line!());
 
-/// A marked function with an empty body, expanded as `#[profile]`
-/// expands one.
+/// A marked function with an empty body, its recording path as
+/// `#[profile]` expands one.
 #[inline(never)]
 fn timed(x: u64) -> u64 {
-    crate::__private::recorded(move || black_box(x), &TIMED_SITE)
+    let g = super::guard::Guard::enter(&TIMED_SITE);
+    let v = black_box(x);
+    black_box(&v);
+    g.exit();
+    v
 }
 
 /// The same body, unmarked.
@@ -105,6 +110,13 @@ pub(crate) fn ensure(between: &mut dyn FnMut()) {
     if let Some(c) = measure(between) {
         TIMED_COST.store(c.timed.max(f64::MIN_POSITIVE).to_bits(), Ordering::Relaxed);
     }
+}
+
+/// [`ensure`] as the sampler thread's job: whether the cost is measured
+/// (else it is tried again on the sampler's next round).
+pub(crate) fn job(between: &mut dyn FnMut()) -> bool {
+    ensure(between);
+    measured()
 }
 
 #[inline(always)]

@@ -1,23 +1,39 @@
 //! The cold paths of a marked call, one for entries and one for exits,
-//! shared by guards (functions and scopes) and async polls: failpoints,
-//! hooks, tracing, hooks with the profile off, and calls made after the
-//! thread's state was torn down (detached).
+//! shared by guards (functions and scopes) and async polls: the thread's
+//! set-up, failpoints, hooks, tracing, hooks with the profile off, calls
+//! made after the thread's state was torn down (detached), and exits out
+//! of order.
 //!
-//! The fast paths (mode exactly `RECORD`, frame on top of the stack) are
-//! in [`super::guard`] and [`super::stack`]; they reach here only when the
-//! mode has another bit or the frame is not a plain one on top.
+//! The fast paths (mode exactly `RECORD`, a cache hit, the call on top at
+//! its exit) are in [`super::guard`]; they reach here for anything else.
 
 use super::frame::{self, Decoded, Frame, NONE};
 use super::hook::{self, Ended};
 use super::node::{bump, Node};
-use super::registry;
-use super::stack::{current, ThreadState};
+use super::stack::ThreadState;
+use super::{life, registry, sampler};
 use crate::clock::ticks;
 use crate::counters::Acc;
 use crate::site::CallSite;
 use crate::switches::{HOOK, LOG, MAX_TICKS, RECORD, RECORDED_ANY, TRACE};
 use crate::tree::Tree;
 use core::sync::atomic::Ordering;
+
+/// Makes `site`'s child of the node on top the top, setting the thread up
+/// first if this is its first marked call. Starts the sampler if it is not
+/// running (a cold path is where it can: not the first call of a thread,
+/// which may run in a signal handler).
+#[cold]
+#[inline(never)]
+pub(super) fn enter_recording(s: &ThreadState, site: &'static CallSite) -> Frame {
+    if s.needs_setup() && !life::set_up(s) {
+        return s.no_frame(site);
+    }
+    if sampler::idle() {
+        s.while_busy(sampler::try_start);
+    }
+    s.push(site)
+}
 
 /// An entry in any mode but plain recording and off: the bits of `mode`
 /// say what to do. A function's or scope's entry (`poll` false) first
@@ -40,14 +56,17 @@ pub(super) fn enter(site: &'static CallSite, mode: u8, poll: bool) -> Frame {
     if mode & RECORD == 0 {
         return if hooked { unrecorded(site, poll) } else { NONE };
     }
-    let (node, depth) = current().push(site);
-    if node.is_null() || depth == frame::DETACHED {
-        return (node, depth);
+    let s = super::stack::current();
+    let (node, parent) = enter_recording(s, site);
+    if node.is_null() || parent == frame::DETACHED {
+        return (node, parent);
     }
     if hooked {
+        // SAFETY: a pushed frame's node is a node of this thread's arena.
+        let depth = unsafe { &*node }.depth.load(Ordering::Relaxed) as usize;
         hook::enter(site, depth, ticks(), poll);
     }
-    frame::pushed(node, depth, mode & TRACE != 0, hooked)
+    frame::pushed(node, parent as *const Node, mode & TRACE != 0, hooked)
 }
 
 /// Hooks with the profile off: no frame; the depth is the hooks' own count
@@ -55,23 +74,17 @@ pub(super) fn enter(site: &'static CallSite, mode: u8, poll: bool) -> Frame {
 #[cold]
 #[inline(never)]
 fn unrecorded(site: &'static CallSite, poll: bool) -> Frame {
-    if !poll {
-        // The guard's drop reads the top of the thread's stack: make sure
-        // there is one to read, set up or not.
-        current().ensure_stack();
-    }
     let depth = hook::unrecorded_enter();
     hook::enter(site, depth, ticks(), poll);
     frame::unrecorded(site, depth)
 }
 
-/// The exit of a guard that is detached, traced, hooked, or not on top of
-/// the stack (`below`: the marked calls made beneath the call); `check`:
-/// whether the call may be unwinding (the explicit exit of a function
-/// that returned passes `false`).
+/// The exit of a guard that is detached, traced, hooked, or not on top;
+/// `check`: whether the call may be unwinding (the explicit exit of a
+/// function that returned passes `false`).
 #[cold]
 #[inline(never)]
-pub(super) fn exit(s: &ThreadState, f: Frame, (start, end): (u64, u64), below: u64, check: bool) {
+pub(super) fn exit(s: &ThreadState, f: Frame, (start, end): (u64, u64), check: bool) {
     // What the exit hooks are told (returned: the exit's `check` off).
     let ended =
         |site, depth, out_of_order| Ended::call(site, depth, (start, end), out_of_order, !check);
@@ -84,36 +97,36 @@ pub(super) fn exit(s: &ThreadState, f: Frame, (start, end): (u64, u64), below: u
         }
         Decoded::Pushed {
             node,
-            depth,
+            parent,
             traced,
             hooked,
         } => {
-            let out_of_order = s.top_depth() != depth;
-            if !s.pop_frame(depth, node) {
+            let out_of_order = !s.is_top(node);
+            if !s.pop_frame(node, parent as usize) {
                 return;
             }
             // SAFETY: `node` was handed out by this thread's arena, which
             // is alive: the state is not torn down (`pop_frame` said so).
             let node = unsafe { &*node };
-            node.record(end.wrapping_sub(start), below, check);
+            node.record(end.wrapping_sub(start), check);
             if traced {
                 s.trace(node, start, end);
             }
             if let (true, Some(site)) = (hooked, node.site()) {
+                let depth = node.depth.load(Ordering::Relaxed) as usize;
                 hook::exit(&ended(site, depth, out_of_order));
             }
         }
     }
 }
 
-/// The exit of a counted call whose frame is not on top of the stack:
-/// resynchronised like a timed call's (see [`ThreadState::pop_frame`]);
-/// nothing is recorded (the call was counted on entry), except an unwound
-/// call.
+/// The exit of a counted call whose node is not on top: resynchronised
+/// like a timed call's (see [`ThreadState::pop_frame`]); nothing is
+/// recorded (the call was counted on entry), except an unwound call.
 #[cold]
 #[inline(never)]
-pub(super) fn exit_counted(s: &ThreadState, (node, depth): Frame, check: bool) {
-    if s.pop_frame(depth, node) && check && std::thread::panicking() {
+pub(super) fn exit_counted(s: &ThreadState, (node, parent): Frame, check: bool) {
+    if s.pop_frame(node, parent) && check && std::thread::panicking() {
         unwound(node);
     }
 }
@@ -122,8 +135,8 @@ pub(super) fn exit_counted(s: &ThreadState, (node, depth): Frame, check: bool) {
 #[cold]
 #[inline(never)]
 pub(super) fn unwound(node: *const Node) {
-    // SAFETY: called with the node of a frame just popped from this
-    // thread's live stack, a node of its arena, which outlives the state.
+    // SAFETY: called with the node of a call just ended on this thread, a
+    // node of its arena, which outlives the state.
     bump(&unsafe { &*node }.c.unwound, 1);
 }
 
@@ -143,5 +156,5 @@ fn record_detached(site: &'static CallSite, start: u64, end: u64) {
     }
     // Merging allocates: with a marked global allocator that is a marked
     // call, which must not be recorded detached in turn.
-    current().while_busy(|| registry::add_detached(&Tree::single(site, one)));
+    super::stack::current().while_busy(|| registry::add_detached(&Tree::single(site, one)));
 }

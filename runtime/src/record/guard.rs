@@ -1,184 +1,131 @@
 //! Guards: what a marked function or scope holds from entry to exit
-//! ([`Guard`]); the polls of an `async fn` are in [`super::poll`]. Both
-//! leave the fast path for the same cold paths ([`super::cold`]).
+//! ([`Guard`]). The whole per-call path reads top to bottom here: the
+//! entry (mode test, the child cache, the clock read or the count), the
+//! exit (the clock read, the check that the call is on top, the
+//! recording); everything else leaves for [`super::cold`].
 
 use super::cold;
-use super::frame::{self, Frame};
-use super::node::Node;
-use super::stack::{current, ThreadState, STATE};
+use super::frame::{Frame, COUNTED_TAG};
+use super::node::{Kind, Node};
+use super::stack::{current, ThreadState, ENTRY, EXIT};
 use super::timing;
 use crate::clock::ticks;
 use crate::site::CallSite;
 use crate::switches::{mode, recording, OFF, RECORD};
 use core::marker::PhantomData;
+use core::sync::atomic::Ordering;
 
 /// Times one activation of a call site, from [`Guard::enter`] to drop.
 ///
 /// Created by the code `#[profile]` and `prof_scope!` generate. Not `Send`:
-/// a guard belongs to the thread whose stack it was pushed on.
+/// a guard belongs to the thread whose tree it records into.
 #[must_use = "the guard times until it is dropped"]
 pub struct Guard {
+    /// The clock at entry; 0 for a counted call (and an inert guard).
     start: u64,
+    /// The call's node (null: inert), tagged for a traced or hooked call
+    /// (see `frame`).
     node: *const Node,
-    depth: usize,
-    /// A timed call's mark: the thread's ended calls at its entry (see
-    /// `ThreadState::ended`).
-    mark: u64,
+    /// The parent's word: the node to put back on top at exit (see
+    /// `frame`).
+    parent: usize,
     _not_send: PhantomData<*const ()>,
 }
 
 impl Guard {
-    /// Starts timing one activation of `site`.
+    /// Starts one activation of `site`.
     ///
-    /// The cold paths return only the frame (node and depth, 16 bytes, in
-    /// registers) and the clock is read here: a cold path that returned a
-    /// whole guard would return it through memory, and the guard of every
-    /// call, fast path included, would then live on the stack.
-    ///
-    /// A node whose timing state (see `record::adapt`) is 0 is cached
-    /// plainly in its parent's child cache: its call is timed with no
-    /// check at all. A node cached with the flag has its state checked: a
-    /// counted state gives a counted call (no clock read, the call counted
-    /// and the countdown stepped in one add, a guard whose `start` is 0);
-    /// any other goes through `timing::settle` and is timed.
+    /// Recording plainly, the entry opens its window ([`ENTRY`]: the
+    /// sampler counts what it finds now as the caller's instrumentation),
+    /// asks the parent's child cache, and, on a hit, reads the clock (a
+    /// timed node) or counts the call (a counted one: one add) and makes
+    /// the node the top, which closes the window. Anything else — another
+    /// mode, a cache miss, a learning node, a thread not set up — takes
+    /// the cold path, which returns only the frame (sixteen bytes, in
+    /// registers): a cold path that returned a whole guard would return
+    /// it through memory, and the guard of every call would then live on
+    /// the stack.
     #[inline(always)]
     pub fn enter(site: &'static CallSite) -> Guard {
-        Guard::enter_as::<false>(site)
+        Guard::enter_in(site, mode())
     }
 
-    /// [`Guard::enter`] for `__private::timed`, whose caller marked the
-    /// instrumentation on (`inside`) and which ends it itself
-    /// (`outside`) right before the body, so that
-    /// what the compiler puts between the guard and the body (the
-    /// captures' spills) is found as instrumentation, not as the call's
-    /// own time: a counted call's word stays as it was set entering the
-    /// call, a timed call's says, after its clock read, that what follows
-    /// is inside the call's time (`ThreadState::inst_inside`).
+    /// [`Guard::enter`] with the mode read by the caller (the marked
+    /// function, for its off test).
     #[inline(always)]
-    pub fn enter_held(site: &'static CallSite) -> Guard {
-        Guard::enter_as::<true>(site)
-    }
-
-    /// [`Guard::enter`]; `HELD`: [`Guard::enter_held`].
-    #[inline(always)]
-    fn enter_as<const HELD: bool>(site: &'static CallSite) -> Guard {
-        let mode = mode();
+    pub fn enter_in(site: &'static CallSite, mode: u8) -> Guard {
         if mode != RECORD {
             if mode == OFF {
                 return Guard::inert();
             }
-            let s = current();
-            if !HELD {
-                let _ = s.inst_on_entry();
-            }
-            let (node, depth) = cold::enter(site, mode, false);
-            let g = Guard::timed_or_none(node, depth, s.ended());
-            if !HELD {
-                s.inst_off();
-            } else if g.start != 0 {
-                // Held and timed: inside the call after its clock read.
-                s.inst_inside();
-            }
-            return g;
+            return Guard::timed_from(cold::enter(site, mode, false));
         }
         let s = current();
-        // Held: the caller set the word (`inside`): inside the call on
-        // top, which is the caller's until the push.
-        let depth = if HELD {
-            s.top_depth()
-        } else {
-            s.inst_on_entry()
-        };
-        let g = s.push_at(
-            depth,
-            site,
-            |node, depth| {
-                // Held: the new frame's own instrumentation up to the
-                // clock read (outside its time), inside it after.
-                if HELD {
-                    s.inst_on(depth);
-                }
-                let g = Guard::timed(node, depth, s.ended());
-                if HELD {
-                    s.inst_inside();
-                }
-                g
-            },
-            |parent, node, depth| {
-                if timing::count_if_counted(node) {
-                    return Guard::counted(node, depth);
-                }
-                // A slow path's timed call (learning, or a counted
-                // site's sample) leaves its word as set entering the
-                // call: returned through memory, a guard made here would
-                // put every call's guard on the stack.
-                Guard::from_slow(timing::settle(parent, node, depth), s.ended())
-            },
-            || Guard::from_slow(enter_slow(s, site), s.ended()),
-        );
-        if !HELD {
-            s.inst_off();
+        let parent = s.top();
+        s.set_top_tagged(parent, ENTRY);
+        // SAFETY: the top is a sentinel (an empty cache) or a node of this
+        // thread's arena, which outlives the state.
+        let p = unsafe { &*parent };
+        let site_ptr = site as *const CallSite as usize;
+        let cached = p.mru_site.load(Ordering::Relaxed) as usize;
+        if cached == site_ptr {
+            let node = p.mru_child.load(Ordering::Relaxed).cast_const();
+            let start = start_stamp();
+            s.set_top(node);
+            return Guard::timed(node, parent as usize, start);
         }
-        g
+        if cached == site_ptr + Kind::Counted as usize {
+            let node = p.mru_child.load(Ordering::Relaxed).cast_const();
+            // SAFETY: a cached child is a node of this thread's arena.
+            timing::count(unsafe { &*node });
+            s.set_top(node);
+            return Guard::counted(node, parent as usize);
+        }
+        Guard::from_slow(enter_slow(s, site))
     }
 
     /// The guard of a frame a slow path returned: counted when its node
     /// is tagged [`COUNTED_TAG`], inert when nothing was pushed, else
-    /// timed (with `mark`).
+    /// timed (the clock read now).
     #[inline(always)]
-    pub(super) fn from_slow((node, depth): Frame, mark: u64) -> Guard {
+    pub(super) fn from_slow((node, parent): Frame) -> Guard {
         if node as usize & COUNTED_TAG != 0 {
-            Guard::counted(node.cast::<u8>().wrapping_sub(COUNTED_TAG).cast(), depth)
+            Guard::counted(node.wrapping_byte_sub(COUNTED_TAG), parent)
         } else {
-            Guard::timed_or_none(node, depth, mark)
+            Guard::timed_from((node, parent))
         }
     }
 
-    /// A timed guard: the clock read now; `mark`, the thread's ended
-    /// calls.
+    /// A timed guard of `frame`, or an inert one when nothing was pushed.
     #[inline(always)]
-    fn timed(node: *const Node, depth: usize, mark: u64) -> Guard {
-        Guard {
-            start: start_stamp(),
-            node,
-            depth,
-            mark,
-            _not_send: PhantomData,
-        }
-    }
-
-    /// A timed guard, or an inert one when nothing was pushed (depth 0).
-    #[inline(always)]
-    fn timed_or_none(node: *const Node, depth: usize, mark: u64) -> Guard {
-        if depth == 0 {
+    fn timed_from((node, parent): Frame) -> Guard {
+        if node.is_null() {
             return Guard::inert();
         }
-        Guard::timed(node, depth, mark)
+        Guard::timed(node, parent, start_stamp())
     }
 
-    /// A counted call's guard: `start` 0 and a frame (the call was
-    /// counted on entry).
     #[inline(always)]
-    fn counted(node: *const Node, depth: usize) -> Guard {
+    fn timed(node: *const Node, parent: usize, start: u64) -> Guard {
         Guard {
-            start: 0,
+            start,
             node,
-            depth,
-            mark: 0,
+            parent,
             _not_send: PhantomData,
         }
+    }
+
+    /// A counted call's guard: `start` 0 and a node (the call was counted
+    /// on entry).
+    #[inline(always)]
+    fn counted(node: *const Node, parent: usize) -> Guard {
+        Guard::timed(node, parent, 0)
     }
 
     /// A guard that does nothing: profiling is off.
     #[inline(always)]
     pub(super) fn inert() -> Guard {
-        Guard {
-            start: 0,
-            node: core::ptr::null(),
-            depth: 0,
-            mark: 0,
-            _not_send: PhantomData,
-        }
+        Guard::timed(core::ptr::null(), 0, 0)
     }
 
     /// Ends the activation of a call that returned: the code `#[profile]`
@@ -189,7 +136,7 @@ impl Guard {
     ///
     /// Inlined always in optimised builds (the hot path); in builds with
     /// debug assertions a plain `#[inline]`, so that an unoptimised crate
-    /// calls one copy instead of carrying a second inlined pop (after the
+    /// calls one copy instead of carrying a second inlined exit (after the
     /// drop's) in every marked function.
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
@@ -197,74 +144,50 @@ impl Guard {
         core::mem::ManuallyDrop::new(self).end(false);
     }
 
-    /// [`Guard::exit`] for a guard from [`Guard::enter_held`] (in
-    /// `__private::timed`, whose caller ends the instrumentation:
-    /// `outside`), after `inside`: a counted call's word stays as `inside` set it
-    /// through the pop (whose side of the pop it is on does not matter for
-    /// a counted call's figures), a timed call's says its own
-    /// instrumentation from the exit's clock read on, outside its time.
+    /// [`Guard::exit`] after an opaque use of the body's `value` on a
+    /// timed call's path (before its exit's clock read: the compiler may
+    /// otherwise compute a pure body after it); a counted call reads no
+    /// clock, and its value stays where the compiler keeps it.
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
-    pub fn exit_held(self) {
-        core::mem::ManuallyDrop::new(self).end_with(
-            false,
-            |f, check| pop_counted(current(), f, check),
-            |f, stamps, below, check| {
-                let s = current();
-                s.inst_on(f.1);
-                pop(s, f, stamps, below, check);
-            },
-        );
+    pub fn exit_after<T>(self, value: &T) {
+        let g = core::mem::ManuallyDrop::new(self);
+        if g.start != 0 {
+            core::hint::black_box(value);
+        }
+        g.end(false);
     }
 
-    /// Reads the clock and pops the frame; a counted call's guard (`start`
-    /// 0) only pops its frame, and an inert one (`start` and depth 0) does
-    /// nothing. `check`: whether the call may be unwinding (see
-    /// [`Node::record`]).
+    /// Ends the call (`check`: whether it may be unwinding). A timed
+    /// call: the clock read, then, its node on top, its window opened
+    /// ([`EXIT`]), the call recorded, its parent made the top; a counted
+    /// one: its parent made the top; an inert one: nothing.
     #[inline(always)]
-    fn end(&self, check: bool) {
-        self.end_with(
-            check,
-            |f, check| {
-                let s = current();
-                s.inst_on(f.1);
-                pop_counted(s, f, check);
-                s.inst_off();
-            },
-            |f, stamps, below, check| {
-                let s = current();
-                s.inst_on(f.1);
-                pop(s, f, stamps, below, check);
-                s.inst_off();
-            },
-        );
-    }
-
-    /// [`Guard::end`] with its two pops given: `counted(frame, check)`
-    /// and `timed(frame, (start, end), below, check)`, `below` the marked
-    /// calls made beneath the call.
-    ///
-    /// The calls beneath are counted before the clock is read: computed
-    /// after it, from the count the pop reads, they held back the
-    /// histogram's add that takes them, and a timed call cost 1.44 times
-    /// the two-read floor instead of 1.00 to 1.08 (AMD EPYC, quiet
-    /// machine; see `docs/measured.md`).
-    #[inline(always)]
-    pub(super) fn end_with(
-        &self,
-        check: bool,
-        counted: impl FnOnce(Frame, bool),
-        timed: impl FnOnce(Frame, (u64, u64), u64, bool),
-    ) {
+    pub(super) fn end(&self, check: bool) {
         if self.start == 0 {
-            if self.depth != 0 {
-                counted((self.node, self.depth), check);
+            if !self.node.is_null() {
+                pop_counted(current(), self.node, self.parent, check);
             }
             return;
         }
-        let below = current().ended().wrapping_sub(self.mark);
         let end = ticks();
-        timed((self.node, self.depth), (self.start, end), below, check);
+        let s = current();
+        if !s.is_top(self.node) {
+            return cold::exit(s, (self.node, self.parent), (self.start, end), check);
+        }
+        let parent = self.parent as *const Node;
+        s.set_top_tagged(parent, EXIT);
+        // SAFETY: the node on top of this thread is a node of its arena,
+        // which outlives the state.
+        unsafe { &*self.node }.record_then(end.wrapping_sub(self.start), check, move || {
+            s.set_top(parent)
+        });
+    }
+
+    /// Whether the guard does nothing (profiling off, or nothing pushed).
+    #[inline(always)]
+    pub(super) fn is_inert(&self) -> bool {
+        self.node.is_null()
     }
 }
 
@@ -275,103 +198,53 @@ impl Drop for Guard {
     }
 }
 
-/// Marks what follows as instrumentation inside the call on top (see
-/// `__private::recorded`): in the marked function before it calls
-/// `__private::timed` (the caller's call, until the push: what
-/// [`Guard::enter_held`] expects), and in `timed` after the body, up to
-/// the exit's clock read (the call's own, for [`Guard::exit_held`]).
-#[inline(always)]
-pub fn inside() {
-    current().inst_inside();
-}
-
-/// Ends the instrumentation: in `__private::timed` right before the body
-/// (and, through [`Leave`], in the marked function after `timed`
-/// returns).
-#[inline(always)]
-pub fn outside() {
-    current().inst_off();
-}
-
-/// The calling thread's instrumentation word, handed back by
-/// `__private::timed` to the marked function, which ends the
-/// instrumentation with it after the call returns ([`Leave::outside`]:
-/// `timed`'s epilogue and return are the call's instrumentation, on the
-/// caller's side; the store's fence also keeps that call from being a
-/// tail call). Handed back rather than found again: the marked function
-/// then keeps no address in a register across the call, which it saved
-/// and restored with profiling off too (11 → 13 instructions).
-#[derive(Clone, Copy)]
-pub struct Leave(&'static ThreadState);
-
-impl Leave {
-    /// The calling thread's word.
-    #[inline(always)]
-    pub fn here() -> Leave {
-        Leave(current())
-    }
-
-    /// Ends the instrumentation (see [`Leave`]).
-    #[inline(always)]
-    pub fn outside(self) {
-        self.0.inst_off();
-    }
-}
-
-/// Pops a guard's frame and records the call (`below`: the marked calls
-/// made beneath it): on top of the stack, the fast path; anything else
-/// goes to the cold exit.
-#[inline(always)]
-pub(super) fn pop(s: &ThreadState, f: Frame, stamps: (u64, u64), below: u64, check: bool) {
-    if !s.pop_top(f.0, stamps, below, check) {
-        cold::exit(s, f, stamps, below, check);
-    }
-}
-
-/// Pops a counted call's frame: on top of the stack, the fast path;
-/// anything else goes to [`cold::exit_counted`]. A counted call that
+/// Ends a counted call: its parent back on top. A counted call that
 /// unwinds is counted as unwound.
 #[inline(always)]
-pub(super) fn pop_counted(s: &ThreadState, f: Frame, check: bool) {
-    if !s.pop_top_counted(f.0) {
-        return cold::exit_counted(s, f, check);
+pub(super) fn pop_counted(s: &ThreadState, node: *const Node, parent: usize, check: bool) {
+    if !s.is_top(node) {
+        return cold::exit_counted(s, (node, parent), check);
     }
+    s.set_top(parent as *const Node);
     if check && std::thread::panicking() {
-        cold::unwound(f.0);
+        cold::unwound(node);
     }
 }
 
-/// Set in the node address of the frame [`enter_slow`] returns for a
-/// counted call (nodes are aligned to 64 bytes; [`frame::TAG`] is bit 0).
-const COUNTED_TAG: usize = 2;
-
-/// A guard's entry that missed the child cache (or found no room): the
-/// slow push, then the node's timing state as on the fast path. A counted
-/// call's frame comes back with its node tagged [`COUNTED_TAG`].
+/// A guard's entry that the one-entry cache could not answer plainly:
+/// [`cold::enter_recording`] (the extra entries and the table of recent
+/// lookups, a miss, a thread not set up); then the node's kind as on the
+/// fast path (an overflow node's call is timed, its frame tagged so that
+/// its exit is cold too). A counted call's frame comes back with its node tagged
+/// [`COUNTED_TAG`]; the top is the node (none pushed: as it was,
+/// untagged). Out of line: no value of the marked function lives across
+/// it.
 #[cold]
 #[inline(never)]
-pub(super) fn enter_slow(s: &ThreadState, site: &'static CallSite) -> Frame {
-    let (node, depth) = s.push_slow(site);
-    if node.is_null() || depth == 0 || depth == frame::DETACHED {
-        return (node, depth);
+fn enter_slow(s: &ThreadState, site: &'static CallSite) -> Frame {
+    let (node, word) = cold::enter_recording(s, site);
+    if node.is_null() || word == super::frame::DETACHED {
+        return (node, word);
     }
-    // SAFETY: any other frame a push returns holds a stacked node of this
-    // thread's arena.
-    if timing::state(unsafe { &*node }) == 0 {
-        return (node, depth);
+    // SAFETY: a pushed frame's node is a node of this thread's arena.
+    let n = unsafe { &*node };
+    if n.is_overflow() {
+        // Tagged: its exit takes the cold path too (see `overflow_open`).
+        return (node.wrapping_byte_add(super::frame::TAG), word);
     }
-    counted_or_settled(s.parent_of(depth), node, depth)
-}
-
-/// The frame of a pushed node whose timing state is not 0: tagged
-/// [`COUNTED_TAG`] for a counted call (see [`counted_now`]), else
-/// as [`timing::settle`] moves the state on (a timed call).
-#[inline(always)]
-pub(super) fn counted_or_settled(parent: &Node, node: *const Node, depth: usize) -> Frame {
-    if timing::count_if_counted(node) {
-        return (node.cast::<u8>().wrapping_add(COUNTED_TAG).cast(), depth);
+    match timing::kind(n) {
+        Kind::Timed => (node, word),
+        Kind::Counted => {
+            timing::count(n);
+            (node.wrapping_byte_add(COUNTED_TAG), word)
+        }
+        Kind::Settle => {
+            // SAFETY: the parent of a pushed frame is a node of this
+            // thread's arena.
+            timing::settle(unsafe { &*(word as *const Node) }, n);
+            (node, word)
+        }
     }
-    timing::settle(parent, node, depth)
 }
 
 /// The clock's reading at a timed call's entry, never 0 (0 marks a
@@ -396,10 +269,10 @@ pub fn record_raw(site: &'static CallSite, delta: u64) {
     if !recording() {
         return;
     }
-    STATE.with(|s| {
-        let (node, depth) = s.push(site);
-        if !node.is_null() && depth != frame::DETACHED {
-            pop(s, (node, depth), (0, delta), 0, true);
-        }
-    });
+    let s = current();
+    let (node, parent) = cold::enter_recording(s, site);
+    if !node.is_null() && parent != super::frame::DETACHED && s.pop_frame(node, parent) {
+        // SAFETY: a frame just popped from this thread's live tree.
+        unsafe { &*node }.record(delta, true);
+    }
 }

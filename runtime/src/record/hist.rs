@@ -19,9 +19,8 @@ use core::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
 /// last bucket starts at `15 << 60`): counting it there discards it.
 const NONE: u64 = u64::MAX;
 
-/// One site's histogram on one thread: a count per bucket and the marked
-/// calls made beneath those calls, and the last call's time, counted at
-/// the next call.
+/// One site's histogram on one thread: a count per bucket, and the last
+/// call's time, counted at the next call.
 ///
 /// Why one call late: the bucket's address depends on the call's time,
 /// which the clock read has only just produced; a store to an address
@@ -32,95 +31,73 @@ pub(crate) struct Cells {
     /// The time of the last call added, not yet in `counts` ([`NONE`]:
     /// none).
     pending: AtomicU64,
-    /// The marked calls made beneath that call.
-    pending_below: AtomicU64,
     counts: [AtomicU64; BUCKETS],
-    below: [AtomicU64; BUCKETS],
 }
 
 impl Cells {
     const fn new() -> Cells {
         Cells {
             pending: AtomicU64::new(NONE),
-            pending_below: AtomicU64::new(0),
             counts: [const { AtomicU64::new(0) }; BUCKETS],
-            below: [const { AtomicU64::new(0) }; BUCKETS],
         }
     }
 
-    /// Counts one accepted call of `ticks` that made `below` marked calls
-    /// beneath it: holds it as pending and counts the previous pending
-    /// one. Owner thread only: relaxed loads and stores, no branch.
+    /// Counts one accepted call of `ticks`: holds it as pending and counts
+    /// the previous pending one. Owner thread only: relaxed loads and
+    /// stores, no branch.
     #[inline(always)]
-    pub(crate) fn add(&self, ticks: u64, below: u64) {
+    pub(crate) fn add(&self, ticks: u64) {
         let prev = self.pending.load(Ordering::Relaxed);
-        let prev_below = self.pending_below.load(Ordering::Relaxed);
         self.pending.store(ticks, Ordering::Relaxed);
-        self.pending_below.store(below, Ordering::Relaxed);
-        let i = index_of(prev);
         // SAFETY: `index_of` is below `BUCKETS` for every `u64` (the
         // buckets cover every `u64`: `hist::tests`).
-        let (c, b) = unsafe { (self.counts.get_unchecked(i), self.below.get_unchecked(i)) };
+        let c = unsafe { self.counts.get_unchecked(index_of(prev)) };
         c.store(c.load(Ordering::Relaxed).wrapping_add(1), Ordering::Relaxed);
-        b.store(
-            b.load(Ordering::Relaxed).wrapping_add(prev_below),
-            Ordering::Relaxed,
-        );
     }
 
     /// The counts, the pending call included. (Read while the owner adds,
     /// a copy may be one call short or over, like the node's counters.)
     fn load(&self) -> Hist {
         let discard = index_of(NONE);
-        let mut h = Hist::from_dense(self.counts.iter().zip(&self.below).enumerate().map(
-            |(i, (c, b))| {
-                if i == discard {
-                    (0, 0)
-                } else {
-                    (c.load(Ordering::Relaxed), b.load(Ordering::Relaxed))
-                }
-            },
-        ));
+        let mut h = Hist::from_dense(self.counts.iter().enumerate().map(|(i, c)| {
+            if i == discard {
+                0
+            } else {
+                c.load(Ordering::Relaxed)
+            }
+        }));
         let pending = self.pending.load(Ordering::Relaxed);
         if pending != NONE {
-            h.merge(&Hist::one_below(
-                pending,
-                self.pending_below.load(Ordering::Relaxed),
-            ));
+            h.merge(&Hist::one(pending));
         }
         h
     }
 
     /// The median call counted so far (the pending one left out, an
-    /// approximation the rule it serves can take), less `per_below` ticks
-    /// for each marked call its bucket's calls made beneath them on
-    /// average; `None` when none is counted. Owner thread, cold path; no
+    /// approximation the rule it serves can take), in ticks: its bucket's
+    /// midpoint; `None` when none is counted. Owner thread, cold path; no
     /// allocation, a few hundred loads.
-    ///
-    /// With it, the marked calls made beneath each call counted, on
-    /// average (exact counts: the same in identical runs).
-    pub(crate) fn median(&self, per_below: f64) -> Option<(f64, f64)> {
-        let n: u64 = self.counts.iter().map(|c| c.load(Ordering::Relaxed)).sum();
+    pub(crate) fn median(&self) -> Option<f64> {
         let discard = index_of(NONE);
-        let n = n.saturating_sub(self.counts[discard].load(Ordering::Relaxed));
-        if n == 0 {
-            return None;
-        }
-        let below: u64 = self.below.iter().map(|b| b.load(Ordering::Relaxed)).sum();
-        let below = below.saturating_sub(self.below[discard].load(Ordering::Relaxed));
-        let below_per_call = below as f64 / n as f64;
+        let count = |i: usize, c: &AtomicU64| {
+            if i == discard {
+                0
+            } else {
+                c.load(Ordering::Relaxed)
+            }
+        };
+        let n: u64 = self
+            .counts
+            .iter()
+            .enumerate()
+            .map(|(i, c)| count(i, c))
+            .sum();
         let rank = n.div_ceil(2);
         let mut seen = 0u64;
-        for (i, (c, b)) in self.counts.iter().zip(&self.below).enumerate() {
-            let c = c.load(Ordering::Relaxed);
-            if c == 0 || i == index_of(NONE) {
-                continue;
-            }
-            seen += c;
-            if seen >= rank {
-                let below = b.load(Ordering::Relaxed) as f64 / c as f64;
-                let median = (crate::hist::mid(i) as f64 - per_below * below).max(0.0);
-                return Some((median, below_per_call));
+        for (i, c) in self.counts.iter().enumerate() {
+            seen += count(i, c);
+            if n > 0 && seen >= rank {
+                return Some(crate::hist::mid(i) as f64);
             }
         }
         None
@@ -128,8 +105,7 @@ impl Cells {
 
     fn reset(&self) {
         self.pending.store(NONE, Ordering::Relaxed);
-        self.pending_below.store(0, Ordering::Relaxed);
-        for c in self.counts.iter().chain(&self.below) {
+        for c in &self.counts {
             c.store(0, Ordering::Relaxed);
         }
     }
@@ -276,17 +252,17 @@ mod tests {
         // SAFETY: cells of `t`, which is alive.
         let (a, b) = unsafe { (&*a, &*b) };
         for d in [3, 3, 1000, 1 << 62] {
-            a.add(d, 2);
+            a.add(d);
         }
         assert_eq!(a.load().count(), 4, "the pending call counts");
-        b.add(7, 0);
+        b.add(7);
         let s = t.snapshot();
         assert_eq!(s.get(&A).map(Hist::count), Some(4));
         assert_eq!(s.get(&B).map(Hist::count), Some(1));
         t.reset();
         assert_eq!(t.snapshot(), SiteHists::default());
-        assert_eq!(s.get(&A).map(Hist::below), Some(8));
-        a.add(5, 0);
+        assert_eq!(a.median(), None, "reset");
+        a.add(5);
         assert_eq!(a.load(), Hist::one(5), "nothing carried over the reset");
     }
 }

@@ -6,32 +6,39 @@
 //! - [`hist`]: a thread's latency histograms, one per site;
 //! - [`node`]: one tree node, its counters and its child cache;
 //! - [`timing`]: timed and counted calls in one place: the rule, a
-//!   node's timing state and its transitions (the guard asks it);
+//!   node's timing state and its transitions;
 //! - [`trace`]: per-thread trace buffers;
 //! - [`arena`]: a thread's nodes, in segments that never move;
 //! - [`registry`]: live and finished threads, and the capture a report
 //!   starts from;
-//! - [`frame`]: the guard's frame encoding (flags, tag, detached and
-//!   unrecorded frames);
+//! - [`frame`]: the guard's frame encoding (flags and tags);
 //! - [`pending`]: allocation counts of a thread with no tree yet;
-//! - [`stack`]: the thread's shadow stack (owns its `unsafe`): push, the
-//!   fast pop, resynchronisation; child lookups, set-up and teardown in
-//!   its submodules;
+//! - [`stack`]: the thread's state: its current-node word (owns its
+//!   `unsafe`), the child lookups, set-up and teardown of its tree,
+//!   out-of-order exits;
+//! - [`sampler`]: the sampler's thread and table, a reader of the states;
+//! - [`life`]: a thread's set-up (tree, exit registration, sampler entry)
+//!   and teardown;
 //! - [`alloc`]: allocation counts of `tickprof::Alloc`, on the current node;
 //! - [`hook`]: the hooks' cold path (dispatch, re-entrancy, panics);
 //! - [`cold`]: the one cold entry path and the cold exit, for guards and
-//!   polls alike (failpoints, hooks, tracing, detached calls);
-//! - [`guard`]: `Guard`, its fast entry and exit;
+//!   polls alike (set-up, failpoints, hooks, tracing, detached calls);
+//! - [`guard`]: `Guard`, its fast entry and exit — the per-call path, top
+//!   to bottom in one file;
+//! - [`body`]: the guard of a body emitted once, out of line;
 //! - [`poll`]: async polls, cancelled calls, spans' frames;
 //! - [`future`]: the future wrapper of `#[profile] async fn`;
 //! - `span`: frames of spans entered from outside (the `tracing` bridge);
+//! - [`calibrate`]: a timed call's least cost, measured on the sampler's
+//!   thread (handed to it as its job at start-up);
 //! - [`fork`]: the `fork` handlers (no lock inherited held; the child
 //!   starts a fresh profile).
 //!
-//! Only the owning thread writes a node (relaxed load + store, no locked
-//! instruction); the report reads every arena at any time with relaxed
-//! loads. When a thread exits, its tree is merged into the finished
-//! threads' data, so nothing it recorded is lost.
+//! Only the owning thread writes a node's counters (relaxed load + store,
+//! no locked instruction), but for the sampler's own cells; the report
+//! reads every arena at any time with relaxed loads. When a thread exits,
+//! its tree is merged into the finished threads' data, so nothing it
+//! recorded is lost.
 
 pub(crate) mod alloc;
 pub(crate) mod arena;
@@ -47,6 +54,7 @@ pub(crate) mod future;
 pub(crate) mod guard;
 pub(crate) mod hist;
 pub(crate) mod hook;
+mod life;
 pub(crate) mod node;
 pub(crate) mod pagemap;
 pub(crate) mod pages;
@@ -61,9 +69,9 @@ pub(crate) mod stack;
 pub(crate) mod timing;
 pub(crate) mod trace;
 
-pub(crate) use registry::{capture, reset_all, Capture};
 #[cfg(unix)]
-pub(crate) use stack::exit_key;
+pub(crate) use life::exit_key;
+pub(crate) use registry::{capture, reset_all, Capture};
 pub(crate) use timing::read_cost;
 
 /// At load, from tickprof's constructor (before `main`, on the main

@@ -9,10 +9,11 @@ use crate::switches::MAX_TICKS;
 use core::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, Ordering};
 
 /// One calling-context tree node. The first cache line holds what the hot
-/// path touches: the one-entry child cache and the first four counters.
+/// path touches: the one-entry child cache and the first counters.
 #[repr(C, align(64))]
 pub(crate) struct Node {
-    /// The site of the child last entered from this node …
+    /// The site of the child last entered from this node, plus how its
+    /// calls are measured ([`Kind`]: sites are aligned to 8) …
     pub(super) mru_site: AtomicPtr<CallSite>,
     /// … and that child's node.
     pub(super) mru_child: AtomicPtr<Node>,
@@ -26,6 +27,10 @@ pub(crate) struct Node {
     pub(crate) index: AtomicU32,
     pub(crate) parent: AtomicU32,
     pub(crate) flags: AtomicU32,
+    /// Marked calls open on the thread when this node's call runs, this
+    /// one included (the root: 0): what the hooks are told. An overflow
+    /// node keeps the depth of the first call folded into it.
+    pub(crate) depth: AtomicU32,
     /// Two more entries of the child cache, for a node whose calls
     /// alternate between children (in the padding of the last cache line:
     /// the node stays three lines). Filled by a cache miss, which moves
@@ -35,22 +40,42 @@ pub(crate) struct Node {
 }
 
 /// One entry of a node's extra child cache: a child's site and node, the
-/// node tagged [`WAY_FLAG`] when its timing state was not 0 when cached
-/// (as the one-entry cache tags the site with `MRU_FLAG`).
+/// node plus its [`Kind`] (nodes are aligned to 64 bytes).
 pub(crate) struct Way {
     pub(super) site: AtomicPtr<CallSite>,
     pub(super) child: AtomicPtr<Node>,
 }
 
-/// Added to the site address in a node's one-entry child cache when the
-/// cached child's timing state was not 0 (see [`super::adapt`]): its
-/// entry checks the state; a child with state 0 (timed, for good) is
-/// cached plainly, and its entry checks nothing. Sites are aligned to 8.
-pub(super) const MRU_FLAG: usize = 1;
+/// How a cached child's calls are measured, kept beside it in the child
+/// cache (added to the site's address in the one-entry cache, to the
+/// node's in the extra entries), so that a cache hit tells the guard
+/// what to do with one compare and no load of the child's state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(usize)]
+pub(crate) enum Kind {
+    /// Timed, for good (its site was decided timed): read the clock.
+    Timed = 0,
+    /// Counted, for good: count the call, read no clock.
+    Counted = 1,
+    /// Neither yet (learning): the cold path times the call and moves
+    /// the node's state on (`timing::settle`).
+    Settle = 2,
+}
 
-/// Set in a [`Way`]'s child when the child's timing state was not 0
-/// (nodes are aligned to 64 bytes).
-pub(super) const WAY_FLAG: usize = 1;
+/// The bits of a cache entry that hold its [`Kind`].
+pub(super) const KIND_BITS: usize = 3;
+
+impl Kind {
+    /// The kind held in the low bits of a cache entry.
+    #[cfg(test)]
+    pub(super) fn of_bits(bits: usize) -> Kind {
+        match bits & KIND_BITS {
+            0 => Kind::Timed,
+            1 => Kind::Counted,
+            _ => Kind::Settle,
+        }
+    }
+}
 
 // Four cache lines with 64-bit pointers; fewer bytes with 32-bit ones
 // (wasm32), never more.
@@ -80,6 +105,7 @@ impl Node {
             index: AtomicU32::new(0),
             parent: AtomicU32::new(u32::MAX),
             flags: AtomicU32::new(0),
+            depth: AtomicU32::new(0),
             ways: [Way::new(), Way::new()],
         }
     }
@@ -99,8 +125,8 @@ impl Node {
         }
     }
 
-    /// The child of `site` in the extra child cache, tagged [`WAY_FLAG`]
-    /// as cached; null when neither entry holds `site`.
+    /// The child of `site` in the extra child cache, plus its [`Kind`];
+    /// null when neither entry holds `site`.
     #[inline(always)]
     pub(super) fn way_child(&self, site: *mut CallSite) -> *mut Node {
         for way in &self.ways {
@@ -111,16 +137,22 @@ impl Node {
         core::ptr::null_mut()
     }
 
-    /// A cache miss is about to make (`site`, `child`) the one-entry
-    /// cache's: its previous entry moves to an empty extra entry, or, both
-    /// full, to `ways[coin]` (owner thread only). Random replacement: a
-    /// parent cycling through four children in turn would miss every time
-    /// with least-recently-used replacement; with a coin, about half of
-    /// its calls hit.
-    pub(super) fn cache_child(&self, site: *mut CallSite, child: *mut Node, coin: bool) {
+    /// A cache miss makes (`site`, `child`, `kind`) the one-entry cache's:
+    /// its previous entry moves to an empty extra entry, or, both full, to
+    /// `ways[coin]` (owner thread only). Random replacement: a parent
+    /// cycling through four children in turn would miss every time with
+    /// least-recently-used replacement; with a coin, about half of its
+    /// calls hit.
+    pub(super) fn cache_child(
+        &self,
+        site: *mut CallSite,
+        child: *mut Node,
+        kind: Kind,
+        coin: bool,
+    ) {
         let old_site = self.mru_site.load(Ordering::Relaxed);
         if !old_site.is_null() {
-            let flag = old_site as usize & MRU_FLAG;
+            let bits = old_site as usize & KIND_BITS;
             let old_child = self.mru_child.load(Ordering::Relaxed);
             let way = self
                 .ways
@@ -128,33 +160,45 @@ impl Node {
                 .find(|w| w.site.load(Ordering::Relaxed).is_null())
                 .unwrap_or(&self.ways[usize::from(coin)]);
             way.site
-                .store(old_site.wrapping_byte_sub(flag), Ordering::Relaxed);
-            way.child.store(
-                old_child.wrapping_byte_add(if flag != 0 { WAY_FLAG } else { 0 }),
-                Ordering::Relaxed,
-            );
+                .store(old_site.wrapping_byte_sub(bits), Ordering::Relaxed);
+            way.child
+                .store(old_child.wrapping_byte_add(bits), Ordering::Relaxed);
         }
-        self.mru_site.store(site, Ordering::Relaxed);
+        self.mru_site
+            .store(site.wrapping_byte_add(kind as usize), Ordering::Relaxed);
         self.mru_child.store(child, Ordering::Relaxed);
     }
 
-    /// `child`, now timed for good, is cached without its flag from now
-    /// on, in whichever entry holds it (owner thread only).
-    pub(super) fn unflag_child(&self, child: *const Node) {
+    /// `child`'s calls are measured as `kind` from now on: whichever entry
+    /// of the child cache holds it says so (owner thread only).
+    pub(super) fn recache(&self, child: *const Node, kind: Kind) {
         if self.mru_child.load(Ordering::Relaxed).cast_const() == child {
             // SAFETY: callers pass nodes of the owner thread's arena, which
             // outlive the call.
             if let Some(site) = unsafe { &*child }.site() {
+                let site = (site as *const CallSite).cast_mut();
                 self.mru_site
-                    .store((site as *const CallSite).cast_mut(), Ordering::Relaxed);
+                    .store(site.wrapping_byte_add(kind as usize), Ordering::Relaxed);
             }
         }
-        let flagged = child.cast_mut().wrapping_byte_add(WAY_FLAG);
         for way in &self.ways {
-            if way.child.load(Ordering::Relaxed) == flagged {
-                way.child.store(child.cast_mut(), Ordering::Relaxed);
+            let held = way.child.load(Ordering::Relaxed);
+            if held
+                .wrapping_byte_sub(held as usize & KIND_BITS)
+                .cast_const()
+                == child
+            {
+                way.child.store(
+                    child.cast_mut().wrapping_byte_add(kind as usize),
+                    Ordering::Relaxed,
+                );
             }
         }
+    }
+
+    /// Whether the node is an overflow node (past `TICKPROF_MAX_NODES`).
+    pub(super) fn is_overflow(&self) -> bool {
+        self.flags.load(Ordering::Relaxed) != 0
     }
 
     /// The node's site; `None` for a thread's root.
@@ -164,9 +208,8 @@ impl Node {
         unsafe { p.cast_const().as_ref() }
     }
 
-    /// Adds one finished call that made `below` marked calls beneath it;
-    /// deltas above `MAX_TICKS` are rejected. Single writer: relaxed load
-    /// + store.
+    /// Adds one finished call; deltas above `MAX_TICKS` are rejected.
+    /// Single writer: relaxed load + store.
     ///
     /// `c.min` holds `min` negated (wrapping) and `c.max` the width of the
     /// range of accepted times, `max - min + 1` (0 before the first
@@ -182,21 +225,28 @@ impl Node {
     /// explicit exit `#[profile]` generates after the body), which saves
     /// the check on the hot path.
     #[inline(always)]
-    pub(super) fn record(&self, delta: u64, below: u64, check: bool) {
+    pub(super) fn record(&self, delta: u64, check: bool) {
+        self.record_then(delta, check, || {});
+    }
+
+    /// [`Node::record`], then `then()` (the guard's last store), on the
+    /// hot path and the cold one alike: the cold path is the last thing
+    /// the hot path does, so that no value of the marked function's lives
+    /// across it (which would cost callee-saved registers, saved and
+    /// restored on every call, profiling off included).
+    #[inline(always)]
+    pub(super) fn record_then(&self, delta: u64, check: bool, then: impl FnOnce()) {
         bump(&self.c.calls, 1);
         let neg_min = self.c.min.load(Ordering::Relaxed);
         if delta.wrapping_add(neg_min) >= self.c.max.load(Ordering::Relaxed) {
-            // Each cold call is the last thing the hot path does, so that
-            // no value of the marked function's has to live across it
-            // (which would cost callee-saved registers, saved and restored
-            // on every call).
-            return self.record_cold(delta, below, check);
+            return self.record_cold(delta, check, then);
         }
         bump(&self.c.ticks, delta);
-        self.hist_add(delta, below);
+        self.hist_add(delta);
         if check && std::thread::panicking() {
-            self.unwound_cold();
+            return self.unwound_cold(then);
         }
+        then();
     }
 
     /// A call outside the range of accepted times so far: accepted (a new
@@ -204,11 +254,11 @@ impl Node {
     /// it is.
     #[cold]
     #[inline(never)]
-    fn record_cold(&self, delta: u64, below: u64, check: bool) {
+    fn record_cold(&self, delta: u64, check: bool, then: impl FnOnce()) {
         match accept(delta, MAX_TICKS.load(Ordering::Relaxed)) {
             Ok(d) => {
                 bump(&self.c.ticks, d);
-                self.hist_add(d, below);
+                self.hist_add(d);
                 self.min_max(d);
             }
             Err(r) => self.reject(r),
@@ -216,34 +266,34 @@ impl Node {
         if check && std::thread::panicking() {
             bump(&self.c.unwound, 1);
         }
+        then();
     }
 
-    /// Counts an accepted call time in the site's histogram, with the
-    /// marked calls made beneath the call.
+    /// Counts an accepted call time in the site's histogram.
     #[inline(always)]
-    pub(super) fn hist_add(&self, delta: u64, below: u64) {
+    pub(super) fn hist_add(&self, delta: u64) {
         let h = self.hist.load(Ordering::Relaxed);
         // SAFETY: set by `Arena::push` before the node was published, to
         // the cells of a histogram of the same arena (or a static), which
         // live as long as the node.
-        unsafe { (*h).add(delta, below) }
+        unsafe { (*h).add(delta) }
     }
 
-    /// The median of the timed calls of this node's site on this thread,
-    /// each less `per_below` ticks per marked call beneath it (see
-    /// [`HistCells::median`]), and the marked calls made beneath a call on
-    /// average; `None` without a histogram or a call in it.
-    pub(super) fn hist_median(&self, per_below: f64) -> Option<(f64, f64)> {
+    /// The median of the timed calls of this node's site on this thread
+    /// (see [`HistCells::median`]); `None` without a histogram or a call in
+    /// it.
+    pub(super) fn hist_median(&self) -> Option<f64> {
         let h = self.hist.load(Ordering::Relaxed);
         // SAFETY: as in `hist_add`.
-        unsafe { (*h).median(per_below) }
+        unsafe { (*h).median() }
     }
 
     /// A call ended while its thread unwinds.
     #[cold]
     #[inline(never)]
-    fn unwound_cold(&self) {
+    fn unwound_cold(&self, then: impl FnOnce()) {
         bump(&self.c.unwound, 1);
+        then();
     }
 
     /// Folds one accepted call time into `min` and the width of the range
@@ -313,7 +363,7 @@ mod tests {
         assert_eq!(n.c.load(), Acc::EMPTY);
         let over = MAX_TICKS.load(Ordering::Relaxed) + 1;
         for d in [5, 3, 9, 4, 9, 3, u64::MAX, over, 6] {
-            n.record(d, 0, true);
+            n.record(d, true);
         }
         let a = n.c.load();
         assert_eq!((a.calls, a.ticks, a.min, a.max), (9, 39, 3, 9));
@@ -323,14 +373,14 @@ mod tests {
         assert!(a.reversed >= 1);
         n.c.reset();
         assert_eq!(n.c.load(), Acc::EMPTY);
-        n.record(0, 0, true);
+        n.record(0, true);
         let a = n.c.load();
         assert_eq!(
             (a.calls, a.min, a.max),
             (1, 0, 0),
             "a 0-tick call is a range"
         );
-        n.record(u64::MAX, 0, true);
+        n.record(u64::MAX, true);
         assert_eq!(n.c.load().reversed, 1, "reversed by one tick");
     }
 

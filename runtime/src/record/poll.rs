@@ -7,7 +7,7 @@ use super::cold;
 use super::frame::{self, Decoded, Frame};
 use super::hook::{self, Ended};
 use super::node::bump;
-use super::stack::{current, STATE};
+use super::stack::current;
 use crate::clock::ticks;
 use crate::site::CallSite;
 use crate::switches::{mode, recording, OFF, RECORD};
@@ -36,7 +36,7 @@ pub(crate) fn poll_enter(site: &'static CallSite) -> Option<Poll> {
         return None;
     }
     let frame = if mode == RECORD {
-        current().push(site)
+        cold::enter_recording(current(), site)
     } else {
         cold::enter(site, mode, true)
     };
@@ -63,19 +63,18 @@ pub(crate) fn poll_exit(p: &Poll, completed: Option<(u64, u64)>) -> u64 {
         Decoded::Unrecorded { depth, .. } => (depth, true, hook::unrecorded_exit(depth)),
         Decoded::Pushed {
             node,
-            depth,
+            parent,
             hooked,
             ..
         } => {
-            let mut out_of_order = false;
-            STATE.with(|s| {
-                out_of_order = s.top_depth() != depth;
-                if !s.pop_frame(depth, node) {
-                    return;
-                }
-                // SAFETY: as in `ThreadState::pop_top`: a node of this
-                // thread's live arena.
+            let s = current();
+            let out_of_order = !s.is_top(node);
+            let mut depth = 0;
+            if s.pop_frame(node, parent as usize) {
+                // SAFETY: a node of this thread's live arena (`pop_frame`
+                // said so).
                 let node = unsafe { &*node };
+                depth = node.depth.load(core::sync::atomic::Ordering::Relaxed) as usize;
                 accepted = node.record_poll(delta);
                 if std::thread::panicking() {
                     bump(&node.c.unwound, 1);
@@ -86,10 +85,10 @@ pub(crate) fn poll_exit(p: &Poll, completed: Option<(u64, u64)>) -> u64 {
                 if let Some((busy_before, first_poll)) = completed {
                     bump(&node.c.calls, 1);
                     node.min_max(busy_before + accepted);
-                    node.hist_add(busy_before + accepted, 0);
+                    node.hist_add(busy_before + accepted);
                     bump(&node.c.wall, end.wrapping_sub(first_poll));
                 }
-            });
+            }
             (depth, hooked, out_of_order)
         }
         // `poll_enter` hands out neither.
@@ -116,13 +115,12 @@ pub(crate) fn cancel(site: &'static CallSite) {
     if !recording() {
         return;
     }
-    STATE.with(|s| {
-        let (node, depth) = s.push(site);
-        if !node.is_null() && depth != frame::DETACHED && s.pop_frame(depth, node) {
-            // SAFETY: as in `poll_exit`.
-            bump(unsafe { &(*node).c.cancelled }, 1);
-        }
-    });
+    let s = current();
+    let (node, parent) = cold::enter_recording(s, site);
+    if !node.is_null() && parent != frame::DETACHED && s.pop_frame(node, parent) {
+        // SAFETY: as in `poll_exit`.
+        bump(unsafe { &(*node).c.cancelled }, 1);
+    }
 }
 
 /// Counts one call of `site` whose `busy` ticks were added poll by poll
@@ -133,17 +131,15 @@ pub(crate) fn complete(site: &'static CallSite, busy: u64, first: u64) {
     let Some(p) = poll_enter(site) else {
         return;
     };
-    let Decoded::Pushed { node, depth, .. } = frame::decode(p.frame) else {
+    let Decoded::Pushed { node, parent, .. } = frame::decode(p.frame) else {
         return;
     };
-    STATE.with(|s| {
-        if s.pop_frame(depth, node) {
-            // SAFETY: as in `poll_exit`.
-            let node = unsafe { &*node };
-            bump(&node.c.calls, 1);
-            node.min_max(busy);
-            node.hist_add(busy, 0);
-            bump(&node.c.wall, ticks().wrapping_sub(first));
-        }
-    });
+    if current().pop_frame(node, parent as usize) {
+        // SAFETY: as in `poll_exit`.
+        let node = unsafe { &*node };
+        bump(&node.c.calls, 1);
+        node.min_max(busy);
+        node.hist_add(busy);
+        bump(&node.c.wall, ticks().wrapping_sub(first));
+    }
 }

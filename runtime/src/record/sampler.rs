@@ -1,15 +1,17 @@
-//! tickprof's sampler: a thread of its own that, every period, looks at
-//! each recording thread's shadow stack and credits the time since its
-//! last look to the tree node on top: to the node's own time
-//! (`sampled`), or, when the thread was inside tickprof's instrumentation
-//! (the thread's `inst` word), to the instrumentation of a call the node
-//! makes (`sampled_inst`) or of its own call (`sampled_own`).
+//! tickprof's sampler: a thread of its own that, every period, reads each
+//! recording thread's current-node word (`ThreadState::look`: the node of
+//! its innermost open marked call) and credits the time since its last
+//! look to that node: to its own time (`sampled`), or, when the word is
+//! tagged (the thread was inside tickprof's instrumentation), to the
+//! entry of a call the node makes (`sampled_inst`) or the exit of a timed
+//! one (`sampled_exit`).
 //!
 //! This is how a counted call's time is found where it is, and how the
 //! instrumentation's real cost in the program is measured: no clock read
-//! and no store beyond the word on the hot path, no signal (a thread is
+//! on the hot path beyond a timed call's own, no signal (a thread is
 //! never interrupted: no `EINTR`, no handler, no lock taken in one), no
-//! unwinding.
+//! unwinding. The sampler is a client of the thread's state: it reads
+//! the word, and the state knows nothing of it.
 //!
 //! What it credits to those is the thread's time less what it spent
 //! **ready but not running** — waiting for a CPU another program held
@@ -36,21 +38,20 @@
 //! call). Where the kernel
 //! gives no run-queue delay, every moment is the program's. A thread
 //! found doing tickprof's own work outside any marked call (building a
-//! report, the exit, a server's answer: `Sampled::Tool`) is credited to
+//! report, the exit, a server's answer: `Look::Tool`) is credited to
 //! nothing: that time is not the run's.
 //!
 //! Threads are listed in a fixed table ([`SLOTS`] entries; a thread
 //! beyond it is not sampled and is counted). The sampler reads a thread's
 //! state only while that thread is listed; a thread leaving the table
-//! (its exit), or freeing a stack the sampler may be reading (growth),
-//! waits until the sampler is not reading it ([`quiesce`]): a hazard
-//! word and two fences, on those rare paths only.
+//! (its exit) waits until the sampler is not reading it ([`quiesce`]): a
+//! hazard word and two fences, on that rare path only.
 
 mod entry;
 
 use super::cpuclock::{self, delay_ns, mono_ns, open_own_schedstat};
 use super::node::bump;
-use super::stack::{Sampled, ThreadState};
+use super::stack::{Look, Sampled, ThreadState};
 use crate::clock::ticks;
 use core::sync::atomic::{
     fence, AtomicI32, AtomicI64, AtomicPtr, AtomicU64, AtomicU8, AtomicUsize, Ordering,
@@ -179,7 +180,7 @@ pub(super) fn unregister(slot: u32) {
 /// Waits until the sampler is not reading entry `slot`: after this, a
 /// sweep that starts reads what the thread published before the call.
 /// (A sweep reads one thread for well under a microsecond.)
-pub(super) fn quiesce(slot: u32) {
+fn quiesce(slot: u32) {
     if slot == u32::MAX {
         return;
     }
@@ -271,9 +272,24 @@ pub(super) fn on_its_thread() -> bool {
     ITS_THREAD.with(core::cell::Cell::get)
 }
 
-/// How long after its start the sampler's thread measures the
-/// calibration (`record::calibrate`).
+/// How long after its start the sampler's thread runs its one job
+/// ([`set_job`]).
 const CALIBRATE_AFTER: Duration = Duration::from_millis(50);
+
+/// Work for the sampler's thread, run once the program has run a while:
+/// the calibration (`record::calibrate`), given by the runtime's start-up
+/// (the calibration makes marked calls, whose cold paths start this
+/// thread: handed in, not imported, so that the recorder's modules form
+/// no cycle). It gets a callback that keeps the sweeps on schedule and
+/// says whether it is done.
+type Job = fn(&mut dyn FnMut()) -> bool;
+
+static JOB: std::sync::OnceLock<Job> = std::sync::OnceLock::new();
+
+/// Sets the sampler thread's job (once, at start-up).
+pub(crate) fn set_job(job: Job) {
+    let _ = JOB.set(job);
+}
 
 /// The sampler thread: a sweep every `period`, on a fixed schedule
 /// (a late sweep does not shift the ones after it, unless it is more than
@@ -283,20 +299,23 @@ fn run(period: Duration) {
     let started = Instant::now();
     let period_ns = u64::try_from(period.as_nanos()).unwrap_or(u64::MAX);
     let mut next = started + period;
+    let mut done = JOB.get().is_none();
     loop {
-        // The calibration's floor, on this thread of tickprof's own, once
-        // the program has run a while (a few milliseconds, once; right at
-        // this thread's start, it took the CPU from the thread that had
-        // just started it, outside any marked call's time). The sweeps
-        // keep their schedule meanwhile.
-        if !super::calibrate::measured() && started.elapsed() >= CALIBRATE_AFTER {
-            super::calibrate::ensure(&mut || {
-                let now = Instant::now();
-                if now >= next {
-                    next = now + period;
-                    sweep_if_running(period_ns);
-                }
-            });
+        // The job (the calibration's floor), on this thread of tickprof's
+        // own, once the program has run a while (a few milliseconds, once;
+        // right at this thread's start, it took the CPU from the thread
+        // that had just started it, outside any marked call's time). The
+        // sweeps keep their schedule meanwhile.
+        if !done && started.elapsed() >= CALIBRATE_AFTER {
+            if let Some(job) = JOB.get() {
+                done = job(&mut || {
+                    let now = Instant::now();
+                    if now >= next {
+                        next = now + period;
+                        sweep_if_running(period_ns);
+                    }
+                });
+            }
         }
         let now = Instant::now();
         if next > now {
@@ -340,15 +359,11 @@ fn sweep(period_ns: u64) {
         if let Some(s) = unsafe { p.as_ref() }.filter(|_| p != CLAIMED) {
             let look = e.since_last(now, now_ns, period_ns);
             if look.program + look.waited > 0 {
-                if let Some((node, what)) = s.sampled() {
+                if let Look::At(node, what) = s.look() {
                     let (cell, inside) = match what {
                         Sampled::Program => (&node.c.sampled, false),
-                        Sampled::Calls => (&node.c.sampled_inst, true),
-                        Sampled::Own => (&node.c.sampled_own, true),
-                        Sampled::Tool => {
-                            READING.store(NONE, Ordering::Release);
-                            continue;
-                        }
+                        Sampled::Entry => (&node.c.sampled_inst, true),
+                        Sampled::Exit => (&node.c.sampled_exit, true),
                     };
                     let split = entry::split(look, inside, e.pending.load(Ordering::Relaxed));
                     e.pending.store(split.pending, Ordering::Relaxed);

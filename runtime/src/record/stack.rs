@@ -1,72 +1,80 @@
-//! The calling thread's shadow stack of tree nodes: one type,
-//! [`ThreadState`], owns its raw pointers and their `unsafe`.
+//! The calling thread's place in its calling-context tree: one word,
+//! `top`, the node of its innermost open marked call (the thread's root
+//! outside any). A marked call makes its node the top at entry and puts
+//! its parent back at exit; the chain of open calls lives in their guards
+//! (each holds its parent), not in a stack of tickprof's. The sampler
+//! reads the word ([`ThreadState::look`]); this module knows nothing of
+//! the sampler.
 //!
-//! Each new call finds its parent on top of the stack; the parent's
-//! one-entry cache (last child site → child node) makes the child lookup a
-//! compare in the common case, its two extra entries and the thread's
-//! table of recent lookups serve a parent alternating between children,
-//! all on the fast path, and a hash map owned by the thread finds or
-//! creates the node otherwise. The state is const-initialised and set up on
-//! the thread's first marked call, which also registers its teardown at
-//! thread exit, so the hot path's thread-local has no destructor and no
-//! state check.
+//! The word also says when the thread runs the instrumentation of a call
+//! its top node makes: tagged [`ENTRY`] from the entry's first store to
+//! the new call's (its lookup, its clock read), [`EXIT`] from a timed
+//! exit's clock read to its last store (the recording). Those are the
+//! instrumentation's windows; one store opens each, one closes it.
 //!
-//! Child lookups past those caches are in [`children`]; set-up,
-//! growth and teardown in [`life`]. The cold paths that trace, run hooks or
-//! record detached calls are above this module ([`super::cold`]): a pop
-//! here says whether it handled the frame, and the caller does the rest.
+//! Each new call finds its parent on top; the parent's one-entry cache
+//! (last child site → child node, with how its calls are measured) makes
+//! the child lookup a compare in the common case, its two extra entries
+//! and the thread's table of recent lookups serve a parent alternating
+//! between children, and a hash map owned by the thread finds or creates
+//! the node otherwise ([`children`]). Before set-up, while tickprof's own
+//! work runs, and after teardown the word holds a sentinel node whose
+//! cache is empty, so every lookup misses into the cold path, which tells
+//! the three apart: the hot path has no state check.
+//!
+//! Set-up and teardown of the tree are in [`tree`], out-of-order exits in
+//! [`resync`].
 
 mod children;
-mod life;
-mod pops;
-mod view;
-#[cfg(unix)]
-pub(crate) use life::exit_key;
-use view::{set_slot, Word};
-pub(super) use view::{slot, Sampled, Slot};
+mod overflow;
+mod resync;
+mod tree;
 
 use super::arena::Arena;
 use super::frame::{self, Frame, NONE};
-use super::node::{bump, Node, WAY_FLAG};
+use super::node::{bump, Node, KIND_BITS};
 use crate::site::CallSite;
 use crate::switches::recording;
 use children::{Maps, Recent};
-use core::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicPtr, Ordering};
 use std::cell::Cell;
 
-pub(super) use super::node::MRU_FLAG;
+pub(super) use tree::Setup;
+
+/// `top` tagged: the thread runs the entry of a call the top node makes.
+pub(super) const ENTRY: usize = 1;
+/// `top` tagged: the thread runs the exit of a timed call the top node
+/// made (after its clock read).
+pub(super) const EXIT: usize = 2;
+/// The tag bits of `top` (nodes are aligned to 64 bytes).
+const TAGS: usize = ENTRY | EXIT;
+
+/// The top of a thread that never set up.
+static UNSET: Node = Node::new();
+/// The top while tickprof's own work runs on the thread
+/// ([`ThreadState::while_busy`]).
+static BUSY: Node = Node::new();
+/// The top of a thread whose state its exit tore down.
+static DEAD: Node = Node::new();
+
+fn addr(n: &'static Node) -> usize {
+    n as *const Node as usize
+}
 
 /// The calling thread's profiler state. Const-initialised; set up on the
 /// first marked call.
 pub(super) struct ThreadState {
+    /// The node of the innermost open marked call, tagged [`ENTRY`] or
+    /// [`EXIT`] inside the instrumentation (see the module docs). Written
+    /// by this thread only; read by the sampler.
+    top: AtomicPtr<Node>,
     arena: Cell<*const Arena>,
-    /// The depth of the frame on top of the stack (0: the root).
-    depth: Word,
-    /// The shadow stack: `stack_len` slots (see [`ThreadState::sampled`]).
-    stack: AtomicPtr<Slot>,
-    /// The slots of the memory `stack` points at (0 when none, or the
-    /// read-only dead stack's 1).
-    stack_len: AtomicUsize,
-    /// The stack's capacity as pushes see it: 0 while tickprof's own
-    /// work runs ([`ThreadState::while_busy`]), so that no push takes the
-    /// fast path.
-    cap: Cell<usize>,
-    /// Non-zero while the thread runs tickprof's instrumentation, for the
-    /// sampler, whose samples then count as instrumentation rather than
-    /// the time of the node on top: the depth of the frame being entered
-    /// or left (a sample with that frame on top is its own call's
-    /// instrumentation, one with its caller on top the caller's cost of a
-    /// call it makes), or `usize::MAX` for tickprof's own work.
-    inst: Word,
-    /// The thread's slot in the sampler's table (`u32::MAX`: none).
-    sampler_slot: Cell<u32>,
-    /// Marked calls ended on this thread (popped): a timed call's guard
-    /// notes it at entry, so that its exit knows how many marked calls
-    /// were made beneath it (their instrumentation is inside its time).
-    ended: Cell<u64>,
     maps: Cell<*mut Maps>,
     /// Recent child lookups (see [`Recent`]); null until set up.
     recent: Cell<*const Recent>,
+    /// The thread's slot in the sampler's table (`u32::MAX`: none); the
+    /// sampler's to set.
+    sampler_slot: Cell<u32>,
     busy: Cell<bool>,
     /// Set when the thread's exit tore the state down.
     dead: Cell<bool>,
@@ -81,26 +89,26 @@ pub(super) struct ThreadState {
     name_tries: Cell<u32>,
     /// A xorshift generator's state, for the child cache's replacement.
     coin: Cell<u32>,
+    /// Open calls on overflow nodes (past `TICKPROF_MAX_NODES`, whose
+    /// path the tree does not give: their entries and exits take the cold
+    /// paths and keep them here).
+    overflow: core::cell::UnsafeCell<overflow::Opens>,
 }
 
 thread_local! {
     pub(super) static STATE: ThreadState = const {
         ThreadState {
+            top: AtomicPtr::new(core::ptr::addr_of!(UNSET).cast_mut()),
             arena: Cell::new(core::ptr::null()),
-            depth: Word::new(0),
-            stack: AtomicPtr::new(core::ptr::null_mut()),
-            stack_len: AtomicUsize::new(0),
-            cap: Cell::new(0),
-            inst: Word::new(0),
-            sampler_slot: Cell::new(u32::MAX),
-            ended: Cell::new(0),
             maps: Cell::new(core::ptr::null_mut()),
             recent: Cell::new(core::ptr::null()),
+            sampler_slot: Cell::new(u32::MAX),
             busy: Cell::new(false),
             dead: Cell::new(false),
             name_pending: Cell::new(false),
             name_tries: Cell::new(0),
             coin: Cell::new(0x9E37_79B9),
+            overflow: core::cell::UnsafeCell::new(overflow::Opens::new()),
         }
     };
 }
@@ -111,7 +119,7 @@ thread_local! {
 /// push or pop; when that grows past the inliner's threshold (in builds with
 /// debug assertions, say), every marked call pays a call through the
 /// thread-local's accessor pointer. This closure is trivial, so `with`
-/// always inlines, and the `#[inline(always)]` push and pop follow.
+/// always inlines, and the `#[inline(always)]` entry and exit follow.
 #[inline(always)]
 pub(super) fn current() -> &'static ThreadState {
     // SAFETY: the state is a const-initialised thread-local without a
@@ -121,210 +129,180 @@ pub(super) fn current() -> &'static ThreadState {
     STATE.with(|s| unsafe { &*(s as *const ThreadState) })
 }
 
+/// What a child cache holds for a site beneath a parent.
+pub(super) enum Cached {
+    /// The child.
+    Hit(*const Node),
+    /// Not held: the cold path looks it up.
+    Miss,
+}
+
 /// Where an allocation made now on this thread is counted.
 pub(super) enum AllocTarget {
-    /// The node on top of the thread's stack (its root outside marked calls).
+    /// The node on top (the thread's root outside marked calls).
     Node(&'static Node),
     /// The thread has no tree yet: its pending counters.
     Pending,
-    /// Not counted: tickprof's own work, its sampler thread, or a
-    /// thread whose state was torn down.
+    /// Not counted: tickprof's own work, or a torn-down state.
     Skip,
 }
 
+/// What the sampler finds a thread doing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Sampled {
+    /// The program's own code: the node's `sampled` time.
+    Program,
+    /// The entry of a call the node makes: `sampled_inst`.
+    Entry,
+    /// The exit of a timed call the node made: `sampled_exit`.
+    Exit,
+}
+
+/// What the sampler can see of a thread.
+pub(crate) enum Look<'a> {
+    /// A node, and what the thread does there.
+    At(&'a Node, Sampled),
+    /// tickprof's own work outside any marked call (reports, the exit, a
+    /// server's answer): neither the program's nor a call's, credited to
+    /// nothing.
+    Tool,
+    /// Nothing to credit: not set up, or torn down.
+    Nothing,
+}
+
 impl ThreadState {
-    /// Where an allocation made now is counted (see [`super::alloc`]).
+    /// The node on top, untagged (before set-up: [`UNSET`]'s).
     #[inline(always)]
-    pub(super) fn alloc_target(&self) -> AllocTarget {
-        if self.busy.get() {
-            return AllocTarget::Skip;
-        }
-        let stack = self.stack.load(Ordering::Relaxed);
-        if stack.is_null() {
-            return AllocTarget::Pending;
-        }
-        // SAFETY: not busy, so the stack is not being set up, grown or torn
-        // down: `depth < cap` while set up; torn down, `stack` is
-        // `DEAD_STACK` and `depth` is 0.
-        let node = unsafe { slot(stack, self.depth.get()) };
-        // SAFETY: a stacked pointer is null (torn down) or a node of this
-        // thread's arena, which outlives the state; the reference is used
-        // only for the current allocation.
-        match unsafe { node.as_ref() } {
-            Some(n) => AllocTarget::Node(n),
-            None => AllocTarget::Skip,
-        }
+    pub(super) fn top(&self) -> *const Node {
+        let w = self.top.load(Ordering::Relaxed);
+        w.wrapping_byte_sub(w as usize & TAGS).cast_const()
     }
 
-    /// Pushes a frame for `site`; returns the guard's frame: the node and
-    /// the frame's depth, or, when no frame could be pushed, a null node
-    /// with depth 0 or, on a torn-down state, the site with depth
-    /// [`frame::DETACHED`] (see [`ThreadState::no_frame`]). Sixteen bytes, so that
-    /// cold paths return it in registers.
+    /// Makes `node` the top: the thread runs its call's own code. One
+    /// store, kept in place by a signal fence (no instruction).
     #[inline(always)]
-    pub(super) fn push(&self, site: &'static CallSite) -> Frame {
-        self.push_with(
-            site,
-            |node, next| (node, next),
-            |_, node, next| (node, next),
-            || self.push_slow(site),
-        )
+    pub(super) fn set_top(&self, node: *const Node) {
+        core::sync::atomic::compiler_fence(Ordering::SeqCst);
+        self.top.store(node.cast_mut(), Ordering::Relaxed);
+        core::sync::atomic::compiler_fence(Ordering::SeqCst);
     }
 
-    /// The push, with what follows it: `hit(node, depth)` when the
-    /// parent's child cache (its one-entry cache, then its extra entries,
-    /// then the thread's table of recent lookups) held `site` (the fast
-    /// path: the node was pushed, and its timing state is 0: timed);
-    /// `flagged(parent, node, depth)` when it held `site` flagged
-    /// ([`MRU_FLAG`], [`WAY_FLAG`], or a table entry whose node's state is
-    /// not 0: pushed too; counted, sampling or learning); `miss()`
-    /// otherwise (nothing pushed yet: the caller goes on with
-    /// [`ThreadState::push_slow`]). A guard's entry
-    /// handles the outcomes apart, so that a timed call pays nothing for
-    /// counted ones.
+    /// Opens an instrumentation window of a call `node` makes (`tag`:
+    /// [`ENTRY`] or [`EXIT`]). One store.
     #[inline(always)]
-    pub(super) fn push_with<R>(
-        &self,
-        site: &'static CallSite,
-        hit: impl FnOnce(*const Node, usize) -> R,
-        flagged: impl FnOnce(&Node, *const Node, usize) -> R,
-        miss: impl FnOnce() -> R,
-    ) -> R {
-        self.push_at(self.depth.get(), site, hit, flagged, miss)
+    pub(super) fn set_top_tagged(&self, node: *const Node, tag: usize) {
+        core::sync::atomic::compiler_fence(Ordering::SeqCst);
+        self.top
+            .store(node.cast_mut().wrapping_byte_add(tag), Ordering::Relaxed);
+        core::sync::atomic::compiler_fence(Ordering::SeqCst);
     }
 
-    /// [`ThreadState::push_with`] with the depth on top already read
-    /// (`depth`: this thread's, read on this thread just before).
+    /// Whether `node` is on top (an exit's check that its call is the
+    /// innermost: anything else resynchronises).
     #[inline(always)]
-    pub(super) fn push_at<R>(
-        &self,
-        depth: usize,
-        site: &'static CallSite,
-        hit: impl FnOnce(*const Node, usize) -> R,
-        flagged: impl FnOnce(&Node, *const Node, usize) -> R,
-        miss: impl FnOnce() -> R,
-    ) -> R {
-        let next = depth + 1;
-        if next >= self.cap.get() {
-            return miss();
-        }
-        let stack = self.stack.load(Ordering::Relaxed);
-        // SAFETY: `stack` holds `cap` initialised slots (see `grow`) and
-        // `depth < next < cap`; only this thread touches it.
-        let parent = unsafe { slot(stack, depth) };
-        // SAFETY: every stacked pointer is a node of this thread's arena,
-        // which outlives the state.
-        let parent_ref = unsafe { &*parent };
+    pub(super) fn is_top(&self, node: *const Node) -> bool {
+        self.top.load(Ordering::Relaxed).cast_const() == node
+    }
+
+    /// What `parent`'s child caches hold for `site`: its one-entry cache,
+    /// then its two extra entries, then the thread's table of recent
+    /// lookups (read only: a hit changes nothing).
+    #[inline(always)]
+    pub(super) fn cached(&self, parent: &Node, site: &'static CallSite) -> Cached {
         let site_ptr = (site as *const CallSite).cast_mut();
-        let mru = parent_ref.mru_site.load(Ordering::Relaxed);
-        // One xor tells both: 0, the site cached plainly; `MRU_FLAG`, the
-        // site cached flagged.
+        let mru = parent.mru_site.load(Ordering::Relaxed);
+        // One xor tells both: the site, and how its calls are measured.
         let differs = mru as usize ^ site_ptr as usize;
-        if differs != 0 {
-            if differs == MRU_FLAG {
-                let node = parent_ref.mru_child.load(Ordering::Relaxed).cast_const();
-                // SAFETY: `next < cap`, as above.
-                unsafe { set_slot(stack, next, node) };
-                self.depth.set(next);
-                return flagged(parent_ref, node, next);
-            }
-            if let Some((node, counts)) = self.other_child(parent_ref, site) {
-                // SAFETY: `next < cap`, as above.
-                unsafe { set_slot(stack, next, node) };
-                self.depth.set(next);
-                if counts {
-                    return flagged(parent_ref, node, next);
-                }
-                return hit(node, next);
-            }
-            // The whole push in one cold call at the end: no value of the
-            // hot path lives across it, so the marked function needs no
-            // callee-saved registers for it.
-            return miss();
+        if differs <= KIND_BITS {
+            return Cached::Hit(parent.mru_child.load(Ordering::Relaxed).cast_const());
         }
-        let node = parent_ref.mru_child.load(Ordering::Relaxed).cast_const();
-        // SAFETY: `next < cap`, as above.
-        unsafe { set_slot(stack, next, node) };
-        self.depth.set(next);
-        hit(node, next)
+        self.other_child(parent, site)
     }
 
-    /// The child of `parent` for `site` past its one-entry cache, and
-    /// whether it was cached flagged (its timing state was not 0): from
-    /// the parent's extra entries (a node alternating between children),
-    /// else from the thread's table of recent lookups (more children than
-    /// that), read only: a hit changes nothing. `None`: a miss. Only for
-    /// a set-up state (`cap` not 0).
+    /// [`ThreadState::cached`] past the one-entry cache.
     #[inline(always)]
-    fn other_child(&self, parent: &Node, site: &'static CallSite) -> Option<(*const Node, bool)> {
+    fn other_child(&self, parent: &Node, site: &'static CallSite) -> Cached {
         let way = parent.way_child((site as *const CallSite).cast_mut());
         if !way.is_null() {
-            let flag = way as usize & WAY_FLAG;
-            return Some((way.cast_const().wrapping_byte_sub(flag), flag != 0));
+            let bits = way as usize & KIND_BITS;
+            return Cached::Hit(way.cast_const().wrapping_byte_sub(bits));
         }
-        // SAFETY: set up before `cap` is non-zero, freed by the teardown
-        // after `cap` is 0; this thread's own.
-        let recent = unsafe { &*self.recent.get() };
-        let node = children::recent_child(recent.slot(parent, site), parent, site)?;
-        // SAFETY: a table entry is a node of this thread's arena.
-        Some((node, super::timing::state(unsafe { &*node }) != 0))
+        // SAFETY: null until set up, freed by the teardown after the top
+        // is the dead sentinel (whose lookups never reach here: its cache
+        // is empty, but the table is checked for null all the same).
+        let Some(recent) = (unsafe { self.recent.get().as_ref() }) else {
+            return Cached::Miss;
+        };
+        match children::recent_child(recent.slot(parent, site), parent, site) {
+            Some(node) => Cached::Hit(node),
+            None => Cached::Miss,
+        }
     }
 
-    /// A push the fast path could not make: no room (set-up, growth, a
-    /// state that cannot take a frame) or a child-cache miss. Both are
-    /// cold calls of their own.
-    #[inline(always)]
-    pub(super) fn push_slow(&self, site: &'static CallSite) -> Frame {
-        if self.depth.get() + 1 >= self.cap.get() {
-            self.push_cold(site)
+    /// Makes `site`'s child of the node on top the top, whatever its
+    /// timing (cold paths and polls: they record the call themselves):
+    /// the frame, or none (`NONE`, or a detached frame on a torn-down
+    /// state). A thread that never set up gets none: its guard's cold path
+    /// sets it up first ([`ThreadState::needs_setup`]).
+    pub(super) fn push(&self, site: &'static CallSite) -> Frame {
+        let parent = self.top();
+        // SAFETY: the top is a sentinel or a node of this thread's arena,
+        // which outlives the state.
+        let (node, word) = match self.cached(unsafe { &*parent }, site) {
+            Cached::Hit(node) => {
+                self.set_top(node);
+                (node, parent as usize)
+            }
+            Cached::Miss => self.push_miss(site, parent),
+        };
+        // SAFETY: a pushed frame's node is a node of this thread's arena.
+        if !node.is_null() && word != frame::DETACHED && unsafe { &*node }.is_overflow() {
+            self.open_overflow(node, parent);
+        }
+        (node, word)
+    }
+
+    /// Pops a frame pushed by [`ThreadState::push`] or a guard (`node`,
+    /// whose parent is `parent`): the parent back on top. Returns whether
+    /// the call is to be recorded; a frame not on top is resynchronised
+    /// ([`resync`]).
+    pub(super) fn pop_frame(&self, node: *const Node, parent: usize) -> bool {
+        // SAFETY: a frame's node is a node of this thread's arena, alive
+        // unless the state was torn down (then `dead`, checked first).
+        if !self.dead.get() && unsafe { &*node }.is_overflow() {
+            return self.pop_overflow(node, parent as *const Node);
+        }
+        if self.is_top(node) {
+            self.set_top(parent as *const Node);
+            true
         } else {
-            self.push_miss(site)
+            self.resync(node, parent)
         }
     }
 
-    /// The frame of a call for which no frame was pushed: profiling off, a
-    /// re-entrant call, or this thread's state already torn down (then the
-    /// call is timed detached: the site, and depth [`frame::DETACHED`]).
+    /// Whether the thread must be set up before it can record (its first
+    /// marked call).
+    pub(super) fn needs_setup(&self) -> bool {
+        std::ptr::eq(self.top(), &UNSET) && !self.busy.get() && !self.dead.get()
+    }
+
+    /// The frame of a call for which nothing can be pushed (the top is a
+    /// sentinel, or no memory): re-entrant calls and calls of a thread not
+    /// set up get none; on a torn-down state, recording, a detached frame
+    /// (the call is timed and recorded straight into the finished
+    /// threads'). The top is left as it was, untagged.
     #[cold]
     pub(super) fn no_frame(&self, site: &'static CallSite) -> Frame {
+        let top = self.top();
+        self.set_top(top);
+        if std::ptr::eq(top, &BUSY) {
+            self.note_reentrant();
+        }
         if recording() && self.is_dead() {
             frame::detached(site)
         } else {
             NONE
         }
-    }
-
-    /// A push with no room: the thread's first marked call (set-up), a
-    /// full stack (growth), or a state that cannot take a frame.
-    #[cold]
-    #[inline(never)]
-    fn push_cold(&self, site: &'static CallSite) -> Frame {
-        if self.busy.get() {
-            self.note_reentrant();
-            return self.no_frame(site);
-        }
-        if self.dead.get() || !recording() {
-            return self.no_frame(site);
-        }
-        self.busy.set(true);
-        let ok = if self.arena.get().is_null() {
-            // What setting the thread up takes is outside every call: the
-            // report says how much.
-            let t0 = crate::clock::ticks();
-            let ok = self.setup();
-            if let Some(a) = self.arena() {
-                a.setup_ticks
-                    .store(crate::clock::ticks().wrapping_sub(t0), Ordering::Relaxed);
-            }
-            ok
-        } else {
-            self.grow()
-        };
-        self.busy.set(false);
-        if !ok {
-            return self.no_frame(site);
-        }
-        self.push(site)
     }
 
     /// Whether the thread's exit tore this state down (and is not still
@@ -335,23 +313,59 @@ impl ThreadState {
 
     /// Runs `f` with this thread's marked calls turned away (not recorded):
     /// for tickprof's own work that may allocate through a marked global
-    /// allocator, so that it never records itself or recurses.
-    ///
-    /// The capacity pushes see is 0 meanwhile, so that no push takes the
-    /// fast path (a child cache hit would record the call): every one
-    /// reaches `push_cold`, which turns it away. Nothing grows or tears
-    /// down the stack meanwhile (pushes are turned away), so the capacity
-    /// put back is the stack's.
+    /// allocator, so that it never records itself or recurses. The top is
+    /// the busy sentinel meanwhile (every lookup misses, and the cold path
+    /// turns the call away; the sampler credits nothing), and back after.
     pub(super) fn while_busy<R>(&self, f: impl FnOnce() -> R) -> R {
         let was = self.busy.replace(true);
-        let cap = self.cap.replace(0);
-        let inst = self.inst.get();
-        self.inst.set(usize::MAX);
+        let top = self.top.load(Ordering::Relaxed);
+        self.top
+            .store(core::ptr::addr_of!(BUSY).cast_mut(), Ordering::Relaxed);
         let r = f();
-        self.inst.set(inst);
-        self.cap.set(cap);
+        self.top.store(top, Ordering::Relaxed);
         self.busy.set(was);
         r
+    }
+
+    /// Where an allocation made now is counted (see [`super::alloc`]).
+    #[inline(always)]
+    pub(super) fn alloc_target(&self) -> AllocTarget {
+        if self.busy.get() {
+            return AllocTarget::Skip;
+        }
+        let top = self.top();
+        if std::ptr::eq(top, &UNSET) {
+            AllocTarget::Pending
+        } else if std::ptr::eq(top, &DEAD) || std::ptr::eq(top, &BUSY) {
+            AllocTarget::Skip
+        } else {
+            // SAFETY: any other top is a node of this thread's arena, which
+            // outlives the state; the reference is used only for the
+            // current allocation.
+            AllocTarget::Node(unsafe { &*top })
+        }
+    }
+
+    /// What the sampler sees of this thread. Only the sampler thread calls
+    /// it, while this state is in its table: the nodes it reads are not
+    /// freed meanwhile.
+    pub(crate) fn look(&self) -> Look<'_> {
+        let w = self.top.load(Ordering::Relaxed) as usize;
+        let node = w & !TAGS;
+        if node == addr(&BUSY) {
+            return Look::Tool;
+        }
+        if node == addr(&UNSET) || node == addr(&DEAD) {
+            return Look::Nothing;
+        }
+        let what = match w & TAGS {
+            0 => Sampled::Program,
+            ENTRY => Sampled::Entry,
+            _ => Sampled::Exit,
+        };
+        // SAFETY: a node of this thread's arena, freed only after the
+        // thread left the sampler's table.
+        Look::At(unsafe { &*(node as *const Node) }, what)
     }
 
     /// The thread's arena, once set up and until torn down.
@@ -362,11 +376,20 @@ impl ThreadState {
         unsafe { arena.as_ref() }
     }
 
+    /// The thread's entry in the sampler's table (`u32::MAX`: none).
+    pub(super) fn sampler_slot(&self) -> u32 {
+        self.sampler_slot.get()
+    }
+
+    /// Sets [`ThreadState::sampler_slot`] (the thread's set-up and
+    /// teardown).
+    pub(super) fn set_sampler_slot(&self, slot: u32) -> u32 {
+        self.sampler_slot.replace(slot)
+    }
+
     fn note_reentrant(&self) {
-        let arena = self.arena.get();
-        if !arena.is_null() {
-            // SAFETY: a non-null arena pointer is a reference this state holds.
-            bump(unsafe { &(*arena).reentrant }, 1);
+        if let Some(a) = self.arena() {
+            bump(&a.reentrant, 1);
         }
     }
 }

@@ -1,20 +1,20 @@
 //! Timed and counted calls, in one place: the rule that decides how a
 //! site's calls are measured, each tree node's timing state, and its
-//! transitions. The guard asks this module two things — whether a call
-//! of a flagged node is counted ([`count_if_counted`]), and what a timed
-//! call of a node that is not settled does to its state ([`settle`]) —
-//! and the node lookups ask what state a new node starts in ([`start`]).
+//! transitions. The guard asks this module what a call of a learning node
+//! does to its state ([`settle`]) and counts a counted call ([`count`]);
+//! the node lookups ask what state a new node starts in ([`start`]) and
+//! how its calls are measured ([`kind`]).
 //!
 //! A node's state sits in the low [`STATE_BITS`] bits of its `untimed`
-//! cell, in the node's first cache line, beside the count of its counted
-//! calls (the bits above), so that a counted call updates one word:
+//! cell, beside the count of its counted calls (the bits above), and its
+//! parent's child cache holds it too ([`Kind`]), so that a cache hit tells
+//! the guard what to do with no load of the state:
 //!
-//! | state | the next call is | entry path |
+//! | state | the next call is | cached as |
 //! |---|---|---|
-//! | `0` | timed (a settled timed node) | fast: no check (cached plainly) |
-//! | `2..=SAMPLE_EVERY` | counted: no clock read; the state steps down | fast: counted (cached with a flag) |
-//! | `1` ([`SAMPLE`]) | the sample: timed; the state reloads to `SAMPLE_EVERY` | [`settle`] (cold) |
-//! | [`LEARNING`] | timed; after [`LEARN_CALLS`] timed calls the site is decided | [`settle`] (cold) |
+//! | `0` | timed (a settled timed node) | [`Kind::Timed`]: read the clock |
+//! | [`COUNTED`] | counted: no clock read, one add | [`Kind::Counted`] |
+//! | [`LEARNING`] | timed; after [`LEARN_CALLS`] timed calls the site is decided | [`Kind::Settle`]: [`settle`] (cold) |
 //!
 //! **The rule.** A site is decided once, by the first node of it to
 //! finish learning, from the calls of its site on that node's thread (the
@@ -51,18 +51,17 @@
 //! site's median call is short, not every call of it, and a parent
 //! counted early in one run took a subtree of timed sites along that it
 //! did not in the next: pulldown-cmark's `Parser::next`, 27 sites.)
-//! Counted calls keep their frame, so marked calls made from them land on
-//! their true path and the sampler finds their time where it is. Nothing
-//! changes a node's state back: no flapping, and no decision changes a
-//! count.
+//! A counted call is the thread's current node while it runs, so marked
+//! calls made from it land on their true path and the sampler finds its
+//! time where it is. Nothing changes a node's state back: no flapping, and
+//! no decision changes a count. A counted site's calls read no clock at
+//! all: its percentiles are its learning calls'.
 
-use super::node::Node;
+use super::node::{bump, Kind, Node};
 use crate::clock::ticks;
 use crate::counters::{STATE_BITS, STATE_MASK};
-use crate::site::{CallSite, COUNTED, TIMED, UNDECIDED};
+use crate::site::{CallSite, TIMED, UNDECIDED};
 use core::sync::atomic::{AtomicU64, AtomicU8, Ordering};
-
-pub(crate) use crate::site::SAMPLE_EVERY;
 
 /// Timed calls a new tree node makes before its site is decided.
 pub(crate) const LEARN_CALLS: u64 = 256;
@@ -133,7 +132,7 @@ pub(crate) fn resolvable(min_ticks: f64, mean_ticks: f64, inner_ticks: f64) -> b
         || mean_ticks >= RESOLUTION_MEAN * inner_ticks
 }
 
-/// The site's decision ([`UNDECIDED`], [`TIMED`] or [`COUNTED`]).
+/// The site's decision ([`UNDECIDED`], [`TIMED`] or `site::COUNTED`).
 fn decision(site: &CallSite) -> u8 {
     site.decision.load(Ordering::Relaxed)
 }
@@ -141,7 +140,7 @@ fn decision(site: &CallSite) -> u8 {
 /// Decides `site` if it is undecided; returns the decision that holds
 /// (another thread's may have come first).
 fn decide(site: &CallSite, counted: bool) -> u8 {
-    let want = if counted { COUNTED } else { TIMED };
+    let want = if counted { crate::site::COUNTED } else { TIMED };
     match site
         .decision
         .compare_exchange(UNDECIDED, want, Ordering::Relaxed, Ordering::Relaxed)
@@ -151,48 +150,37 @@ fn decide(site: &CallSite, counted: bool) -> u8 {
     }
 }
 
-/// State: the next call is the sample (timed), then the countdown reloads.
-pub(super) const SAMPLE: u64 = 1;
+/// State: counted, for good.
+pub(super) const COUNTED: u64 = 1;
 /// State: the node is learning (its calls are timed; decided after
 /// [`LEARN_CALLS`]).
 pub(super) const LEARNING: u64 = STATE_MASK;
-/// What a counted call adds to the `untimed` cell: one call counted, the
-/// countdown one step down.
-pub(super) const COUNTED_STEP: u64 = (1 << STATE_BITS) - 1;
+/// What a counted call adds to the `untimed` cell: one call counted.
+const COUNT_ONE: u64 = 1 << STATE_BITS;
 
-const _: () = assert!(SAMPLE_EVERY >= 2 && SAMPLE_EVERY < LEARNING);
-
-/// Whether state `s` makes the next call counted (`2..=SAMPLE_EVERY`);
-/// the recorder tests the cell's low byte ([`is_counted_byte`]).
-#[cfg(test)]
-fn is_counted(s: u64) -> bool {
-    s.wrapping_sub(2) < SAMPLE_EVERY - 1
+/// Counts one counted call of `node` (no clock read): one add.
+#[inline(always)]
+pub(super) fn count(node: &Node) {
+    bump(&node.c.untimed, COUNT_ONE);
 }
 
-/// Whether a state read as the cell's low byte makes the next call
-/// counted (`2..=SAMPLE_EVERY`).
-#[inline(always)]
-pub(super) fn is_counted_byte(s: u8) -> bool {
-    s.wrapping_sub(2) < (SAMPLE_EVERY - 1) as u8
-}
-
-const _: () = assert!(STATE_BITS == 8, "the fast path tests one byte");
-
-/// Whether a node just pushed (by a flagged cache hit or a slow push)
-/// counts its calls; if so, the call is counted and the countdown stepped
-/// (one add): the guard's one question on its fast path.
-#[inline(always)]
-pub(super) fn count_if_counted(node: *const Node) -> bool {
-    // SAFETY: callers pass the node a push just stacked, a node of this
-    // thread's arena, which outlives the state.
-    let cell = &unsafe { &*node }.c.untimed;
-    let w = cell.load(Ordering::Relaxed);
-    // The state is the low byte (`STATE_BITS` is 8).
-    if is_counted_byte(w as u8) {
-        cell.store(w.wrapping_add(COUNTED_STEP), Ordering::Relaxed);
-        return true;
+/// How the calls of a node in state `s` are measured.
+fn kind_of_state(s: u64) -> Kind {
+    match s {
+        0 => Kind::Timed,
+        COUNTED => Kind::Counted,
+        _ => Kind::Settle,
     }
-    false
+}
+
+/// How `node`'s calls are measured now (for a child cache's entry). An
+/// overflow node's take the cold paths, which count them open (their
+/// depth is not the tree's): [`Kind::Settle`].
+pub(super) fn kind(node: &Node) -> Kind {
+    if node.is_overflow() {
+        return Kind::Settle;
+    }
+    kind_of_state(state(node))
 }
 
 /// The state a new node of `site` starts in.
@@ -201,17 +189,10 @@ pub(super) fn initial(site: &'static CallSite) -> u64 {
         return 0;
     }
     match decision(site) {
-        COUNTED => SAMPLE_EVERY,
+        crate::site::COUNTED => COUNTED,
         UNDECIDED => LEARNING,
         _ => 0,
     }
-}
-
-/// Whether a node in state `s` counts its calls (counting, or its sample
-/// next).
-#[cfg(test)]
-fn counts(s: u64) -> bool {
-    s != 0 && s != LEARNING
 }
 
 /// Puts a new node of `site` in its first state (owner thread only), as
@@ -234,36 +215,26 @@ pub(super) fn state(node: &Node) -> u64 {
     node.c.untimed.load(Ordering::Relaxed) & STATE_MASK
 }
 
-/// A timed call of a node in the [`SAMPLE`] or [`LEARNING`] state (or any
-/// state the fast path does not handle): moves the state on. Takes and
-/// returns the guard's frame, so that the hot path keeps nothing across
-/// the call.
-///
-/// A node whose state becomes 0 (timed for good) is cached plainly in its
-/// `parent`'s child cache from then on, so that its calls check nothing.
+/// A timed call of a learning node ([`Kind::Settle`]): moves its state
+/// on; once decided, its `parent`'s child cache holds the new kind, so
+/// that its calls take the fast path from then on.
 #[cold]
 #[inline(never)]
-pub(super) fn settle(parent: &Node, node: *const Node, depth: usize) -> (*const Node, usize) {
-    // SAFETY: the fast path calls this only with the node it just pushed,
-    // a node of this thread's arena, which outlives the state.
-    let n = unsafe { &*node };
-    let next = match state(n) {
-        0 => 0,
-        SAMPLE => SAMPLE_EVERY,
-        LEARNING => learn(n),
-        _ => 0,
-    };
-    set_state(n, next);
-    if next == 0 {
-        parent.unflag_child(node);
+pub(super) fn settle(parent: &Node, node: &Node) {
+    if state(node) != LEARNING {
+        return;
     }
-    (node, depth)
+    let next = learn(node);
+    set_state(node, next);
+    if next != LEARNING {
+        parent.recache(node, kind_of_state(next));
+    }
 }
 
 /// The state after one more learning call of `n`.
 fn learn(n: &Node) -> u64 {
     let Some(site) = n.site() else { return 0 };
-    let decision = match decision(site) {
+    let decided = match decision(site) {
         UNDECIDED => {
             let timed = n.c.load().timed();
             // The rule reads the site's histogram: every 64th call past
@@ -278,8 +249,8 @@ fn learn(n: &Node) -> u64 {
         }
         d => d,
     };
-    if decision == COUNTED {
-        SAMPLE_EVERY
+    if decided == crate::site::COUNTED {
+        COUNTED
     } else {
         0
     }
@@ -294,16 +265,19 @@ fn judge(n: &Node, last: bool) -> Option<bool> {
     }
     let cost = read_cost();
     let line = COUNTED_BELOW * cost;
+    let (timed_share, beneath) = children_of(n);
     // Each call beneath: one clock read's worth for a counted call, two
     // for a timed one (the children held in `n`'s child cache say how
-    // many of them are timed).
-    let per_below = cost * (1.0 + children_timed_share(n));
+    // many of them are timed); `beneath` of them a call, on average.
+    let below = beneath as f64 / n.c.load().calls.max(1) as f64;
+    let per_below = cost * (1.0 + timed_share);
     // A node with no histogram (made in a signal handler) is judged by
     // its mean instead.
-    let (median, below) = n.hist_median(per_below).or_else(|| {
+    let raw = n.hist_median().or_else(|| {
         let a = n.c.load();
-        (a.accepted() > 0).then(|| (a.ticks as f64 / a.accepted() as f64, 0.0))
+        (a.accepted() > 0).then(|| a.ticks as f64 / a.accepted() as f64)
     })?;
+    let median = (raw - per_below * below).max(0.0);
     // A parent (at least PARENT_BELOW marked calls beneath a call, on
     // average) is timed: the count is exact, so the decision is the same in identical
     // runs, where its median, less what is taken out for the calls
@@ -327,13 +301,14 @@ fn judge(n: &Node, last: bool) -> Option<bool> {
 
 /// The share of timed calls among the calls of the children held in
 /// `n`'s child cache (its one-entry cache and extra entries: the up to
-/// three children a short function has); 1 when none is held.
-fn children_timed_share(n: &Node) -> f64 {
+/// three children a short function has; 1 when none is held), and those
+/// children's calls.
+fn children_of(n: &Node) -> (f64, u64) {
+    let strip = |p: *mut Node| p.wrapping_byte_sub(p as usize & super::node::KIND_BITS);
     let mut kids = [core::ptr::null::<Node>(); 3];
     kids[0] = n.mru_child.load(Ordering::Relaxed).cast_const();
     for (k, way) in kids[1..].iter_mut().zip(&n.ways) {
-        let c = way.child.load(Ordering::Relaxed) as usize & !super::node::WAY_FLAG;
-        *k = c as *const Node;
+        *k = strip(way.child.load(Ordering::Relaxed)).cast_const();
     }
     let (timed, calls) = kids
         .iter()
@@ -342,11 +317,12 @@ fn children_timed_share(n: &Node) -> f64 {
         // caller's: `learn` runs on the owner thread), alive as long as it.
         .map(|&c| unsafe { &*c }.c.load())
         .fold((0u64, 0u64), |(t, c), a| (t + a.timed(), c + a.calls));
-    if calls == 0 {
+    let share = if calls == 0 {
         1.0
     } else {
         timed as f64 / calls as f64
-    }
+    };
+    (share, calls)
 }
 
 /// Clock reads timed back to back, per round of [`read_cost`].
@@ -401,7 +377,7 @@ pub(crate) fn read_cost() -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::site::{path_of, TIMED};
+    use crate::site::{path_of, COUNTED as DECIDED_COUNTED, TIMED};
 
     fn m() {}
 
@@ -425,52 +401,72 @@ mod tests {
         run_below(n, calls, delta, 0)
     }
 
-    /// [`run`] with `below` marked calls made beneath each call.
+    /// [`run`] with `below` marked calls made beneath each call: calls of
+    /// a timed child held in `n`'s child cache.
     fn run_below(n: &Node, calls: u64, delta: u64, below: u64) -> (u64, u64) {
+        static C: CallSite = CallSite::function(path_of(m), None, "child.rs", 1);
+        let child: &'static Node = Box::leak(Box::new(node_of(&C)));
+        if below > 0 {
+            n.cache_child(
+                (&C as *const CallSite).cast_mut(),
+                (child as *const Node).cast_mut(),
+                Kind::Timed,
+                false,
+            );
+        }
         let (mut timed, mut counted) = (0, 0);
         for _ in 0..calls {
-            let s = state(n);
-            if s == 0 {
-                n.record(delta, below, false);
-                timed += 1;
-            } else if is_counted(s) {
-                super::super::node::bump(&n.c.untimed, COUNTED_STEP);
-                counted += 1;
-            } else {
-                settle(&Node::new(), n, 1);
-                n.record(delta, below, false);
-                timed += 1;
+            for _ in 0..below {
+                child.record(1, false);
+            }
+            match kind(n) {
+                Kind::Timed => {
+                    n.record(delta, false);
+                    timed += 1;
+                }
+                Kind::Counted => {
+                    count(n);
+                    counted += 1;
+                }
+                Kind::Settle => {
+                    settle(&Node::new(), n);
+                    n.record(delta, false);
+                    timed += 1;
+                }
             }
         }
         (timed, counted)
     }
 
     #[test]
-    fn states_do_not_overlap() {
-        assert!(!is_counted(0) && !is_counted(SAMPLE) && !is_counted(LEARNING));
-        assert!((2..=SAMPLE_EVERY).all(is_counted));
-        assert!(!is_counted(SAMPLE_EVERY + 1));
+    fn states_map_to_kinds() {
+        assert_eq!(kind_of_state(0), Kind::Timed);
+        assert_eq!(kind_of_state(COUNTED), Kind::Counted);
+        assert_eq!(kind_of_state(LEARNING), Kind::Settle);
     }
 
     #[test]
-    fn a_short_leaf_becomes_counted_and_samples_one_in_n() {
+    fn a_short_leaf_becomes_counted_and_stays_counted() {
         static S: CallSite = CallSite::function(path_of(m), None, "a.rs", 1);
         let n = node_of(&S);
         assert_eq!(state(&n), LEARNING);
         let (timed, counted) = run(&n, LEARN_CALLS, 1);
         assert_eq!((timed, counted), (LEARN_CALLS, 0));
         assert_eq!(decision(&S), UNDECIDED);
-        let calls = 1 + 64 * SAMPLE_EVERY;
+        let calls = 1 + 64 * 64;
         let (timed, counted) = run(&n, calls, 1);
-        assert_eq!(decision(&S), COUNTED);
-        assert_eq!(timed + counted, calls);
-        assert_eq!(timed, 1 + 64, "the deciding call, then one in N");
+        assert_eq!(decision(&S), DECIDED_COUNTED);
+        assert_eq!(
+            (timed, counted),
+            (1, calls - 1),
+            "the deciding call, then none"
+        );
         let a = n.c.load();
         assert_eq!(a.calls, LEARN_CALLS + calls, "every call counted");
         assert_eq!(a.untimed, counted);
         // A node created later starts counted, without learning.
         let later = node_of(&S);
-        assert_eq!(state(&later), SAMPLE_EVERY);
+        assert_eq!(state(&later), COUNTED);
     }
 
     #[test]
@@ -488,33 +484,52 @@ mod tests {
     fn a_counted_parents_children_learn_on_their_own() {
         static P: CallSite = CallSite::function(path_of(m), None, "c.rs", 1);
         let n = node_of(&P);
-        n.mru_site
-            .store((&P as *const CallSite).cast_mut(), Ordering::Relaxed);
         run(&n, LEARN_CALLS + 1, 1);
-        assert_eq!(decision(&P), COUNTED, "short");
-        assert!(counts(state(&n)));
+        assert_eq!(decision(&P), DECIDED_COUNTED, "short");
+        assert_eq!(kind(&n), Kind::Counted);
         // A child created beneath the counting node learns, as its site
         // says (undecided here)…
         static Q: CallSite = CallSite::function(path_of(m), None, "d.rs", 1);
         let child = Node::new();
         start(&child, &Q);
         assert_eq!(state(&child), LEARNING);
-        // …and so does one already learning, called from it…
-        let learning = node_of(&Q);
-        settle(&n, &learning, 2);
-        assert_eq!(state(&learning), LEARNING);
-        assert_eq!(decision(&Q), UNDECIDED);
         // …until its own long calls decide it timed.
+        let learning = node_of(&Q);
         let long = (1e6 * read_cost()) as u64;
         run(&learning, LEARN_CALLS + 1, long);
         assert_eq!(decision(&Q), TIMED);
         assert_eq!(state(&learning), 0);
-        // Counting never stops: the sample reloads the countdown.
+        // Counting never stops, and counts every call.
         let before = n.c.load().calls;
-        let (t, c) = run(&n, 4 * SAMPLE_EVERY, 1);
-        assert_eq!(t + c, 4 * SAMPLE_EVERY);
-        assert!(t <= 5 && counts(state(&n)), "{t} {c}");
-        assert_eq!(n.c.load().calls, before + 4 * SAMPLE_EVERY);
+        let (t, c) = run(&n, 256, 1);
+        assert_eq!((t, c), (0, 256));
+        assert_eq!(n.c.load().calls, before + 256);
+    }
+
+    /// Settling a learning node that its parent caches moves the cache's
+    /// kind with it: its calls take the fast path from then on.
+    #[test]
+    fn a_decided_node_is_recached_with_its_kind() {
+        static P: CallSite = CallSite::function(path_of(m), None, "r.rs", 1);
+        static S: CallSite = CallSite::function(path_of(m), None, "r.rs", 2);
+        let parent = Node::new();
+        let n = node_of(&S);
+        let site = (&S as *const CallSite).cast_mut();
+        parent.cache_child(site, (&n as *const Node).cast_mut(), kind(&n), false);
+        let _ = &P;
+        assert_eq!(
+            parent.mru_site.load(Ordering::Relaxed) as usize & super::super::node::KIND_BITS,
+            Kind::Settle as usize
+        );
+        for _ in 0..=LEARN_CALLS {
+            settle(&parent, &n);
+            n.record(1, false);
+        }
+        assert_eq!(kind(&n), Kind::Counted);
+        assert_eq!(
+            parent.mru_site.load(Ordering::Relaxed) as usize & super::super::node::KIND_BITS,
+            Kind::Counted as usize
+        );
     }
 
     /// The decision of `site` after the learning calls of one node: each
@@ -533,7 +548,11 @@ mod tests {
         // instrumentation is two reads each: judged by what it costs
         // unmarked (4 reads), it is below the margin.
         static A: CallSite = CallSite::function(path_of(m), None, "f.rs", 1);
-        assert_eq!(learned(&A, 10.0 * r, 3), COUNTED, "less its calls beneath");
+        assert_eq!(
+            learned(&A, 10.0 * r, 3),
+            DECIDED_COUNTED,
+            "less its calls beneath"
+        );
         // The same calls with nothing beneath lie in the margin: not
         // decided yet.
         static B: CallSite = CallSite::function(path_of(m), None, "f.rs", 2);
@@ -553,7 +572,7 @@ mod tests {
         static B: CallSite = CallSite::function(path_of(m), None, "h.rs", 2);
         assert_eq!(learned(&B, 1.0, PARENT_BELOW as u64), TIMED);
         static C: CallSite = CallSite::function(path_of(m), None, "h.rs", 3);
-        assert_eq!(learned(&C, 1.0, PARENT_BELOW as u64 - 1), COUNTED);
+        assert_eq!(learned(&C, 1.0, PARENT_BELOW as u64 - 1), DECIDED_COUNTED);
     }
 
     /// A site near the line learns on before it is decided, and is then
@@ -571,7 +590,7 @@ mod tests {
         run(&n, LEARN_MORE * LEARN_CALLS, near);
         assert_eq!(
             decision(&C),
-            COUNTED,
+            DECIDED_COUNTED,
             "above the line, in the margin, at the last"
         );
         // Well above the margin (more than EARLY_TIMED times its edge):
@@ -597,7 +616,7 @@ mod tests {
         run(&n, LEARN_CALLS, (COUNTED_BELOW * 2.4 * r) as u64);
         assert_eq!(decision(&H), UNDECIDED, "a slow start");
         run(&n, LEARN_MORE * LEARN_CALLS, near);
-        assert_eq!(decision(&H), COUNTED, "in the margin, at the last");
+        assert_eq!(decision(&H), DECIDED_COUNTED, "in the margin, at the last");
         static D: CallSite = CallSite::function(path_of(m), None, "g.rs", 2);
         let n = node_of(&D);
         run(
@@ -605,14 +624,14 @@ mod tests {
             LEARN_MORE * LEARN_CALLS + 1,
             (COUNTED_BELOW * 0.8 * r) as u64,
         );
-        assert_eq!(decision(&D), COUNTED, "below the line, at the last");
+        assert_eq!(decision(&D), DECIDED_COUNTED, "below the line, at the last");
         // A few preempted calls among them move nothing.
         static E: CallSite = CallSite::function(path_of(m), None, "g.rs", 3);
         let n = node_of(&E);
         run(&n, 200, (COUNTED_BELOW * 0.3 * r) as u64);
         run(&n, 30, (1e6 * r) as u64);
         run(&n, LEARN_CALLS, (COUNTED_BELOW * 0.3 * r) as u64);
-        assert_eq!(decision(&E), COUNTED);
+        assert_eq!(decision(&E), DECIDED_COUNTED);
     }
 
     #[test]

@@ -15,8 +15,7 @@ pub(crate) struct Sampled {
     pub waited: Vec<u64>,
     /// Instrumentation inside the node's calls' measured time: the
     /// instrumentation of every marked call made beneath them (each
-    /// caller's side, `sampled_inst`, and each callee's own,
-    /// `sampled_own`).
+    /// caller's entries, `sampled_inst`, and exits, `sampled_exit`).
     pub inside: Vec<u64>,
     /// Samples' ticks anywhere in the tree: 0 when the sampler was off or
     /// had not looked yet.
@@ -39,14 +38,13 @@ pub(crate) fn sampled(tree: &Tree, children: &[Vec<u32>]) -> Sampled {
             .saturating_add(a.sampled)
             .saturating_add(a.sampled_wait)
             .saturating_add(a.sampled_inst)
-            .saturating_add(a.sampled_own);
-        let (mut p, mut ins, mut w) = (a.sampled, a.sampled_inst, a.sampled_wait);
+            .saturating_add(a.sampled_exit);
+        let (mut p, mut w) = (a.sampled, a.sampled_wait);
+        let mut ins = a.sampled_inst.saturating_add(a.sampled_exit);
         for &c in &children[i] {
             let c = c as usize;
             p = p.saturating_add(out.program[c]);
-            ins = ins
-                .saturating_add(out.inside[c])
-                .saturating_add(tree.nodes[c].acc.sampled_own);
+            ins = ins.saturating_add(out.inside[c]);
             w = w.saturating_add(out.waited[c]);
         }
         out.program[i] = p;
@@ -262,7 +260,12 @@ fn timed_inside(
     } else {
         0.0
     };
-    (weight * own + (1.0 - weight) * run).max(floor)
+    // `own` moved toward `run` by the other weight, to a 1/1024 tick (a
+    // rate over calls times calls comes back a few ulps off: without the
+    // rounding, a parent's time less it fell a hair short of children
+    // that fill it exactly, and they were scaled down to fit).
+    let x = own + (1.0 - weight) * (run - own);
+    ((x * 1024.0).round() / 1024.0).max(floor)
 }
 
 /// The instrumentation per call, in ticks, of a timed node's calls and of
@@ -294,7 +297,11 @@ impl Rates {
             }
         };
         let (t, c) = (rate(own[0]), rate(own[1]));
-        let whole = t * own[0].1 as f64 + c * own[1].1 as f64;
+        // Each kind's rate over its calls gives back what was found of it
+        // (added here without the round trip, so that no rounding moves a
+        // whole that equals `inside`).
+        let whole = if own[0].1 == 0 { 0.0 } else { own[0].0 as f64 }
+            + if own[1].1 == 0 { 0.0 } else { own[1].0 as f64 };
         if whole <= 0.0 {
             return Rates {
                 timed: per_call,

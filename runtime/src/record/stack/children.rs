@@ -3,7 +3,7 @@
 //! which creates the node (or, past `TICKPROF_MAX_NODES`, picks the site's
 //! overflow node).
 
-use super::{Frame, ThreadState};
+use super::{Frame, ThreadState, BUSY, DEAD, UNSET};
 use crate::record::node::Node;
 use crate::record::pagemap::PageMap;
 use crate::record::sigmask;
@@ -124,12 +124,10 @@ impl ThreadState {
         if let Some(arena) = self.arena() {
             arena.forget_children();
         }
-        if self.cap.get() != 0 {
-            // SAFETY: set up before `cap` is non-zero, freed by the
-            // teardown after `cap` is 0; this thread's own.
-            if let Some(recent) = unsafe { self.recent.get().as_ref() } {
-                recent.clear();
-            }
+        // SAFETY: null until set up, freed by the teardown after it is
+        // nulled; this thread's own.
+        if let Some(recent) = unsafe { self.recent.get().as_ref() } {
+            recent.clear();
         }
     }
 
@@ -143,22 +141,29 @@ impl ThreadState {
         x & 1 != 0
     }
 
-    /// A push whose parent's one-entry cache holds another site.
+    /// A push whose parent's caches do not hold `site` (`parent`: the
+    /// node on top, untagged): a lookup, then the node cached in the
+    /// parent's one-entry cache and made the top. A sentinel parent (not
+    /// set up, tickprof's own work, torn down) gets no frame.
     #[cold]
     #[inline(never)]
-    pub(super) fn push_miss(&self, site: &'static CallSite) -> Frame {
-        if crate::record::sampler::idle() {
-            self.while_busy(crate::record::sampler::try_start);
+    pub(in crate::record) fn push_miss(
+        &self,
+        site: &'static CallSite,
+        parent: *const Node,
+    ) -> Frame {
+        let sentinel = [&UNSET, &BUSY, &DEAD]
+            .iter()
+            .any(|&s| core::ptr::eq(parent, s));
+        if sentinel {
+            return self.no_frame(site);
         }
-        let depth = self.depth.get();
-        let next = depth + 1;
-        let stack = self.stack.load(Ordering::Relaxed);
-        // SAFETY: as in `push`, whose checks held (`next < cap`).
-        let parent = unsafe { &*super::slot(stack, depth) };
-        let slot = self.recent_slot(parent, site);
-        let node = match slot.and_then(|slot| recent_child(slot, parent, site)) {
+        // SAFETY: any other top is a node of this thread's arena.
+        let p = unsafe { &*parent };
+        let slot = self.recent_slot(p, site);
+        let node = match slot.and_then(|slot| recent_child(slot, p, site)) {
             Some(node) => node,
-            None => match self.lookup(parent, site) {
+            None => match self.lookup(p, site) {
                 Some(node) => {
                     // Only a node whose parent link is this parent goes in the
                     // table: an overflow node's link is 0, the root's index,
@@ -167,7 +172,7 @@ impl ThreadState {
                     // the same slot (found by tests/recorder_model.rs).
                     // SAFETY: `lookup` returns nodes of this thread's arena.
                     let linked = unsafe { &*node }.parent.load(Ordering::Relaxed)
-                        == parent.index.load(Ordering::Relaxed);
+                        == p.index.load(Ordering::Relaxed);
                     if let (Some(slot), true) = (slot, linked) {
                         slot.store(node.cast_mut(), Ordering::Relaxed);
                     }
@@ -177,20 +182,15 @@ impl ThreadState {
             },
         };
         // SAFETY: `node` is a node of this thread's arena (found above).
-        let flag = if crate::record::timing::state(unsafe { &*node }) == 0 {
-            0
-        } else {
-            super::MRU_FLAG
-        };
-        parent.cache_child(
-            (site as *const CallSite).cast_mut().wrapping_byte_add(flag),
+        let kind = crate::record::timing::kind(unsafe { &*node });
+        p.cache_child(
+            (site as *const CallSite).cast_mut(),
             node.cast_mut(),
+            kind,
             self.coin(),
         );
-        // SAFETY: as in `push`.
-        unsafe { super::set_slot(stack, next, node) };
-        self.depth.set(next);
-        (node, next)
+        self.set_top(node);
+        (node, parent as usize)
     }
 
     /// The slot of (`parent`, `site`) in this thread's table of recent
@@ -205,9 +205,9 @@ impl ThreadState {
         if self.busy.get() {
             return None;
         }
-        // SAFETY: set up before `cap` is non-zero (only then is a push
-        // here), freed by the teardown after `cap` is 0; this thread's own.
-        Some(unsafe { &*self.recent.get() }.slot(parent, site))
+        // SAFETY: null until set up, freed by the teardown after it is
+        // nulled; this thread's own.
+        Some(unsafe { self.recent.get().as_ref() }?.slot(parent, site))
     }
 
     /// Finds or creates the child of `parent` for `site`.
@@ -248,11 +248,14 @@ impl ThreadState {
         if let Some(node) = maps.children.get(key.0, key.1) {
             return Some(node as *const Node);
         }
+        let depth = parent.depth.load(Ordering::Relaxed).saturating_add(1);
         if !is_overflow_parent && arena.len() < MAX_NODES.load(Ordering::Relaxed) {
             note_recorded(site);
             let node = arena.push(Some(site), parent_index, 0)?;
             // SAFETY: `push` returns a node of this thread's arena.
-            crate::record::timing::start(unsafe { &*node }, site);
+            let n = unsafe { &*node };
+            n.depth.store(depth, Ordering::Relaxed);
+            crate::record::timing::start(n, site);
             // Not indexed (no memory): found again by the next miss, which
             // would push a second node; give up the call instead.
             if !maps.children.insert(key.0, key.1, node as usize) {
@@ -273,6 +276,8 @@ impl ThreadState {
                     OVERFLOW_OUTER
                 };
                 let n = arena.push(Some(site), 0, flags)?;
+                // SAFETY: `push` returns a node of this thread's arena.
+                unsafe { &*n }.depth.store(depth, Ordering::Relaxed);
                 if !maps
                     .overflow
                     .insert(site_ptr as u64, u64::from(nested), n as usize)
@@ -290,18 +295,33 @@ impl ThreadState {
         Some(node)
     }
 
-    /// Whether an activation of `site` is open on this thread's stack.
-    /// (Only the top `NESTING_SCAN` frames are looked at: an activation
-    /// deeper than that is taken as not open.)
+    /// Whether an activation of `site` is open on this thread: among its
+    /// open calls on overflow nodes, or on the chain of nodes from the one
+    /// under them (or the top) up to the root. (Only the `NESTING_SCAN`
+    /// nearest are looked at: an activation farther up is taken as not
+    /// open.)
     fn site_on_stack(&self, site: *mut CallSite) -> bool {
-        let stack = self.stack.load(Ordering::Relaxed);
-        let depth = self.depth.get();
-        (depth.saturating_sub(NESTING_SCAN).max(1)..=depth)
-            .rev()
-            .any(|d| {
-                // SAFETY: `d <= depth < cap`; stacked pointers are arena nodes.
-                let node = unsafe { &*super::slot(stack, d) };
-                node.site.load(Ordering::Relaxed) == site
-            })
+        let Some(arena) = self.arena() else {
+            return false;
+        };
+        let opens = self.overflow();
+        // SAFETY: open calls' nodes are nodes of this thread's arena.
+        let on = |n: *const Node| unsafe { &*n }.site.load(Ordering::Relaxed) == site;
+        if opens.nodes().take(NESTING_SCAN).any(on) {
+            return true;
+        }
+        let mut n = opens.base().unwrap_or_else(|| self.top());
+        for _ in 0..NESTING_SCAN {
+            if on(n) {
+                return true;
+            }
+            // SAFETY: as above (a sentinel has no site and no parent).
+            let node = unsafe { &*n };
+            match arena.get(node.parent.load(Ordering::Relaxed) as usize) {
+                Some(p) if node.site().is_some() => n = p,
+                _ => return false,
+            }
+        }
+        false
     }
 }

@@ -1,9 +1,10 @@
-//! The shadow stack on its own, each test on a fresh thread (so its state
-//! starts never set up): set-up, the fast push and pop, the child caches,
-//! growth, resynchronisation and re-entry.
+//! The thread's state on its own, each test on a fresh thread (so its state
+//! starts never set up): set-up, the push and pop, the child caches,
+//! resynchronisation, re-entry, what the sampler sees.
 
 use super::*;
 use crate::record::frame;
+use crate::record::node::Kind;
 
 fn a() {}
 fn b() {}
@@ -23,17 +24,37 @@ fn node(n: *const Node) -> &'static Node {
     unsafe { &*n }
 }
 
+/// A marked call's entry as the cold path makes it (the thread set up on
+/// its first).
+fn push(s: &ThreadState, site: &'static CallSite) -> Frame {
+    crate::record::cold::enter_recording(s, site)
+}
+
+/// A marked call's exit: the frame popped, and, when it is to be
+/// recorded, one call of `delta` ticks on its node.
+fn pop(s: &ThreadState, (n, parent): Frame, delta: u64) -> bool {
+    let recorded = s.pop_frame(n, parent);
+    if recorded {
+        node(n).record(delta, true);
+    }
+    recorded
+}
+
 #[test]
 fn the_first_push_sets_up_and_a_pop_on_top_records() {
     on_fresh_thread(|s| {
         assert!(s.arena().is_none());
-        let (n, depth) = s.push(&A);
+        assert!(s.needs_setup());
+        let f = push(s, &A);
         assert!(s.arena().is_some());
-        assert_eq!(depth, 1);
-        assert_eq!(s.top_depth(), 1);
-        assert!(s.pop_top(n, (10, 25), 0, true));
-        assert_eq!(s.top_depth(), 0);
-        let n = node(n);
+        assert!(!s.needs_setup());
+        assert_eq!(s.top(), f.0);
+        assert_eq!(node(f.0).depth.load(Ordering::Relaxed), 1);
+        let root = f.1 as *const Node;
+        assert!(node(root).site().is_none(), "the root is the parent");
+        assert!(pop(s, f, 15));
+        assert_eq!(s.top(), root);
+        let n = node(f.0);
         assert_eq!(n.c.calls.load(Ordering::Relaxed), 1);
         assert_eq!(n.c.ticks.load(Ordering::Relaxed), 15);
         assert!(n.site().is_some_and(|site| core::ptr::eq(site, &A)));
@@ -48,13 +69,13 @@ fn the_caches_and_the_map_find_the_same_child_every_time() {
         // cache misses every time, the recent table or the map answers.
         for _ in 0..3 {
             for site in [&A, &B] {
-                let (n, d) = s.push(site);
-                assert_eq!(d, 1);
-                let (child, d2) = s.push(&B);
-                assert_eq!(d2, 2);
-                assert!(s.pop_top(child, (0, 1), 0, true));
-                assert!(s.pop_top(n, (0, 1), 0, true));
-                seen.push((n, child));
+                let outer = push(s, site);
+                let inner = push(s, &B);
+                assert_eq!(node(inner.0).depth.load(Ordering::Relaxed), 2);
+                assert_eq!(inner.1, outer.0 as usize, "the parent is the outer call");
+                assert!(pop(s, inner, 1));
+                assert!(pop(s, outer, 1));
+                seen.push((outer.0, inner.0));
             }
         }
         assert!(seen.chunks(2).all(|c| c == &seen[..2]));
@@ -71,16 +92,16 @@ fn the_caches_and_the_map_find_the_same_child_every_time() {
 }
 
 #[test]
-fn the_stack_grows_past_its_first_capacity() {
+fn deep_recursion_is_a_chain_of_nodes_with_no_stack_to_grow() {
     on_fresh_thread(|s| {
-        const DEPTH: usize = 300;
-        let frames: Vec<Frame> = (0..DEPTH).map(|_| s.push(&A)).collect();
-        assert!(frames.iter().enumerate().all(|(i, f)| f.1 == i + 1));
-        assert_eq!(s.top_depth(), DEPTH);
-        for &(n, _) in frames.iter().rev() {
-            assert!(s.pop_top(n, (0, 1), 0, true));
+        const DEPTH: usize = 3000;
+        let frames: Vec<Frame> = (0..DEPTH).map(|_| push(s, &A)).collect();
+        assert_eq!(node(s.top()).depth.load(Ordering::Relaxed) as usize, DEPTH);
+        assert_eq!(s.open_calls(), DEPTH as u64);
+        for &f in frames.iter().rev() {
+            assert!(pop(s, f, 1));
         }
-        assert_eq!(s.top_depth(), 0);
+        assert_eq!(s.open_calls(), 0);
         assert!(frames
             .iter()
             .all(|&(n, _)| node(n).c.calls.load(Ordering::Relaxed) == 1));
@@ -90,90 +111,85 @@ fn the_stack_grows_past_its_first_capacity() {
 #[test]
 fn an_out_of_order_pop_resyncs_then_counts_an_orphan() {
     on_fresh_thread(|s| {
-        let (na, da) = s.push(&A);
-        let (nb, db) = s.push(&B);
-        // `a`'s guard ends first: `b`'s frame, never closed, goes with it.
-        assert!(s.pop_frame(da, na));
-        assert_eq!(s.top_depth(), 0);
+        let fa = push(s, &A);
+        let fb = push(s, &B);
+        // `a`'s guard ends first: `b`'s call, never closed, goes with it.
+        assert!(pop(s, fa, 1));
+        assert_eq!(s.top(), fa.1 as *const Node);
         let arena = s.arena().unwrap();
         assert_eq!(arena.resynced.load(Ordering::Relaxed), 1);
-        // `b`'s guard ends later: its frame is gone; the call is kept.
-        assert!(s.pop_frame(db, nb));
-        assert_eq!(s.top_depth(), 0);
+        // `b`'s guard ends later: its call is gone; the call is kept.
+        assert!(pop(s, fb, 1));
+        assert_eq!(s.top(), fa.1 as *const Node);
         assert_eq!(arena.orphaned.load(Ordering::Relaxed), 1);
+        assert_eq!(node(fb.0).c.calls.load(Ordering::Relaxed), 1);
     });
 }
 
 #[test]
-fn the_fast_pop_refuses_a_tagged_frame() {
+fn a_tagged_frame_is_never_taken_for_the_top() {
     on_fresh_thread(|s| {
-        let (n, d) = s.push(&A);
-        let (tagged, _) = frame::pushed(n, d, true, false);
-        assert!(!s.pop_top(tagged, (0, 1), 0, true));
-        assert!(!s.pop_top(core::ptr::null(), (0, 1), 0, true));
-        assert_eq!(s.top_depth(), 1);
-        assert!(s.pop_frame(d, n));
-        assert_eq!(s.top_depth(), 0);
+        let f = push(s, &A);
+        let (tagged, _) = frame::pushed(f.0, f.1 as *const Node, true, false);
+        assert!(!s.is_top(tagged));
+        assert!(!s.is_top(core::ptr::null()));
+        assert!(s.is_top(f.0));
+        assert!(pop(s, f, 1));
     });
 }
 
 #[test]
 fn a_new_child_asked_for_while_busy_gets_no_frame_and_is_counted() {
     on_fresh_thread(|s| {
-        let (n, _) = s.push(&A);
-        assert!(s.pop_top(n, (0, 1), 0, true));
-        let f = s.while_busy(|| s.push(&B));
-        assert_eq!(f, frame::NONE);
-        assert_eq!(s.top_depth(), 0);
+        let f = push(s, &A);
+        assert!(pop(s, f, 1));
+        let root = s.top();
+        let got = s.while_busy(|| s.push(&B));
+        assert_eq!(got, frame::NONE);
+        assert_eq!(s.top(), root);
         let arena = s.arena().unwrap();
         assert_eq!(arena.reentrant.load(Ordering::Relaxed), 1);
-    });
-}
-
-/// What the sampler sees: the program, a call's instrumentation (on
-/// either side of its push, or inside the call on top), and
-/// tickprof's own work (credited to nothing), on the node on top.
-#[test]
-fn the_sampler_sees_tickprofs_own_work_apart_from_the_instrumentation() {
-    use super::view::Sampled;
-    on_fresh_thread(|s| {
-        let (n, d) = s.push(&A);
-        assert_eq!(s.sampled().map(|x| x.1), Some(Sampled::Program));
-        s.inst_on(d + 1);
-        assert_eq!(s.sampled().map(|x| x.1), Some(Sampled::Calls));
-        s.inst_off();
-        s.inst_on(d);
-        assert_eq!(s.sampled().map(|x| x.1), Some(Sampled::Own));
-        // Inside the call on top (a held guard's word between its clock
-        // reads and its body): that call's, inside its time.
-        s.inst_inside();
-        let (top, what) = s.sampled().unwrap();
-        assert_eq!((top as *const Node, what), (n, Sampled::Calls));
-        s.inst_off();
-        assert_eq!(
-            s.while_busy(|| s.sampled().map(|x| x.1)),
-            Some(Sampled::Tool)
-        );
-        assert_eq!(s.sampled().map(|x| x.1), Some(Sampled::Program));
-        assert!(s.pop_frame(d, n));
     });
 }
 
 #[test]
 fn a_cached_child_asked_for_while_busy_gets_no_frame_either() {
     on_fresh_thread(|s| {
-        let (n, _) = s.push(&A);
-        assert!(s.pop_top(n, (0, 1), 0, true));
+        let f = push(s, &A);
+        assert!(pop(s, f, 1));
         // `A` is now the root's cached child: a hit would record it.
-        let f = s.while_busy(|| s.push(&A));
-        assert_eq!(f, frame::NONE);
-        assert_eq!(s.top_depth(), 0);
-        assert_eq!(node(n).c.calls.load(Ordering::Relaxed), 1);
+        assert_eq!(s.while_busy(|| s.push(&A)), frame::NONE);
+        assert_eq!(node(f.0).c.calls.load(Ordering::Relaxed), 1);
         // After the busy section the cache serves again.
-        let (again, d) = s.push(&A);
-        assert_eq!((again, d), (n, 1));
-        assert!(s.pop_top(again, (0, 1), 0, true));
-        assert_eq!(node(n).c.calls.load(Ordering::Relaxed), 2);
+        let again = s.push(&A);
+        assert_eq!(again, f);
+        assert!(pop(s, again, 1));
+        assert_eq!(node(f.0).c.calls.load(Ordering::Relaxed), 2);
+    });
+}
+
+/// What the sampler sees: the program on the node on top, the entry and
+/// the exit of a call it makes (its word tagged), tickprof's own work
+/// (credited to nothing), and nothing before set-up or after teardown.
+#[test]
+fn the_sampler_sees_the_program_the_windows_and_tickprofs_own_work() {
+    on_fresh_thread(|s| {
+        assert!(matches!(s.look(), Look::Nothing), "not set up");
+        let f = push(s, &A);
+        let what = |s: &ThreadState| match s.look() {
+            Look::At(n, what) => Some((n as *const Node, what)),
+            _ => None,
+        };
+        assert_eq!(what(s), Some((f.0, Sampled::Program)));
+        s.set_top_tagged(f.0, ENTRY);
+        assert_eq!(what(s), Some((f.0, Sampled::Entry)));
+        s.set_top_tagged(f.0, EXIT);
+        assert_eq!(what(s), Some((f.0, Sampled::Exit)));
+        assert_eq!(s.top(), f.0, "the tags are not the node");
+        s.set_top(f.0);
+        assert!(s.while_busy(|| matches!(s.look(), Look::Tool)));
+        assert_eq!(what(s), Some((f.0, Sampled::Program)));
+        assert!(pop(s, f, 1));
     });
 }
 
@@ -190,23 +206,23 @@ static KIDS: [CallSite; 6] = [
 /// A parent cycling through 1 to 6 children (more than its three cache
 /// entries hold): every child gets one node, found again on every call,
 /// with every call counted on it; the cache's entries name distinct
-/// sites, each with its own child.
+/// sites, each with its own child and its kind.
 #[test]
 fn a_parent_cycling_through_many_children_finds_each_one_node() {
     on_fresh_thread(|s| {
-        let (p, _) = s.push(&A);
+        let p = push(s, &A);
         let mut nodes: Vec<*const Node> = vec![core::ptr::null(); KIDS.len()];
         let rounds = 50u64;
         for kids in 1..=KIDS.len() {
             for _ in 0..rounds {
                 for (i, site) in KIDS[..kids].iter().enumerate() {
-                    let (c, d) = s.push(site);
-                    assert_eq!(d, 2);
+                    let c = push(s, site);
+                    assert_eq!(c.1, p.0 as usize);
                     if nodes[i].is_null() {
-                        nodes[i] = c;
+                        nodes[i] = c.0;
                     }
-                    assert_eq!(c, nodes[i], "child {i} of {kids}");
-                    assert!(s.pop_top(c, (0, 1), 0, true));
+                    assert_eq!(c.0, nodes[i], "child {i} of {kids}");
+                    assert!(pop(s, c, 1));
                 }
             }
         }
@@ -217,25 +233,32 @@ fn a_parent_cycling_through_many_children_finds_each_one_node() {
         }
         // Root, the parent, six children.
         assert_eq!(s.arena().map(Arena::len), Some(8));
-        let parent = node(p);
+        let parent = node(p.0);
         let mut entries = vec![(
-            parent.mru_site.load(Ordering::Relaxed) as usize & !MRU_FLAG,
+            parent.mru_site.load(Ordering::Relaxed) as usize,
             parent.mru_child.load(Ordering::Relaxed) as usize,
         )];
         for w in &parent.ways {
+            let child = w.child.load(Ordering::Relaxed) as usize;
             entries.push((
-                w.site.load(Ordering::Relaxed) as usize,
-                w.child.load(Ordering::Relaxed) as usize & !WAY_FLAG,
+                w.site.load(Ordering::Relaxed) as usize + (child & KIND_BITS),
+                child,
             ));
         }
         for (i, &(site, child)) in entries.iter().enumerate() {
+            let kind = Kind::of_bits(site & KIND_BITS);
+            let (site, child) = (site & !KIND_BITS, child & !KIND_BITS);
             let j = KIDS
                 .iter()
                 .position(|k| k as *const CallSite as usize == site)
                 .expect("a cached site is one of the children");
             assert_eq!(child, nodes[j] as usize, "entry {i}");
-            assert!(entries[i + 1..].iter().all(|e| e.0 != site));
+            assert_eq!(
+                kind,
+                crate::record::timing::kind(node(child as *const Node))
+            );
+            assert!(entries[i + 1..].iter().all(|e| e.0 & !KIND_BITS != site));
         }
-        assert!(s.pop_top(p, (0, 1), 0, true));
+        assert!(pop(s, p, 1));
     });
 }

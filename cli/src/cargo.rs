@@ -1,6 +1,7 @@
 //! `cargo tickprof`: a marked copy of the workspace under
 //! `<target-dir>/tickprof/ws`, built and run by cargo with the user's
-//! arguments. The user's tree is only read.
+//! arguments; the functions marked are those the unmarked build keeps
+//! (see [`probe`]). The user's tree is only read.
 
 pub(crate) mod args;
 mod cache;
@@ -12,6 +13,7 @@ mod lock;
 mod manifest;
 mod meta;
 mod plan;
+mod probe;
 mod tally;
 
 use crate::mark;
@@ -50,7 +52,6 @@ pub(crate) fn main(args: Args) -> Result<ExitCode, String> {
     let dir = base.join("tickprof");
     let copy = dir.join("ws");
     let mut tally = Tally::default();
-    let plan = plan::Plan::new(&ws, &chosen, &source, mark.clone(), skip.clone());
     // Compared as canonical paths: a target directory named through a link
     // or `..` (`../d/tt`) is still left out, and the copy never copies
     // itself.
@@ -63,6 +64,43 @@ pub(crate) fn main(args: Args) -> Result<ExitCode, String> {
         canonical(&dir),
         canonical(&ws.root).join(".git"),
     ];
+    let kept = if args.all || !mark.is_empty() || action == Action::Copy {
+        None
+    } else {
+        let request = probe::Request {
+            cargo: &cargo,
+            ws: &ws,
+            manifest: &manifest,
+            dir: &dir,
+            exclude: &exclude,
+            source: &source,
+            action,
+            cargo_args: &args.cargo_args,
+        };
+        match probe::probe(&request)? {
+            probe::Outcome::Kept(kept) => Some(kept),
+            probe::Outcome::Blind(why) => {
+                eprintln!(
+                    "cargo tickprof: {}: every function marked, as with --all",
+                    tickprof_runtime::__private::terminal_safe(&why)
+                );
+                None
+            }
+            probe::Outcome::Failed(code) => {
+                eprintln!(
+                    "cargo tickprof: the unmarked build (to see what the optimiser keeps) ended with exit code {code}"
+                );
+                return Ok(ExitCode::from(code));
+            }
+        }
+    };
+    for (name, _) in kept.iter().flat_map(|k| &k.blind) {
+        eprintln!(
+            "cargo tickprof: {name} was built without debug info to read (a profile's per-package `debug`?): every function of it marked"
+        );
+    }
+    let plan = plan::Plan::new(&ws, &chosen, &source, mark.clone(), skip.clone())
+        .after_inlining(kept.as_ref());
     let mut cache = cache::Cache::load(&dir.join("ws.cache"), &plan.key());
     let synced = copy::sync(
         &ws.root,
@@ -94,7 +132,15 @@ pub(crate) fn main(args: Args) -> Result<ExitCode, String> {
     };
     let mut resolved = resolve(&[])?;
     let chosen_deps = deps::choose(&resolved.metadata, &globs(&args.deps));
-    let config = deps::sync(&chosen_deps, &dir, &source, &mark, &skip, &mut tally)?;
+    let config = deps::sync(
+        &chosen_deps,
+        &dir,
+        &source,
+        &mark,
+        &skip,
+        kept.as_ref(),
+        &mut tally,
+    )?;
     if !config.is_empty() {
         resolved = resolve(&config)?;
     }
@@ -102,6 +148,7 @@ pub(crate) fn main(args: Args) -> Result<ExitCode, String> {
         no_tests: matches!(action, Action::Run | Action::Build | Action::Copy),
         moved: resolved.moved,
         user_lock: user_lock.is_some(),
+        after_inlining: kept.is_some(),
     };
     tally.print(&notes, args.verbose);
     if args.verbose {
@@ -121,6 +168,11 @@ pub(crate) fn main(args: Args) -> Result<ExitCode, String> {
         .args(&config)
         .args(&args.cargo_args)
         .env("CARGO_TARGET_DIR", dir.join("target"));
+    if kept.is_some() {
+        // The report's header says how the marks were placed.
+        let (marked, inlined) = tally.marked_and_inlined();
+        cmd.env("TICKPROF_AFTER_INLINING", format!("{marked},{inlined}"));
+    }
     if let Some(rest) = &args.program_args {
         cmd.arg("--").args(rest);
     }
@@ -153,6 +205,7 @@ fn mark_in_place(
             edition2015: args.edition.as_deref() == Some("2015"),
             mark: mark.clone(),
             skip: skip.clone(),
+            built: None,
         };
         let (mut files, mut links) = (Vec::new(), Vec::new());
         plan::rust_files(dir, &mut files, &mut links)

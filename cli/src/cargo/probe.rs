@@ -1,0 +1,354 @@
+//! Marks after inlining: the probe build. Before the marked copy is
+//! built, the user's program is built unmarked by the same cargo command
+//! (`build` for `run`, `test --no-run`, `bench --no-run`) with the same
+//! options (profile, target, features, packages), from a plain copy of
+//! the workspace (`<target-dir>/tickprof/plain`: nothing marked, the
+//! user's lock) into `<target-dir>/tickprof/probe`, with debug info of
+//! every profile set to `limited` (functions' declarations, no types:
+//! debug info does not change the code rustc makes) and never stripped.
+//! Every program it links is read ([`dwarf`]): the functions with code of
+//! their own are the ones marked.
+//!
+//! Cargo's freshness is the cache: with the sources unchanged the probe
+//! rebuilds nothing, and reading a program's debug info takes tens of
+//! milliseconds (pulldown-cmark's: 30 ms), so it is read every time.
+
+pub(crate) mod dwarf;
+
+use super::args::Action;
+use super::meta::Workspace;
+use super::{cache, child, copy, manifest::Source, plan, Tally};
+use crate::mark::Built;
+use serde_json::Value;
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// What the probe build found.
+#[derive(Debug, Default)]
+pub(crate) struct Kept {
+    /// Each source file's functions as the build has them (the user's
+    /// paths; a dependency's, cargo's copy of it).
+    files: HashMap<PathBuf, Vec<Built>>,
+    /// Packages (target name, the user's directory) compiled without
+    /// debug info this reads (a profile's per-package setting): every
+    /// function of theirs is marked.
+    pub(crate) blind: Vec<(String, PathBuf)>,
+}
+
+impl Kept {
+    /// The functions of the file at `path`, of the package in `package`,
+    /// as the build has them; `None` when that package was built blind.
+    pub(crate) fn file(&self, package: &Path, path: &Path) -> Option<Vec<Built>> {
+        if self.blind.iter().any(|(_, dir)| dir == package) {
+            return None;
+        }
+        Some(self.files.get(path).cloned().unwrap_or_default())
+    }
+}
+
+/// How the probe ended.
+pub(crate) enum Outcome {
+    /// The functions each file keeps.
+    Kept(Kept),
+    /// Nothing to read (why): every function is marked.
+    Blind(String),
+    /// The unmarked build failed with this exit code.
+    Failed(u8),
+}
+
+/// The command and places of one probe.
+pub(crate) struct Request<'a> {
+    /// Cargo.
+    pub(crate) cargo: &'a Path,
+    /// The user's workspace.
+    pub(crate) ws: &'a Workspace,
+    /// The user's manifest (`--manifest-path`, or found).
+    pub(crate) manifest: &'a Path,
+    /// `<target-dir>/tickprof`.
+    pub(crate) dir: &'a Path,
+    /// What the copy leaves out (the target directories, `.git`).
+    pub(crate) exclude: &'a [PathBuf],
+    /// Where marks get tickprof from (a hand-marked crate's tickprof
+    /// dependency is pointed there, as in the marked copy).
+    pub(crate) source: &'a Source,
+    /// The subcommand.
+    pub(crate) action: Action,
+    /// The options for cargo.
+    pub(crate) cargo_args: &'a [String],
+}
+
+/// Builds the user's program unmarked and reads which functions it keeps.
+///
+/// # Errors
+///
+/// The plain copy cannot be written, or cargo cannot be started.
+pub(crate) fn probe(r: &Request<'_>) -> Result<Outcome, String> {
+    let plain = r.dir.join("plain");
+    let plan = plan::Plan::new(r.ws, &[], r.source, Vec::new(), Vec::new());
+    let mut tally = Tally::default();
+    let mut cache = cache::Cache::load(&r.dir.join("plain.cache"), &plan.key());
+    let mut transform = plan::Marking {
+        plan: &plan,
+        tally: &mut tally,
+    };
+    copy::sync(
+        &r.ws.root,
+        &plain,
+        r.exclude,
+        &["Cargo.lock"],
+        &mut transform,
+        &mut cache,
+    )
+    .map_err(|e| {
+        format!(
+            "cannot update the unmarked copy in {}: {e}",
+            plain.display()
+        )
+    })?;
+    if let Ok(lock) = std::fs::read(r.ws.root.join("Cargo.lock")) {
+        let to = plain.join("Cargo.lock");
+        if std::fs::read(&to).ok().as_deref() != Some(&lock[..]) {
+            std::fs::write(&to, &lock).map_err(|e| format!("{}: {e}", to.display()))?;
+        }
+    }
+    let rel = r
+        .manifest
+        .strip_prefix(&r.ws.root)
+        .unwrap_or(Path::new("Cargo.toml"));
+    let target = r.dir.join("probe");
+    let mut cmd = command(r, &plain.join(rel), &target);
+    eprintln!(
+        "cargo tickprof: building the unmarked program (in {}) to see which functions the optimiser keeps",
+        target.display()
+    );
+    let (code, out) = child::capture(&mut cmd)?;
+    let built = Messages::read(&out);
+    for e in &built.errors {
+        eprint!("{e}");
+    }
+    if code != 0 {
+        return Ok(Outcome::Failed(code));
+    }
+    if built.programs.is_empty() {
+        return Ok(Outcome::Blind(
+            "the command links no program to read (a library alone)".into(),
+        ));
+    }
+    let dirs: Vec<&PathBuf> = built.packages.iter().map(|(_, d, _)| d).collect();
+    let wanted = |p: &Path| dirs.iter().any(|d| p.starts_with(d));
+    let (mut kept, mut inlined) = (BTreeSet::new(), BTreeSet::new());
+    for program in &built.programs {
+        match dwarf::read(program, &wanted) {
+            Ok(seen) if seen.units > 0 => {
+                kept.extend(seen.kept);
+                inlined.extend(seen.inlined);
+            }
+            Ok(_) => {
+                return Ok(Outcome::Blind(format!(
+                    "{} has no debug info",
+                    program.display()
+                )))
+            }
+            Err(e) => return Ok(Outcome::Blind(format!("cannot read {e}"))),
+        }
+    }
+    let canonical = std::fs::canonicalize(&plain).unwrap_or_else(|_| plain.clone());
+    let user = |p: &Path| -> PathBuf {
+        for from in [&plain, &canonical] {
+            if let Ok(rest) = p.strip_prefix(from) {
+                return r.ws.root.join(rest);
+            }
+        }
+        p.to_path_buf()
+    };
+    let mut files: HashMap<PathBuf, Vec<Built>> = HashMap::new();
+    for d in inlined
+        .difference(&kept)
+        .map(|d| (d, false))
+        .chain(kept.iter().map(|d| (d, true)))
+    {
+        files.entry(user(&d.0.file)).or_default().push(Built {
+            line: d.0.line,
+            name: d.0.name.clone(),
+            kept: d.1,
+        });
+    }
+    for list in files.values_mut() {
+        list.sort();
+    }
+    let blind = built
+        .packages
+        .iter()
+        .filter(|(_, _, debug)| !debug)
+        .map(|(name, dir, _)| (name.clone(), user(dir)))
+        .collect();
+    Ok(Outcome::Kept(Kept { files, blind }))
+}
+
+/// The unmarked build's cargo command.
+fn command(r: &Request<'_>, manifest: &Path, target: &Path) -> Command {
+    let mut cmd = Command::new(r.cargo);
+    match r.action {
+        Action::Test => cmd.args(["test", "--no-run"]),
+        Action::Bench => cmd.args(["bench", "--no-run"]),
+        _ => cmd.arg("build"),
+    };
+    cmd.arg("--manifest-path")
+        .arg(manifest)
+        .args(["--message-format", "json"]);
+    let mut args = r.cargo_args.iter();
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--no-run" => {}
+            "--message-format" => {
+                args.next();
+            }
+            _ if a.starts_with("--message-format=") => {}
+            _ => {
+                cmd.arg(a);
+            }
+        }
+    }
+    cmd.env("CARGO_TARGET_DIR", target);
+    for profile in profiles(r.cargo_args) {
+        let key = |k: &str| format!("CARGO_PROFILE_{profile}_{k}");
+        cmd.env(key("DEBUG"), "limited").env(key("STRIP"), "none");
+        // Elsewhere the debug info is in another file, which this does
+        // not read (the programs are then read as having none).
+        if cfg!(target_os = "linux") {
+            cmd.env(key("SPLIT_DEBUGINFO"), "off");
+        }
+    }
+    cmd
+}
+
+/// The profiles the command may build with, as environment variable
+/// parts: cargo's four and a `--profile` given.
+fn profiles(cargo_args: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = ["DEV", "RELEASE", "TEST", "BENCH"]
+        .map(String::from)
+        .to_vec();
+    let mut args = cargo_args.iter();
+    while let Some(a) = args.next() {
+        let named = match a.strip_prefix("--profile") {
+            Some("") => args.next().cloned(),
+            Some(rest) => rest.strip_prefix('=').map(String::from),
+            None => None,
+        };
+        if let Some(p) = named {
+            let p = p.to_uppercase().replace('-', "_");
+            if !out.contains(&p) {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+/// What the unmarked build's messages say.
+#[derive(Debug, Default)]
+struct Messages {
+    /// The programs it linked.
+    programs: Vec<PathBuf>,
+    /// The packages it compiled for them: (target name, directory, with
+    /// debug info this reads), build scripts and proc macros aside.
+    packages: Vec<(String, PathBuf, bool)>,
+    /// The errors, as rustc renders them.
+    errors: Vec<String>,
+}
+
+impl Messages {
+    /// Reads cargo's JSON messages (one a line).
+    fn read(out: &[u8]) -> Messages {
+        let mut m = Messages::default();
+        for line in out.split(|&b| b == b'\n') {
+            let Ok(v) = serde_json::from_slice::<Value>(line) else {
+                continue;
+            };
+            match v["reason"].as_str() {
+                Some("compiler-artifact") => m.artifact(&v),
+                Some("compiler-message") if v["message"]["level"] == "error" => {
+                    if let Some(r) = v["message"]["rendered"].as_str() {
+                        m.errors.push(r.to_string());
+                    }
+                }
+                _ => {}
+            }
+        }
+        m.programs.sort();
+        m.programs.dedup();
+        m
+    }
+
+    fn artifact(&mut self, v: &Value) {
+        if let Some(exe) = v["executable"].as_str() {
+            self.programs.push(exe.into());
+        }
+        let kinds: Vec<&str> = v["target"]["kind"]
+            .as_array()
+            .map(|k| k.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        if kinds
+            .iter()
+            .any(|k| *k == "custom-build" || *k == "proc-macro")
+        {
+            return;
+        }
+        let (Some(dir), Some(name)) = (
+            v["manifest_path"]
+                .as_str()
+                .map(Path::new)
+                .and_then(Path::parent),
+            v["target"]["name"].as_str(),
+        ) else {
+            return;
+        };
+        // 0, "none", "line-directives-only", "line-tables-only": no
+        // declarations.
+        let debug = match &v["profile"]["debuginfo"] {
+            Value::Number(n) => n.as_u64().is_some_and(|n| n > 0),
+            Value::String(s) => s == "limited" || s == "full",
+            _ => false,
+        };
+        match self.packages.iter_mut().find(|(_, d, _)| d == dir) {
+            Some(p) => p.2 |= debug,
+            None => self
+                .packages
+                .push((name.to_string(), dir.to_path_buf(), debug)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{profiles, Messages};
+
+    #[test]
+    fn profiles_named() {
+        let p = |a: &[&str]| profiles(&a.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        assert_eq!(p(&["--release"]), ["DEV", "RELEASE", "TEST", "BENCH"]);
+        assert_eq!(p(&["--profile", "prof-1"]).last().unwrap(), "PROF_1");
+        assert_eq!(p(&["--profile=fast"]).last().unwrap(), "FAST");
+    }
+
+    #[test]
+    fn messages_give_programs_packages_and_errors() {
+        let out = br#"{"reason":"compiler-artifact","manifest_path":"/w/a/Cargo.toml","target":{"kind":["bin"],"name":"a"},"profile":{"debuginfo":1},"executable":"/t/a"}
+{"reason":"compiler-artifact","manifest_path":"/w/b/Cargo.toml","target":{"kind":["lib"],"name":"b"},"profile":{"debuginfo":"line-tables-only"},"executable":null}
+{"reason":"compiler-artifact","manifest_path":"/w/b/Cargo.toml","target":{"kind":["custom-build"],"name":"build-script-build"},"profile":{"debuginfo":0},"executable":null}
+{"reason":"compiler-message","message":{"level":"warning","rendered":"w\n"}}
+{"reason":"compiler-message","message":{"level":"error","rendered":"e\n"}}
+not json
+"#;
+        let m = Messages::read(out);
+        assert_eq!(m.programs, [std::path::PathBuf::from("/t/a")]);
+        let packages: Vec<_> = m
+            .packages
+            .iter()
+            .map(|(n, d, debug)| (n.as_str(), d.to_str().unwrap(), *debug))
+            .collect();
+        assert_eq!(packages, [("a", "/w/a", true), ("b", "/w/b", false)]);
+        assert_eq!(m.errors, ["e\n"]);
+    }
+}

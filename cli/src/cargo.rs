@@ -64,6 +64,7 @@ pub(crate) fn main(args: Args) -> Result<ExitCode, String> {
         canonical(&dir),
         canonical(&ws.root).join(".git"),
     ];
+    let user_lock = seed_lock(&ws.root, &copy, &dir.join("lock-seed"), &source)?;
     let kept = if args.all || !mark.is_empty() || action == Action::Copy {
         None
     } else {
@@ -114,7 +115,6 @@ pub(crate) fn main(args: Args) -> Result<ExitCode, String> {
         &mut cache,
     )
     .map_err(|e| format!("cannot update the copy in {}: {e}", copy.display()))?;
-    let user_lock = seed_lock(&ws.root, &copy, &dir, &source)?;
     let rel = manifest
         .strip_prefix(&ws.root)
         .unwrap_or(Path::new("Cargo.toml"));
@@ -261,13 +261,13 @@ fn tickprof_source(flag: Option<&Path>) -> Result<manifest::Source, String> {
 }
 
 /// Gives the copy its own `Cargo.lock`, seeded from the user's (plus
-/// tickprof's dependencies), re-seeded only when that seed changes, so
-/// cargo's own updates to the copy's lock are kept between runs. Returns
-/// the user's lock, if any.
+/// tickprof's dependencies), re-seeded only when that seed (kept in
+/// `record`) changes, so cargo's own updates to the copy's lock are kept
+/// between runs. Returns the user's lock, if any.
 fn seed_lock(
     root: &Path,
     copy: &Path,
-    dir: &Path,
+    record: &Path,
     source: &manifest::Source,
 ) -> Result<Option<String>, String> {
     let user = std::fs::read_to_string(root.join("Cargo.lock")).ok();
@@ -278,13 +278,12 @@ fn seed_lock(
     let Some(seed) = manifest::seed_lock(user.as_deref(), theirs.as_deref()) else {
         return Ok(user);
     };
-    let record = dir.join("lock-seed");
     let lock = copy.join("Cargo.lock");
-    if std::fs::read_to_string(&record).ok().as_deref() == Some(&seed) && lock.is_file() {
+    if std::fs::read_to_string(record).ok().as_deref() == Some(&seed) && lock.is_file() {
         return Ok(user);
     }
     let write = |p: &Path| std::fs::write(p, &seed).map_err(|e| format!("{}: {e}", p.display()));
     write(&lock)?;
-    write(&record)?;
+    write(record)?;
     Ok(user)
 }

@@ -3,7 +3,7 @@
 //! (`build` for `run`, `test --no-run`, `bench --no-run`) with the same
 //! options (profile, target, features, packages), from a plain copy of
 //! the workspace (`<target-dir>/tickprof/plain`: nothing marked, the
-//! user's lock) into `<target-dir>/tickprof/probe`, with debug info of
+//! marked copy's lock) into `<target-dir>/tickprof/probe`, with debug info of
 //! every profile set to `limited` (functions' declarations, no types:
 //! debug info does not change the code rustc makes) and never stripped.
 //! Every program it links is read ([`dwarf`]): the functions with code of
@@ -106,10 +106,17 @@ pub(crate) fn probe(r: &Request<'_>) -> Result<Outcome, String> {
             plain.display()
         )
     })?;
-    if let Ok(lock) = std::fs::read(r.ws.root.join("Cargo.lock")) {
+    // The marked copy's lock (the user's, seeded with tickprof's versions
+    // where it has none, as cargo last left it), so that both builds
+    // resolve the same versions; copied when it changed (cargo then drops
+    // what the plain copy does not use).
+    let (lock, record) = (r.dir.join("ws/Cargo.lock"), r.dir.join("plain-lock-seed"));
+    if let Ok(text) = std::fs::read(&lock) {
         let to = plain.join("Cargo.lock");
-        if std::fs::read(&to).ok().as_deref() != Some(&lock[..]) {
-            std::fs::write(&to, &lock).map_err(|e| format!("{}: {e}", to.display()))?;
+        if std::fs::read(&record).ok().as_deref() != Some(&text[..]) || !to.is_file() {
+            for p in [&to, &record] {
+                std::fs::write(p, &text).map_err(|e| format!("{}: {e}", p.display()))?;
+            }
         }
     }
     let rel = r
@@ -153,25 +160,28 @@ pub(crate) fn probe(r: &Request<'_>) -> Result<Outcome, String> {
             Err(e) => return Ok(Outcome::Blind(format!("cannot read {e}"))),
         }
     }
+    // A declaration's file as the rewriter sees it: links resolved (a
+    // module reached through a link is the file the copy rewrites), the
+    // plain copy's path made the user's.
     let canonical = std::fs::canonicalize(&plain).unwrap_or_else(|_| plain.clone());
     let user = |p: &Path| -> PathBuf {
-        for from in [&plain, &canonical] {
-            if let Ok(rest) = p.strip_prefix(from) {
+        let real = std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+        for from in [&canonical, &plain] {
+            if let Ok(rest) = real.strip_prefix(from) {
                 return r.ws.root.join(rest);
             }
         }
-        p.to_path_buf()
+        real
     };
     let mut files: HashMap<PathBuf, Vec<Built>> = HashMap::new();
-    for d in inlined
-        .difference(&kept)
-        .map(|d| (d, false))
-        .chain(kept.iter().map(|d| (d, true)))
-    {
-        files.entry(user(&d.0.file)).or_default().push(Built {
-            line: d.0.line,
-            name: d.0.name.clone(),
-            kept: d.1,
+    let mut paths: HashMap<&Path, PathBuf> = HashMap::new();
+    let both = inlined.difference(&kept).map(|d| (d, false));
+    for (d, is_kept) in both.chain(kept.iter().map(|d| (d, true))) {
+        let path = paths.entry(&d.file).or_insert_with(|| user(&d.file));
+        files.entry(path.clone()).or_default().push(Built {
+            line: d.line,
+            name: d.name.clone(),
+            kept: is_kept,
         });
     }
     for list in files.values_mut() {

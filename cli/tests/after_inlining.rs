@@ -1,8 +1,9 @@
 //! Marks after inlining: `cargo tickprof run --release` on a small crate
 //! (tests/fixtures/inlining) marks the functions its optimised unmarked
 //! build keeps — a loop, a generic instantiated twice, one of two impls
-//! of a trait method — and leaves the small ones inlined and the unused
-//! one unmarked; `--all` marks them all; the probe build's debug info
+//! of a trait method — and leaves the small ones inlined (one of them
+//! inlined at one call and kept for another) and the unused one
+//! unmarked; `--all` marks them all; the probe build's debug info
 //! does not change the code it makes.
 //!
 //! The fixture is copied to `target/tmp/after-inlining/user` and built in
@@ -91,12 +92,12 @@ fn marks_what_the_optimised_build_keeps() {
     assert_eq!(result.status.code(), Some(0), "{err}");
     assert_eq!(
         String::from_utf8_lossy(&result.stdout),
-        "42 Some(999) Some(297) 13305790246015925304 9 6\n"
+        "31853229228 42 Some(999) Some(297) 13305790246015925304 9 6\n"
     );
     assert!(
         err.contains(
             "cargo tickprof: marked 4 functions in 2 files of inl \
-             (after inlining: 2 left inlined, 1 not in the build; skipped 0)"
+             (after inlining: 3 left inlined, 1 not in the build; skipped 0)"
         ),
         "{err}"
     );
@@ -106,6 +107,12 @@ fn marks_what_the_optimised_build_keeps() {
     );
     assert!(
         err.contains("  skipped inl::unused (src/main.rs:37): not in the build"),
+        "{err}"
+    );
+    // Kept for the call through a pointer, inlined into the direct one:
+    // small, so left inlined.
+    assert!(
+        err.contains("  skipped inl::mix (src/main.rs:43): inlined"),
         "{err}"
     );
     assert!(
@@ -128,7 +135,7 @@ fn marks_what_the_optimised_build_keeps() {
     assert!(
         text.contains(
             "tickprof: cargo tickprof marked the 4 functions the optimised build keeps \
-             as functions of their own; 2 left inlined into them"
+             as functions of their own; 3 left inlined into them"
         ),
         "{text}"
     );
@@ -164,7 +171,7 @@ fn marks_what_the_optimised_build_keeps() {
     assert_eq!(all.status.code(), Some(0), "{err}");
     assert!(!err.contains("unmarked program"), "{err}");
     assert!(
-        err.contains("cargo tickprof: marked 7 functions in 2 files of inl (skipped 0)"),
+        err.contains("cargo tickprof: marked 8 functions in 2 files of inl (skipped 0)"),
         "{err}"
     );
     assert_eq!(snapshot(&user), before);

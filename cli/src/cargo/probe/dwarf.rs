@@ -21,7 +21,7 @@
 use gimli::{AttributeValue, EndianSlice, RunTimeEndian, Unit};
 use object::{Object, ObjectSection, ObjectSymbol, SectionKind, SymbolKind};
 use std::borrow::Cow;
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 /// A function as its declaration names it.
@@ -38,8 +38,9 @@ pub(crate) struct Decl {
 /// What one program's debug info says of the wanted files' functions.
 #[derive(Debug, Default)]
 pub(crate) struct Seen {
-    /// Functions with code of their own (an out-of-line instance).
-    pub(crate) kept: BTreeSet<Decl>,
+    /// Functions with code of their own (an out-of-line instance), with
+    /// the size in bytes of their largest instance.
+    pub(crate) kept: BTreeMap<Decl, u64>,
     /// Functions inlined into another somewhere (kept ones included).
     pub(crate) inlined: BTreeSet<Decl>,
     /// Compilation units read (0: the program has no debug info).
@@ -77,12 +78,15 @@ pub(crate) fn read(path: &Path, wanted: &dyn Fn(&Path) -> bool) -> Result<Seen, 
     let in_text = |a: u64| text.iter().any(|&(lo, hi)| a >= lo && a < hi);
     // Function symbols without their suffixes (`.llvm.123` of a promoted
     // local, `.cold`): the names the debug info gives.
-    let symbols: HashSet<&[u8]> = file
-        .symbols()
-        .filter(|s| s.is_definition() && s.kind() == SymbolKind::Text && in_text(s.address()))
-        .filter_map(|s| s.name_bytes().ok())
-        .map(unsuffixed)
-        .collect();
+    let mut symbols: HashMap<&[u8], u64> = HashMap::new();
+    for s in file.symbols() {
+        if s.is_definition() && s.kind() == SymbolKind::Text && in_text(s.address()) {
+            if let Ok(name) = s.name_bytes() {
+                let size = symbols.entry(unsuffixed(name)).or_default();
+                *size = (*size).max(s.size());
+            }
+        }
+    }
     let sections = gimli::DwarfSections::load(|id| -> Result<Cow<[u8]>, String> {
         match file.section_by_name(id.name()) {
             Some(s) => s
@@ -111,9 +115,10 @@ pub(crate) fn read(path: &Path, wanted: &dyn Fn(&Path) -> bool) -> Result<Seen, 
         units: walk.units,
         ..Seen::default()
     };
-    for at in &walk.concrete {
-        if let Some(d) = walk.resolve(*at) {
-            seen.kept.insert(d.clone());
+    for &(at, size) in &walk.concrete {
+        if let Some(d) = walk.resolve(at) {
+            let largest = seen.kept.entry(d.clone()).or_default();
+            *largest = (*largest).max(size);
         }
     }
     for at in &walk.inlined {
@@ -127,13 +132,13 @@ pub(crate) fn read(path: &Path, wanted: &dyn Fn(&Path) -> bool) -> Result<Seen, 
 /// The walk over every unit's entries.
 struct Walk<'w> {
     wanted: &'w dyn Fn(&Path) -> bool,
-    /// The program's function symbols.
-    symbols: &'w HashSet<&'w [u8]>,
+    /// The program's function symbols, and their sizes.
+    symbols: &'w HashMap<&'w [u8], u64>,
     decls: Vec<Decl>,
     /// Subprogram entries by their offset in `.debug_info`.
     entries: HashMap<usize, Entry>,
-    /// Subprograms with code of their own.
-    concrete: Vec<usize>,
+    /// Subprograms with code of their own, and its size.
+    concrete: Vec<(usize, u64)>,
     /// The origins of inlined instances.
     inlined: HashSet<usize>,
     units: usize,
@@ -173,11 +178,14 @@ impl Walk<'_> {
             }
             let at = base + e.offset().0;
             let mut ranges = dwarf.die_ranges(unit, e)?;
+            let mut size = 0;
             while let Some(r) = ranges.next()? {
                 if r.begin < r.end && in_text(r.begin) {
-                    self.concrete.push(at);
-                    break;
+                    size += r.end - r.begin;
                 }
+            }
+            if size > 0 {
+                self.concrete.push((at, size));
             }
             let file = match e.attr_value(gimli::DW_AT_decl_file)? {
                 Some(AttributeValue::FileIndex(i) | AttributeValue::Udata(i)) => Some(i),
@@ -206,8 +214,8 @@ impl Walk<'_> {
                     .attr_value(gimli::DW_AT_linkage_name)?
                     .map(|v| dwarf.attr_string(unit, v))
                     .transpose()?;
-                if linkage.is_some_and(|l| self.symbols.contains(l.slice())) {
-                    self.concrete.push(at);
+                if let Some(size) = linkage.and_then(|l| self.symbols.get(l.slice())) {
+                    self.concrete.push((at, *size));
                 }
             } else if let Some(origin) =
                 reference(gimli::DW_AT_abstract_origin)?.or(reference(gimli::DW_AT_specification)?)

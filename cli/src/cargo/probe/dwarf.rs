@@ -15,8 +15,10 @@
 //! its attributes (`pub`, `fn`, `async`…), and `DW_AT_name` the bare name
 //! with the generic arguments of the instance (`parse<u8>`), a closure's
 //! `{closure#0}`, an `async fn` body's `{async_fn#0}`. Only declarations
-//! in the files `wanted` accepts are kept (the marked crates'), so the
-//! standard library's many entries cost a lookup each, nothing more.
+//! in the files `wanted` accepts are recorded (the compiled packages'), so the
+//! standard library's many entries cost a lookup each, nothing more. A
+//! kept function's size is its largest copy's (its ranges, or its
+//! symbol's size).
 
 use gimli::{AttributeValue, EndianSlice, RunTimeEndian, Unit};
 use object::{Object, ObjectSection, ObjectSymbol, SectionKind, SymbolKind};

@@ -154,23 +154,31 @@ pub(crate) fn probe(r: &Request<'_>) -> Result<Outcome, String> {
             "the command links no program to read (a library alone)".into(),
         ));
     }
-    let dirs: Vec<&PathBuf> = built.packages.iter().map(|(_, d, _)| d).collect();
+    // The compiled packages' files, as cargo names them and links resolved.
+    let mut dirs: Vec<PathBuf> = built.packages.iter().map(|p| p.1.clone()).collect();
+    dirs.extend(
+        dirs.clone()
+            .iter()
+            .filter_map(|d| std::fs::canonicalize(d).ok()),
+    );
     let wanted = |p: &Path| dirs.iter().any(|d| p.starts_with(d));
     let (mut kept, mut inlined) = (BTreeMap::new(), BTreeSet::new());
     for program in &built.programs {
         match dwarf::read(program, &wanted) {
-            Ok(seen) if seen.units > 0 => {
+            // None at all, though cargo gave some: something else took
+            // it out (`-C debuginfo=0` in RUSTFLAGS, a split-off file).
+            Ok(seen) if seen.units == 0 && built.packages.iter().all(|p| p.2) => {
+                return Ok(Outcome::Blind(format!(
+                    "{} has no debug info",
+                    program.display()
+                )))
+            }
+            Ok(seen) => {
                 for (d, size) in seen.kept {
                     let largest = kept.entry(d).or_default();
                     *largest = size.max(*largest);
                 }
                 inlined.extend(seen.inlined);
-            }
-            Ok(_) => {
-                return Ok(Outcome::Blind(format!(
-                    "{} has no debug info",
-                    program.display()
-                )))
             }
             Err(e) => return Ok(Outcome::Blind(format!("cannot read {e}"))),
         }

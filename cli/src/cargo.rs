@@ -95,11 +95,6 @@ pub(crate) fn main(args: Args) -> Result<ExitCode, String> {
             }
         }
     };
-    for (name, _) in kept.iter().flat_map(|k| &k.blind) {
-        eprintln!(
-            "cargo tickprof: {name} was built without debug info to read (a profile's per-package `debug`?): every function of it marked"
-        );
-    }
     let plan = plan::Plan::new(&ws, &chosen, &source, mark.clone(), skip.clone())
         .after_inlining(kept.as_ref());
     let mut cache = cache::Cache::load(&dir.join("ws.cache"), &plan.key());
@@ -150,6 +145,11 @@ pub(crate) fn main(args: Args) -> Result<ExitCode, String> {
         user_lock: user_lock.is_some(),
         after_inlining: kept.is_some(),
     };
+    for name in kept.iter().flat_map(probe::Kept::blind) {
+        eprintln!(
+            "cargo tickprof: {name} was built without debug info to read (a profile's per-package `debug`?): every function of it marked"
+        );
+    }
     tally.print(&notes, args.verbose);
     if args.verbose {
         eprintln!(

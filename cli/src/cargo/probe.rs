@@ -20,6 +20,7 @@ use super::meta::Workspace;
 use super::{cache, child, copy, manifest::Source, plan, Tally};
 use crate::mark::Built;
 use serde_json::Value;
+use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -43,19 +44,28 @@ pub(crate) struct Kept {
     /// paths; a dependency's, cargo's copy of it).
     files: HashMap<PathBuf, Vec<Built>>,
     /// Packages (target name, the user's directory) compiled without
-    /// debug info this reads (a profile's per-package setting): every
-    /// function of theirs is marked.
-    pub(crate) blind: Vec<(String, PathBuf)>,
+    /// debug info this reads (a profile's per-package setting, or a
+    /// build-time dependency's): every function of theirs is marked.
+    blind: Vec<(String, PathBuf)>,
+    /// The names of those [`Kept::file`] was asked about: the marked ones.
+    asked: RefCell<BTreeSet<String>>,
 }
 
 impl Kept {
     /// The functions of the file at `path`, of the package in `package`,
     /// as the build has them; `None` when that package was built blind.
     pub(crate) fn file(&self, package: &Path, path: &Path) -> Option<Vec<Built>> {
-        if self.blind.iter().any(|(_, dir)| dir == package) {
+        if let Some((name, _)) = self.blind.iter().find(|(_, dir)| dir == package) {
+            self.asked.borrow_mut().insert(name.clone());
             return None;
         }
         Some(self.files.get(path).cloned().unwrap_or_default())
+    }
+
+    /// The marked packages built without debug info to read, so marked
+    /// whole.
+    pub(crate) fn blind(&self) -> Vec<String> {
+        self.asked.borrow().iter().cloned().collect()
     }
 }
 
@@ -224,7 +234,11 @@ pub(crate) fn probe(r: &Request<'_>) -> Result<Outcome, String> {
         .filter(|(_, _, debug)| !debug)
         .map(|(name, dir, _)| (name.clone(), user(dir)))
         .collect();
-    Ok(Outcome::Kept(Kept { files, blind }))
+    Ok(Outcome::Kept(Kept {
+        files,
+        blind,
+        asked: RefCell::default(),
+    }))
 }
 
 /// The unmarked build's cargo command.
@@ -363,7 +377,41 @@ impl Messages {
 
 #[cfg(test)]
 mod tests {
-    use super::{profiles, Messages};
+    use super::{profiles, Built, Kept, Messages};
+    use std::path::{Path, PathBuf};
+
+    #[test]
+    fn a_package_built_blind_is_marked_whole_and_named_when_asked() {
+        let built = Built {
+            line: 3,
+            name: "f".into(),
+            kept: true,
+        };
+        let kept = Kept {
+            files: [(PathBuf::from("/w/a/src/lib.rs"), vec![built.clone()])].into(),
+            blind: vec![
+                ("b".into(), PathBuf::from("/w/b")),
+                ("syn".into(), PathBuf::from("/r/syn")),
+            ],
+            asked: Default::default(),
+        };
+        let a = Path::new("/w/a");
+        assert_eq!(
+            kept.file(a, Path::new("/w/a/src/lib.rs")),
+            Some(vec![built])
+        );
+        assert_eq!(
+            kept.file(a, Path::new("/w/a/src/other.rs")),
+            Some(Vec::new())
+        );
+        assert!(kept.blind().is_empty());
+        assert_eq!(
+            kept.file(Path::new("/w/b"), Path::new("/w/b/src/lib.rs")),
+            None
+        );
+        // A build-time dependency never marked is never named.
+        assert_eq!(kept.blind(), ["b"]);
+    }
 
     #[test]
     fn profiles_named() {

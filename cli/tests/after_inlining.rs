@@ -134,7 +134,7 @@ fn marks_what_the_optimised_build_keeps() {
     let text = std::fs::read_to_string(&txt).unwrap();
     assert!(
         text.contains(
-            "tickprof: cargo tickprof marked the 4 functions the optimised build keeps \
+            "tickprof: cargo tickprof marked the 4 functions the unmarked build keeps \
              as functions of their own; 3 left inlined into them"
         ),
         "{text}"

@@ -172,7 +172,7 @@ settings! {
             parse: Opt(Counts),
             default: None,
             note: "no such line",
-            help: "`N,K`, set by `cargo tickprof` (see [cargo tickprof](../cli/README.md#cargo-tickprof)): the header says that the marks were placed after inlining, on the N functions the optimised unmarked build keeps, and that K functions were left inlined into them",
+            help: "`N,K`, set by `cargo tickprof` (see [cargo tickprof](../cli/README.md#cargo-tickprof)): the header says that the marks were placed after inlining, on the N functions the unmarked build keeps as functions of their own, and that K functions were left inlined into them",
         },
         /// Add a per-thread breakdown.
         threads: bool {

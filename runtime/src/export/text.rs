@@ -27,7 +27,7 @@ impl Report {
         if let Some((marked, inlined)) = opts.after_inlining {
             let _ = writeln!(
                 s,
-                "tickprof: cargo tickprof marked the {marked} functions the optimised build keeps as functions of their own; {inlined} left inlined into them (their time is their callers')"
+                "tickprof: cargo tickprof marked the {marked} functions the unmarked build keeps as functions of their own; {inlined} left inlined into them (their time is their callers')"
             );
         }
         table(self, &mut s, opts);

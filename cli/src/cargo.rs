@@ -1,6 +1,7 @@
 //! `cargo tickprof`: a marked copy of the workspace under
 //! `<target-dir>/tickprof/ws`, built and run by cargo with the user's
-//! arguments. The user's tree is only read.
+//! arguments; the functions marked are those the unmarked build keeps
+//! (see [`probe`]). The user's tree is only read.
 
 pub(crate) mod args;
 mod cache;
@@ -12,6 +13,7 @@ mod lock;
 mod manifest;
 mod meta;
 mod plan;
+mod probe;
 mod tally;
 
 use crate::mark;
@@ -50,7 +52,6 @@ pub(crate) fn main(args: Args) -> Result<ExitCode, String> {
     let dir = base.join("tickprof");
     let copy = dir.join("ws");
     let mut tally = Tally::default();
-    let plan = plan::Plan::new(&ws, &chosen, &source, mark.clone(), skip.clone());
     // Compared as canonical paths: a target directory named through a link
     // or `..` (`../d/tt`) is still left out, and the copy never copies
     // itself.
@@ -63,6 +64,39 @@ pub(crate) fn main(args: Args) -> Result<ExitCode, String> {
         canonical(&dir),
         canonical(&ws.root).join(".git"),
     ];
+    let user_lock = seed_lock(&ws.root, &copy, &dir.join("lock-seed"), &source)?;
+    let kept = if args.all || !mark.is_empty() || action == Action::Copy {
+        None
+    } else {
+        let request = probe::Request {
+            cargo: &cargo,
+            ws: &ws,
+            manifest: &manifest,
+            dir: &dir,
+            exclude: &exclude,
+            source: &source,
+            action,
+            cargo_args: &args.cargo_args,
+        };
+        match probe::probe(&request)? {
+            probe::Outcome::Kept(kept) => Some(kept),
+            probe::Outcome::Blind(why) => {
+                eprintln!(
+                    "cargo tickprof: {}: every function marked, as with --all",
+                    tickprof_runtime::__private::terminal_safe(&why)
+                );
+                None
+            }
+            probe::Outcome::Failed(code) => {
+                eprintln!(
+                    "cargo tickprof: the unmarked build (to see what the optimiser keeps) ended with exit code {code}"
+                );
+                return Ok(ExitCode::from(code));
+            }
+        }
+    };
+    let plan = plan::Plan::new(&ws, &chosen, &source, mark.clone(), skip.clone())
+        .after_inlining(kept.as_ref());
     let mut cache = cache::Cache::load(&dir.join("ws.cache"), &plan.key());
     let synced = copy::sync(
         &ws.root,
@@ -76,7 +110,6 @@ pub(crate) fn main(args: Args) -> Result<ExitCode, String> {
         &mut cache,
     )
     .map_err(|e| format!("cannot update the copy in {}: {e}", copy.display()))?;
-    let user_lock = seed_lock(&ws.root, &copy, &dir, &source)?;
     let rel = manifest
         .strip_prefix(&ws.root)
         .unwrap_or(Path::new("Cargo.toml"));
@@ -94,7 +127,15 @@ pub(crate) fn main(args: Args) -> Result<ExitCode, String> {
     };
     let mut resolved = resolve(&[])?;
     let chosen_deps = deps::choose(&resolved.metadata, &globs(&args.deps));
-    let config = deps::sync(&chosen_deps, &dir, &source, &mark, &skip, &mut tally)?;
+    let config = deps::sync(
+        &chosen_deps,
+        &dir,
+        &source,
+        &mark,
+        &skip,
+        kept.as_ref(),
+        &mut tally,
+    )?;
     if !config.is_empty() {
         resolved = resolve(&config)?;
     }
@@ -102,7 +143,13 @@ pub(crate) fn main(args: Args) -> Result<ExitCode, String> {
         no_tests: matches!(action, Action::Run | Action::Build | Action::Copy),
         moved: resolved.moved,
         user_lock: user_lock.is_some(),
+        after_inlining: kept.is_some(),
     };
+    for name in kept.iter().flat_map(probe::Kept::blind) {
+        eprintln!(
+            "cargo tickprof: {name} was built without debug info to read (a profile's per-package `debug`?): every function of it marked"
+        );
+    }
     tally.print(&notes, args.verbose);
     if args.verbose {
         eprintln!(
@@ -121,6 +168,11 @@ pub(crate) fn main(args: Args) -> Result<ExitCode, String> {
         .args(&config)
         .args(&args.cargo_args)
         .env("CARGO_TARGET_DIR", dir.join("target"));
+    if kept.is_some() {
+        // The report's header says how the marks were placed.
+        let (marked, inlined) = tally.marked_and_inlined();
+        cmd.env("TICKPROF_AFTER_INLINING", format!("{marked},{inlined}"));
+    }
     if let Some(rest) = &args.program_args {
         cmd.arg("--").args(rest);
     }
@@ -153,6 +205,7 @@ fn mark_in_place(
             edition2015: args.edition.as_deref() == Some("2015"),
             mark: mark.clone(),
             skip: skip.clone(),
+            built: None,
         };
         let (mut files, mut links) = (Vec::new(), Vec::new());
         plan::rust_files(dir, &mut files, &mut links)
@@ -208,13 +261,13 @@ fn tickprof_source(flag: Option<&Path>) -> Result<manifest::Source, String> {
 }
 
 /// Gives the copy its own `Cargo.lock`, seeded from the user's (plus
-/// tickprof's dependencies), re-seeded only when that seed changes, so
-/// cargo's own updates to the copy's lock are kept between runs. Returns
-/// the user's lock, if any.
+/// tickprof's dependencies), re-seeded only when that seed (kept in
+/// `record`) changes, so cargo's own updates to the copy's lock are kept
+/// between runs. Returns the user's lock, if any.
 fn seed_lock(
     root: &Path,
     copy: &Path,
-    dir: &Path,
+    record: &Path,
     source: &manifest::Source,
 ) -> Result<Option<String>, String> {
     let user = std::fs::read_to_string(root.join("Cargo.lock")).ok();
@@ -225,13 +278,12 @@ fn seed_lock(
     let Some(seed) = manifest::seed_lock(user.as_deref(), theirs.as_deref()) else {
         return Ok(user);
     };
-    let record = dir.join("lock-seed");
     let lock = copy.join("Cargo.lock");
-    if std::fs::read_to_string(&record).ok().as_deref() == Some(&seed) && lock.is_file() {
+    if std::fs::read_to_string(record).ok().as_deref() == Some(&seed) && lock.is_file() {
         return Ok(user);
     }
     let write = |p: &Path| std::fs::write(p, &seed).map_err(|e| format!("{}: {e}", p.display()));
     write(&lock)?;
-    write(&record)?;
+    write(record)?;
     Ok(user)
 }

@@ -1,10 +1,12 @@
-//! `cargo tickprof`: profile a crate with every function marked, without
+//! `cargo tickprof`: profile a crate with its functions marked, without
 //! touching its sources.
 //!
-//! `cargo tickprof run|test|bench [OPTIONS] [-- ARGS]` makes (or updates)
-//! a copy of the workspace under `<target-dir>/tickprof/ws` in which every
-//! function of the chosen members carries `#[::tickprof::profile]`, points
-//! their tickprof dependency at this tickprof, and runs `cargo
+//! `cargo tickprof run|test|bench [OPTIONS] [-- ARGS]` builds the program
+//! unmarked to see which functions the optimiser keeps as functions of
+//! their own, makes (or updates) a copy of the workspace under
+//! `<target-dir>/tickprof/ws` in which those functions of the chosen
+//! members carry `#[::tickprof::profile]` (every function with `--all`),
+//! points their tickprof dependency at this tickprof, and runs `cargo
 //! run|test|bench` on it. See `cargo tickprof --help` and cli/README.md.
 //!
 //! Exit codes: the program's (`run`), cargo's (`test`, `bench`, a failed

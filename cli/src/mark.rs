@@ -13,8 +13,9 @@
 //! item macros are not expanded: each `fn` in them is counted), functions
 //! with `#[expect(dead_code)]` (a mark makes them look used, and the
 //! expectation would warn), and functions the `--mark`/`--skip` globs
-//! leave out. A file syn cannot
-//! parse is left as it is.
+//! leave out. With [`Options::built`] (marks after inlining), also the
+//! functions the optimised unmarked build does not keep as functions of
+//! their own. A file syn cannot parse is left as it is.
 
 mod future;
 mod glob;
@@ -46,11 +47,16 @@ pub(crate) enum Reason {
     ExpectedDead,
     /// Left out by `--mark` / `--skip`.
     Glob,
+    /// Inlined wherever the unmarked build calls it: no code of its own.
+    Inlined,
+    /// Nowhere in the unmarked build: not called (or not compiled) by
+    /// what the command builds, or inlined without a trace.
+    NotBuilt,
 }
 
 impl Reason {
     /// Every reason, in a fixed order (the copy's cache keeps the index).
-    pub(crate) const ALL: [Reason; 8] = [
+    pub(crate) const ALL: [Reason; 10] = [
         Reason::Const,
         Reason::Variadic,
         Reason::Default,
@@ -59,6 +65,8 @@ impl Reason {
         Reason::Macro,
         Reason::ExpectedDead,
         Reason::Glob,
+        Reason::Inlined,
+        Reason::NotBuilt,
     ];
 
     /// The short label used in the summary line and in `-v` listings.
@@ -72,8 +80,30 @@ impl Reason {
             Reason::Macro => "defined by a macro",
             Reason::ExpectedDead => "#[expect(dead_code)]",
             Reason::Glob => "left out by --mark/--skip",
+            Reason::Inlined => "inlined",
+            Reason::NotBuilt => "not in the build",
         }
     }
+
+    /// Whether the reason is the unmarked build's (marks after inlining)
+    /// rather than the source's.
+    pub(crate) fn after_inlining(self) -> bool {
+        matches!(self, Reason::Inlined | Reason::NotBuilt)
+    }
+}
+
+/// A function of a file as the unmarked build has it (its debug info's
+/// declaration): `name` (`{async_fn#0}` for an `async fn`'s body) declared
+/// at `line` (its first token after the attributes), with code of its own
+/// (`kept`) or only inlined.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) struct Built {
+    /// The declaration's line.
+    pub(crate) line: u32,
+    /// The declared name, without generic arguments.
+    pub(crate) name: String,
+    /// Whether some instance has code of its own.
+    pub(crate) kept: bool,
 }
 
 /// What to mark, and how the mark is spelled.
@@ -90,6 +120,10 @@ pub(crate) struct Options {
     pub(crate) mark: Vec<Glob>,
     /// Never mark functions whose name matches one of these.
     pub(crate) skip: Vec<Glob>,
+    /// Marks after inlining: the file's functions as the unmarked build
+    /// has them; a function marked only when one of them is it, kept
+    /// (unless `mark` names it). `None`: every function.
+    pub(crate) built: Option<Vec<Built>>,
 }
 
 impl Options {

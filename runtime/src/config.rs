@@ -28,7 +28,7 @@ use push::{AppName, Labels, PushUrl};
 use sections::SectionList;
 use table::settings;
 use values::{
-    Address, Interval, Limit, Names, Opt, Paths, Signal, Span, Switch, Text, Value, Whole,
+    Address, Counts, Interval, Limit, Names, Opt, Paths, Signal, Span, Switch, Text, Value, Whole,
 };
 
 mod known;
@@ -163,6 +163,16 @@ settings! {
             parse: Switch,
             default: true,
             help: "`on`: show times with the instrumentation the sampler measured in this run taken out (see [accuracy](accuracy.md)); `off`: raw times, the instrumentation in them. The header says which; both are always in the API, CSV and JSON.",
+        },
+        /// Set by `cargo tickprof`: the marks were placed after inlining,
+        /// on the functions the optimised unmarked build keeps (the
+        /// first number), the others left inlined (the second).
+        after_inlining: Option<(u64, u64)> {
+            var: "TICKPROF_AFTER_INLINING",
+            parse: Opt(Counts),
+            default: None,
+            note: "no such line",
+            help: "`N,K`, set by `cargo tickprof` (see [cargo tickprof](../cli/README.md#cargo-tickprof)): the header says that the marks were placed after inlining, on the N functions the unmarked build keeps as functions of their own, and that K functions were left inlined into them",
         },
         /// Add a per-thread breakdown.
         threads: bool {

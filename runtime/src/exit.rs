@@ -267,6 +267,7 @@ fn write_everywhere(rt: &Runtime, mut report: Report, heading: Option<&str>) {
         tree: rt.config.report.layout == Layout::Tree,
         threads: rt.config.threads,
         coverage: rt.config.report.coverage,
+        after_inlining: rt.config.after_inlining,
     };
     if rt.config.stderr {
         if let Some(h) = heading {

@@ -108,6 +108,10 @@ pub struct TextOptions {
     /// List the marks that never ran (`TICKPROF_REPORT=coverage`); the
     /// one-line coverage summary is always shown.
     pub coverage: bool,
+    /// A header line on marks placed after inlining: the functions
+    /// marked, the functions left inlined (`TICKPROF_AFTER_INLINING`,
+    /// set by `cargo tickprof`).
+    pub after_inlining: Option<(u64, u64)>,
 }
 
 impl TextOptions {

@@ -42,8 +42,11 @@ pub(crate) struct Args {
     pub(crate) action: Option<Action>,
     /// `-p` / `--package` (also passed to cargo).
     pub(crate) packages: Vec<String>,
-    /// `--workspace` / `--all` (also passed to cargo).
+    /// `--workspace` (also passed to cargo).
     pub(crate) workspace: bool,
+    /// `--all`: mark every function, not only those the optimised
+    /// unmarked build keeps (no probe build).
+    pub(crate) all: bool,
     /// `--mark GLOB`.
     pub(crate) mark: Vec<String>,
     /// `--skip GLOB`.
@@ -75,24 +78,30 @@ pub(crate) struct Args {
 
 /// The usage text (`cargo tickprof --help`).
 pub(crate) const USAGE: &str = "\
-Profile a crate with every function marked, without touching its sources.
+Profile a crate with its functions marked, without touching its sources.
 
 Usage: cargo tickprof <run|test|bench|build> [OPTIONS] [CARGO OPTIONS] [-- ARGS]
        cargo tickprof copy [OPTIONS]
        cargo tickprof mark [--crate-name NAME] [--edition E] [--dep NAME] DIR...
 
-run, test, bench and build make (or update) a marked copy of the workspace
-under <target-dir>/tickprof/ws, then run `cargo run|test|bench|build` on it
-with the other options; ARGS after `--` go to the program (or the test
-harness).
-copy only makes the copy and prints its manifest's path. mark rewrites
-the .rs files under each DIR in place (for scripts with their own copy).
+run, test, bench and build first build the program unmarked (same options,
+in <target-dir>/tickprof/probe) to see which functions the optimiser keeps
+as functions of their own, then make (or update) a copy of the workspace
+under <target-dir>/tickprof/ws with those functions marked, and run
+`cargo run|test|bench|build` on it with the other options; ARGS after `--`
+go to the program (or the test harness).
+copy only makes the copy, every function marked, and prints its
+manifest's path. mark rewrites the .rs files under each DIR in place,
+every function marked (for scripts with their own copy).
 
 Options:
   -p, --package SPEC     mark this member (repeatable; also passed to cargo);
                          default: the members the command builds
       --workspace        mark every member (also passed to cargo)
-      --mark GLOB        mark only functions whose name matches (repeatable)
+      --all              mark every function, inlined or not (no unmarked
+                         build); not cargo's old alias of --workspace
+      --mark GLOB        mark only functions whose name matches, inlined or
+                         not (repeatable; no unmarked build)
       --skip GLOB        never mark functions whose name matches (repeatable)
       --deps NAME,...    mark these registry or git dependencies too (globs,
                          repeatable); never tickprof's own, proc macros
@@ -175,10 +184,11 @@ pub(crate) fn parse(mut argv: Vec<String>) -> Result<Args, String> {
                     .extend(["--package".to_string(), p[2..].to_string()]);
                 args.packages.push(p[2..].to_string());
             }
-            "--workspace" | "--all" => {
+            "--workspace" => {
                 args.workspace = true;
                 args.cargo_args.push(arg);
             }
+            "--all" => args.all = true,
             "--mark" => args.mark.push(value("--mark")?),
             "--skip" => args.skip.push(value("--skip")?),
             "--deps" => args.deps.extend(

@@ -16,7 +16,28 @@ use std::process::{Command, ExitStatus};
 ///
 /// Cargo could not be started.
 pub(crate) fn run(cmd: &mut Command) -> Result<u8, String> {
-    imp::run(cmd).map(code)
+    imp::run(cmd).map(|(status, _)| code(status))
+}
+
+/// Runs `cmd` to completion as [`run`] does, its stdout read (stderr
+/// left as it is): the exit code to leave with, and what it printed.
+///
+/// # Errors
+///
+/// Cargo could not be started.
+pub(crate) fn capture(cmd: &mut Command) -> Result<(u8, Vec<u8>), String> {
+    cmd.stdout(std::process::Stdio::piped());
+    imp::run(cmd).map(|(status, out)| (code(status), out))
+}
+
+/// Reads what `child` prints on its stdout, if it was piped.
+fn stdout_of(child: &mut std::process::Child) -> Vec<u8> {
+    use std::io::Read as _;
+    let mut out = Vec::new();
+    if let Some(mut pipe) = child.stdout.take() {
+        let _ = pipe.read_to_end(&mut out);
+    }
+    out
 }
 
 /// The exit code that reproduces `status`.
@@ -74,7 +95,7 @@ mod imp {
         }
     }
 
-    pub(super) fn run(cmd: &mut Command) -> Result<ExitStatus, String> {
+    pub(super) fn run(cmd: &mut Command) -> Result<(ExitStatus, Vec<u8>), String> {
         // Not reading from a terminal: the child gets its own process
         // group, so a forwarded signal reaches cargo's children too (a
         // test binary). From a terminal the child stays in the foreground
@@ -89,9 +110,10 @@ mod imp {
             .map_err(|e| format!("cannot run {:?}: {e}", cmd.get_program()))?;
         let pid = i32::try_from(child.id()).unwrap_or(0);
         TARGET.store(if group { -pid } else { pid }, Ordering::SeqCst);
+        let out = super::stdout_of(&mut child);
         let status = child.wait().map_err(|e| format!("waiting for cargo: {e}"));
         TARGET.store(0, Ordering::SeqCst);
-        status
+        Ok((status?, out))
     }
 }
 
@@ -99,8 +121,14 @@ mod imp {
 mod imp {
     use std::process::{Command, ExitStatus};
 
-    pub(super) fn run(cmd: &mut Command) -> Result<ExitStatus, String> {
-        cmd.status()
-            .map_err(|e| format!("cannot run {:?}: {e}", cmd.get_program()))
+    pub(super) fn run(cmd: &mut Command) -> Result<(ExitStatus, Vec<u8>), String> {
+        let mut child = cmd
+            .spawn()
+            .map_err(|e| format!("cannot run {:?}: {e}", cmd.get_program()))?;
+        let out = super::stdout_of(&mut child);
+        let status = child
+            .wait()
+            .map_err(|e| format!("waiting for cargo: {e}"))?;
+        Ok((status, out))
     }
 }

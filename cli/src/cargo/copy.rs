@@ -18,6 +18,11 @@ pub(crate) trait Transform {
     fn content(&mut self, from: &Path, content: Vec<u8>) -> (Vec<u8>, Option<Vec<String>>);
     /// A file found unchanged by the cache: its notes, said again.
     fn again(&mut self, from: &Path, notes: &[String]);
+    /// Whether the notes the cache kept for an unchanged file still hold
+    /// (its copy depends on nothing else that changed).
+    fn fresh(&mut self, _from: &Path, _notes: &[String]) -> bool {
+        true
+    }
 }
 
 /// A plain function of the content: nothing to note.
@@ -138,8 +143,10 @@ impl Walk<'_> {
             .ok()
             .filter(fs::Metadata::is_file)
             .and_then(|m| Stamp::of(&m));
-        if let Some(entry) = original.and_then(|o| self.cache.hit(rel, o, copied)) {
-            let entry = entry.clone();
+        let hit = original
+            .and_then(|o| self.cache.hit(rel, o, copied))
+            .cloned();
+        if let Some(entry) = hit.filter(|e| self.transform.fresh(from, &e.notes)) {
             self.transform.again(from, &entry.notes);
             self.cache.keep(rel, entry);
             return Ok(());

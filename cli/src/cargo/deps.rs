@@ -135,6 +135,7 @@ pub(crate) fn sync(
     source: &super::manifest::Source,
     mark: &[Glob],
     skip: &[Glob],
+    built: Option<&super::probe::Kept>,
     tally: &mut Tally,
 ) -> Result<Vec<String>, String> {
     let root = dir.join("deps");
@@ -157,7 +158,8 @@ pub(crate) fn sync(
             members: vec![dep.package.clone()],
             default_members: Vec::new(),
         };
-        let plan = plan::Plan::new(&ws, &[&dep.package], source, mark.to_vec(), skip.to_vec());
+        let plan = plan::Plan::new(&ws, &[&dep.package], source, mark.to_vec(), skip.to_vec())
+            .after_inlining(built);
         let exclude: [PathBuf; 2] = [from.join("target"), from.join(".git")];
         kept.insert(format!("{name}.cache"));
         let mut cache = super::cache::Cache::load(&root.join(format!("{name}.cache")), &plan.key());

@@ -10,8 +10,9 @@
 
 use super::manifest::{self, Edit, Source};
 use super::meta::{Package, Workspace};
+use super::probe::Kept;
 use super::Tally;
-use crate::mark::{self, Glob};
+use crate::mark::{self, Built, Glob};
 use std::path::{Path, PathBuf};
 
 /// The largest source file parsed (syn's tree takes about a hundred
@@ -48,6 +49,9 @@ pub(crate) struct Plan<'a> {
     /// The workspace root, links resolved: a path resolving outside it
     /// leaves the workspace (see [`super::escape`]).
     canonical_root: PathBuf,
+    /// Marks after inlining: what the unmarked build keeps (`None`:
+    /// every function).
+    kept: Option<&'a Kept>,
 }
 
 impl<'a> Plan<'a> {
@@ -108,7 +112,32 @@ impl<'a> Plan<'a> {
             mark,
             skip,
             canonical_root: std::fs::canonicalize(&ws.root).unwrap_or_else(|_| ws.root.clone()),
+            kept: None,
         }
+    }
+
+    /// The same plan, marking after inlining: only the functions `kept`
+    /// (the unmarked build) keeps, when given.
+    pub(crate) fn after_inlining(mut self, kept: Option<&'a Kept>) -> Self {
+        self.kept = kept;
+        self
+    }
+
+    /// The functions of the file at `path` as the unmarked build has
+    /// them, when marking after inlining and the file is one of a marked
+    /// directory.
+    fn built(&self, path: &Path) -> Option<Vec<Built>> {
+        let dir = self.dirs.iter().find(|d| path.starts_with(&d.path))?;
+        self.kept?.file(&dir.package, path)
+    }
+
+    /// The cache note that says what [`Plan::built`] gave a file: its
+    /// copy is up to date only while that stays the same.
+    fn built_note(&self, path: &Path) -> String {
+        format!(
+            "B {}",
+            super::cache::digest(&format!("{:?}", self.built(path)))
+        )
     }
 
     /// The copy's content for the file at `path` (in the user's tree)
@@ -239,6 +268,7 @@ impl<'a> Plan<'a> {
             edition2015: dir.edition2015,
             mark: self.mark.clone(),
             skip: self.skip.clone(),
+            built: self.built(path),
         };
         let result = mark::rewrite(&text, &module, &opts);
         tally.add(shown, &opts.crate_name, &result);
@@ -288,9 +318,14 @@ impl super::copy::Transform for Marking<'_, '_> {
     fn content(&mut self, from: &Path, content: Vec<u8>) -> (Vec<u8>, Option<Vec<String>>) {
         self.tally.said.clear();
         let out = self.plan.transform(from, content, self.tally);
-        let notes = std::mem::take(&mut self.tally.said);
+        let mut notes = std::mem::take(&mut self.tally.said);
+        notes.push(self.plan.built_note(from));
         let keep = Plan::cacheable(from, &out);
         (out, keep.then_some(notes))
+    }
+
+    fn fresh(&mut self, from: &Path, notes: &[String]) -> bool {
+        notes.last() == Some(&self.plan.built_note(from))
     }
 
     fn again(&mut self, from: &Path, notes: &[String]) {

@@ -40,6 +40,8 @@ pub(crate) struct Notes {
     pub(crate) moved: Vec<(String, String, String)>,
     /// Whether the copy has a lock of the user's to compare with.
     pub(crate) user_lock: bool,
+    /// Marked after inlining (the unmarked build was read).
+    pub(crate) after_inlining: bool,
 }
 
 impl Tally {
@@ -126,10 +128,19 @@ impl Tally {
         }
     }
 
+    /// The functions marked, and those the unmarked build inlined.
+    pub(crate) fn marked_and_inlined(&self) -> (usize, usize) {
+        let inlined = self.skipped.get(&Reason::Inlined).copied().unwrap_or(0);
+        (self.marked, inlined)
+    }
+
     /// The summary line: "marked N functions in K files of CRATE, …
-    /// (T under #[cfg(test)] …; skipped M: …); lock: …".
+    /// (after inlining: I left inlined, B not in the build; T under
+    /// #[cfg(test)] …; skipped M: …); lock: …".
     pub(crate) fn line(&self, notes: &Notes, verbose: bool) -> String {
-        let total: usize = self.skipped.values().sum();
+        let count = |r: Reason| self.skipped.get(&r).copied().unwrap_or(0);
+        let left = count(Reason::Inlined) + count(Reason::NotBuilt);
+        let total: usize = self.skipped.values().sum::<usize>() - left;
         let crates = match self.crates.as_slice() {
             [] => String::new(),
             [(c, _)] => format!(" of {c}"),
@@ -142,6 +153,14 @@ impl Tally {
             "cargo tickprof: marked {} functions in {} files{crates} (",
             self.marked, self.files
         );
+        if notes.after_inlining {
+            let _ = write!(
+                line,
+                "after inlining: {} left inlined, {} not in the build; ",
+                count(Reason::Inlined),
+                count(Reason::NotBuilt)
+            );
+        }
         if self.test_only > 0 {
             let when = if notes.no_tests {
                 "not built by `run`"
@@ -151,7 +170,8 @@ impl Tally {
             let _ = write!(line, "{} under #[cfg(test)], {when}; ", self.test_only);
         }
         let _ = write!(line, "skipped {total}");
-        for (i, (reason, n)) in self.skipped.iter().enumerate() {
+        let skipped = self.skipped.iter().filter(|(r, _)| !r.after_inlining());
+        for (i, (reason, n)) in skipped.enumerate() {
             let sep = if i == 0 { ": " } else { ", " };
             let _ = write!(line, "{sep}{n} {}", reason.label());
         }
@@ -178,7 +198,7 @@ impl Tally {
         if !self.links.is_empty() {
             let _ = write!(line, "; {} links not followed", self.links.len());
         }
-        if !verbose && (total > 0 || !self.unparsed.is_empty() || !self.links.is_empty()) {
+        if !verbose && (total + left > 0 || !self.unparsed.is_empty() || !self.links.is_empty()) {
             line.push_str("; -v lists them");
         }
         line

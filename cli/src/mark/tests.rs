@@ -1,6 +1,6 @@
 //! Unit and property tests of the rewriter.
 
-use super::{rewrite, Glob, Options, Reason};
+use super::{rewrite, Built, Glob, Options, Reason};
 use proptest::prelude::*;
 
 fn opts() -> Options {
@@ -10,6 +10,7 @@ fn opts() -> Options {
         edition2015: false,
         mark: Vec::new(),
         skip: Vec::new(),
+        built: None,
     }
 }
 
@@ -131,6 +132,61 @@ fn globs_and_spellings() {
     assert!(run(src, &o)
         .0
         .starts_with("#[tp::profile(crate = tp, always)] fn parse"));
+}
+
+#[test]
+fn after_inlining_marks_what_the_build_keeps() {
+    let src = "\
+/// doc
+#[inline(never)]
+pub(crate)
+fn kept() {}
+fn small() {}
+fn gone() {}
+impl S { fn r#type(&self) {} fn same_line(&self) {} }
+async fn body() {}
+fn fut() -> impl Future<Output = u8> {
+    async { 1 }
+}
+";
+    let built = |line, name: &str, kept| Built {
+        line,
+        name: name.into(),
+        kept,
+    };
+    let mut o = opts();
+    o.built = Some(vec![
+        // rustc's line: the first token after the attributes.
+        built(3, "kept", true),
+        built(5, "small", false),
+        built(7, "type", true),
+        // Another function's name on the line: not this one.
+        built(7, "kept", true),
+        built(8, "{async_fn#0}", true),
+        built(10, "{async_block#0}", true),
+        // A closure on a function's line is not the function.
+        built(6, "{closure#0}", true),
+    ]);
+    let (text, fns) = run(src, &o);
+    let reasons: Vec<_> = fns.iter().map(|(n, r)| (n.as_str(), *r)).collect();
+    assert_eq!(
+        reasons,
+        [
+            ("app::m::kept", None),
+            ("app::m::small", Some(Reason::Inlined)),
+            ("app::m::gone", Some(Reason::NotBuilt)),
+            ("app::m::S::r#type", None),
+            ("app::m::S::same_line", Some(Reason::NotBuilt)),
+            ("app::m::body", None),
+            ("app::m::fut", None),
+        ]
+    );
+    assert!(text.contains("#[::tickprof::profile(always)] pub(crate)\nfn kept"));
+    // `--mark` marks what it names, inlined or not.
+    o.mark = vec![Glob::new("app::m::small")];
+    let (_, fns) = run(src, &o);
+    assert_eq!(fns[1], ("app::m::small".to_string(), None));
+    assert_eq!(fns[0].1, Some(Reason::Glob));
 }
 
 #[test]

@@ -105,7 +105,7 @@ impl Finder<'_> {
         } else if !self.opts.wanted(&names) {
             Some(Reason::Glob)
         } else {
-            None
+            self.not_kept(first.start().line, sig, body)
         };
         if skipped.is_none() {
             let at = first.start();
@@ -117,6 +117,43 @@ impl Finder<'_> {
             skipped,
             test_only: self.in_test > 0 || attrs.iter().any(test_only),
         });
+    }
+
+    /// Marks after inlining: why the function is left unmarked, when the
+    /// unmarked build keeps no instance of it. Its declaration there is
+    /// on a line from its first token (`first`) to its name, under its
+    /// name or, for an `async fn`, its body's `{async_fn#N}`; a function
+    /// returning one `async` block is that block's `{async_block#N}` too.
+    /// A function `--mark` names is marked all the same.
+    fn not_kept(&self, first: usize, sig: &Signature, body: &[Stmt]) -> Option<Reason> {
+        let built = self.opts.built.as_ref()?;
+        if !self.opts.mark.is_empty() {
+            return None;
+        }
+        let ident = sig.ident.to_string();
+        let ident = ident.strip_prefix("r#").unwrap_or(&ident);
+        let last = sig.ident.span().start().line;
+        let block = returned_future(&sig.output)
+            .and(future_block(body))
+            .map(|b| b.async_token.span.start().line);
+        let ours = built.iter().filter(|b| {
+            let line = usize::try_from(b.line).unwrap_or(usize::MAX);
+            ((first..=last).contains(&line)
+                && (b.name == ident || b.name.starts_with("{async_fn#")))
+                || (Some(line) == block && b.name.starts_with("{async_block#"))
+        });
+        let mut seen = false;
+        for b in ours {
+            if b.kept {
+                return None;
+            }
+            seen = true;
+        }
+        Some(if seen {
+            Reason::Inlined
+        } else {
+            Reason::NotBuilt
+        })
     }
 
     /// Records a function left unmarked for `reason` (no body to look at).

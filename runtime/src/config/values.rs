@@ -291,6 +291,25 @@ impl Value for Numbers {
     }
 }
 
+/// Two whole numbers, `N,K` (`TICKPROF_AFTER_INLINING`: the functions
+/// marked, the functions left inlined).
+pub(crate) struct Counts;
+
+impl Value for Counts {
+    type Out = (u64, u64);
+    fn parse(&self, s: &str) -> Result<(u64, u64), String> {
+        let number = |n: &str| n.trim().parse::<u64>().ok();
+        match s.split_once(',') {
+            Some((a, b)) => number(a).zip(number(b)),
+            None => None,
+        }
+        .ok_or_else(|| "is not two whole numbers, `N,K`".into())
+    }
+    fn show(&self, v: &(u64, u64)) -> Option<String> {
+        Some(format!("{},{}", v.0, v.1))
+    }
+}
+
 /// Comma-separated glob patterns: `*` any run of characters, `?` one.
 pub(crate) struct Globs;
 
@@ -527,6 +546,11 @@ mod tests {
             Ok(vec!["a.csv".into(), "b.txt".into()])
         );
         round_trips(&Paths, vec!["a.csv".into(), "b.txt".into()]);
+        assert_eq!(Counts.parse("52, 220"), Ok((52, 220)));
+        for bad in ["52", "52,", "a,1", "1,2,3"] {
+            assert!(Counts.parse(bad).is_err(), "{bad}");
+        }
+        round_trips(&Counts, (0, 7));
         assert_eq!(Numbers.parse("1, 3,"), Ok(vec![1, 3]));
         assert!(Numbers.parse("main").is_err());
         round_trips(&Numbers, vec![1, 3]);

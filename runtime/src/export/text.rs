@@ -24,6 +24,12 @@ impl Report {
     pub fn text(&self, opts: &TextOptions) -> String {
         let mut s = String::new();
         header(self, &mut s);
+        if let Some((marked, inlined)) = opts.after_inlining {
+            let _ = writeln!(
+                s,
+                "tickprof: cargo tickprof marked the {marked} functions the unmarked build keeps as functions of their own; {inlined} left inlined into them (their time is their callers')"
+            );
+        }
         table(self, &mut s, opts);
         for (_, note) in super::notes::notes(self) {
             let _ = writeln!(s, "tickprof: {note}");

@@ -67,23 +67,44 @@ pub(crate) fn instrument(args: &Args, marked: Marked) -> TokenStream2 {
                         quote!({ #fail #label: #block })
                     };
                     let mode = Ident::new("__tickprof_mode", Span::mixed_site());
-                    let recording = |m: TokenStream2| {
-                        quote! {
-                            #private::timed(#m, move || -> #ty #timed, &__TICKPROF_SITE)
+                    let counted = Ident::new("__tickprof_counted", Span::mixed_site());
+                    let value = Ident::new("__tickprof_value", Span::mixed_site());
+                    let label = Lifetime::new("'__tickprof_body", Span::mixed_site());
+                    // Recording plainly, a counted call whose parent caches
+                    // it: counted inline (`Counted`), the body again, in
+                    // the function; any other call: the body in a closure,
+                    // timed out of line (`timed`; `timed_in_mode` for the
+                    // other modes: hooks, tracing, failpoints, pause). The
+                    // plain recording's test first: with profiling off, two
+                    // tests of the mode read once, then the body.
+                    let closure = quote!(move || -> #ty #timed);
+                    let counted_or_timed = quote! {
+                        if let #private::Some(#counted) = #private::Counted::enter(&__TICKPROF_SITE) {
+                            #fail
+                            let #value: #ty = if #private::ALWAYS {
+                                #label: #block
+                            } else {
+                                #private::never_taken()
+                            };
+                            #counted.exit();
+                            #value
+                        } else {
+                            #private::timed(#closure, &__TICKPROF_SITE)
                         }
                     };
+                    let in_mode = quote!(#private::timed_in_mode(#closure, &__TICKPROF_SITE));
                     // `always` (a build that records, as `cargo tickprof`
-                    // makes): the recording path alone, the body once.
-                    // The guard still tests the mode, so `TICKPROF=off`
-                    // still stops the recording.
-                    if args.always.is_some() {
-                        recording(quote!(#private::mode()))
+                    // makes): the recording paths alone, no off path of its
+                    // own. `timed_in_mode`'s guard still tests the mode, so
+                    // `TICKPROF=off` still stops the recording.
+                    let other = if args.always.is_some() {
+                        in_mode
                     } else {
-                        let recording = recording(quote!(#mode));
-                        quote! {
-                            let #mode = #private::mode();
-                            if #mode == #private::OFF #block else { #recording }
-                        }
+                        quote!(if #mode == #private::OFF #block else { #in_mode })
+                    };
+                    quote! {
+                        let #mode = #private::mode();
+                        if #mode == #private::RECORD { #counted_or_timed } else { #other }
                     }
                 }
                 other => guarded(&private, quote!(BodyGuard), other.as_ref(), &fail, &block),
@@ -258,10 +279,26 @@ mod tests {
                     );
                 my::tp::__private::mark!(__TICKPROF_SITE);
                 let __tickprof_mode = my::tp::__private::mode();
-                if __tickprof_mode == my::tp::__private::OFF {
-                    x
+                if __tickprof_mode == my::tp::__private::RECORD {
+                    if let my::tp::__private::Some(__tickprof_counted) =
+                        my::tp::__private::Counted::enter(&__TICKPROF_SITE)
+                    {
+                        let __tickprof_value: T = if my::tp::__private::ALWAYS {
+                            '__tickprof_body: { x }
+                        } else {
+                            my::tp::__private::never_taken()
+                        };
+                        __tickprof_counted.exit();
+                        __tickprof_value
+                    } else {
+                        my::tp::__private::timed(move || -> T { x }, &__TICKPROF_SITE)
+                    }
                 } else {
-                    my::tp::__private::timed(__tickprof_mode, move || -> T { x }, &__TICKPROF_SITE)
+                    if __tickprof_mode == my::tp::__private::OFF {
+                        x
+                    } else {
+                        my::tp::__private::timed_in_mode(move || -> T { x }, &__TICKPROF_SITE)
+                    }
                 }
             }
         };
@@ -318,25 +355,17 @@ mod tests {
         }
     }
 
-    /// `always`: the recording path alone (no mode test, one body); a
-    /// body kept once keeps its guard.
+    /// `always`: the recording paths alone (no off path of its own: the
+    /// guard's mode test stops it), the body inline for a counted call and
+    /// in the closures; a body kept once keeps its guard.
     #[test]
-    fn always_emits_the_body_once() {
+    fn always_emits_no_off_path() {
         let out = expanded(quote!(always), quote! { fn f(x: u8) -> u8 { x + 1 } });
-        let recording = quote! {
-            ::tickprof::__private::timed(
-                ::tickprof::__private::mode(),
-                move || -> u8 { x + 1 },
-                &__TICKPROF_SITE
-            )
-        };
-        assert!(out.ends_with(&format!("{recording} }}")), "{out}");
+        assert!(out.contains("__private :: Counted :: enter"), "{out}");
+        assert!(out.contains("__private :: timed_in_mode (move || -> u8 { x + 1 }"), "{out}");
         assert!(!out.contains("OFF"), "{out}");
-        assert_eq!(out.matches("x + 1").count(), 1, "{out}");
-        let out = expanded(
-            quote!(always),
-            quote! { fn f(x: u8) -> u8 { my_macro!(x) } },
-        );
+        assert_eq!(out.matches("x + 1").count(), 3, "{out}");
+        let out = expanded(quote!(always), quote! { fn f(x: u8) -> u8 { my_macro!(x) } });
         assert!(!out.contains("OFF"), "{out}");
         assert!(out.contains("BodyGuard :: enter"), "{out}");
     }

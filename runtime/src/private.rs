@@ -23,6 +23,8 @@ pub use crate::coverage::list::expansion::*;
 #[cfg(feature = "enabled")]
 pub use crate::record::body::BodyGuard;
 #[cfg(feature = "enabled")]
+pub use crate::record::counted::Counted;
+#[cfg(feature = "enabled")]
 pub use crate::record::guard::Guard;
 pub use crate::site::{path_of, CallSite};
 
@@ -38,33 +40,49 @@ pub fn off() -> bool {
 }
 
 /// Runs a marked function's body (a `move` closure, built on this path
-/// only) under its guard (`mode`: the mode the function read), out of
-/// line: the recording path of a body
-/// `#[profile]` duplicated (see *Expansion* in the `profile` docs). Out of
-/// line so that the marked function's path with profiling off stays the
-/// body and a mode test, with nothing saved or restored for this path's
-/// calls. The body's value passes through an opaque barrier: without it
-/// the compiler may compute a pure body after the exit's clock read.
+/// only; first, so that its captures stay in the argument registers)
+/// under its guard, out of line, recording plainly (the marked function
+/// read the mode, and its child cache did not hold the site as counted):
+/// the recording path of a body `#[profile]` duplicated (see *Expansion*
+/// in the `profile` docs). Out of line so that the marked function's path
+/// with profiling off stays the body and a mode test, with nothing saved
+/// or restored for this path's calls. The body's value passes through an
+/// opaque barrier on a timed call's path: without it the compiler may
+/// compute a pure body after the exit's clock read.
 #[cfg(feature = "enabled")]
 #[inline(never)]
-pub fn timed<R>(mode: u8, body: impl FnOnce() -> R, site: &'static CallSite) -> R {
-    let guard = Guard::enter_in(site, mode);
+pub fn timed<R>(body: impl FnOnce() -> R, site: &'static CallSite) -> R {
+    let guard = Guard::enter_in(site, crate::switches::RECORD);
     let value = body();
-    guard.exit_after(&value);
-    value
+    guard.exit_with(value)
 }
 
-/// The mode, read once by a marked function: [`OFF`], or anything else
-/// for [`timed`].
+/// [`timed`] in any other mode but off (hooks, tracing, failpoints,
+/// pause): the mode read again.
+#[cfg(feature = "enabled")]
+#[cold]
+#[inline(never)]
+pub fn timed_in_mode<R>(body: impl FnOnce() -> R, site: &'static CallSite) -> R {
+    let guard = Guard::enter_in(site, crate::switches::mode());
+    let value = body();
+    guard.exit_with(value)
+}
+
+/// The mode, read once by a marked function: [`OFF`], [`RECORD`] (see
+/// [`Counted`] and [`timed`]), or anything else ([`timed_in_mode`]).
 #[cfg(feature = "enabled")]
 #[inline(always)]
-pub fn mode() -> u8 {
-    crate::switches::mode()
+pub fn mode() -> u32 {
+    crate::switches::mode_word()
 }
 
 /// The mode with profiling off or paused and nothing armed (see [`off`]).
 #[cfg(feature = "enabled")]
-pub const OFF: u8 = crate::switches::OFF;
+pub const OFF: u32 = crate::switches::OFF as u32;
+
+/// The mode recording plainly (no hook, trace or failpoint).
+#[cfg(feature = "enabled")]
+pub const RECORD: u32 = crate::switches::RECORD as u32;
 
 /// An opaque use of a guarded body's value before its guard's exit: the
 /// compiler would otherwise compute a pure body after the exit's clock

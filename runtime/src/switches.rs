@@ -6,7 +6,7 @@
 //! `MODE`, when the exit report starts and by a pause or resume.
 
 use crate::config::Config;
-use core::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 
 /// [`MODE`] bit: marked calls are recorded. `MODE == RECORD` (no other bit)
 /// is the fast path; `MODE == OFF` (no bit) makes a marked call inert.
@@ -29,7 +29,7 @@ pub(crate) const FAIL: u8 = 1 << 4;
 /// hooks, the log, armed failpoints, each with or without `RECORD`) takes
 /// one cold path that looks at the bits, so the fast path pays one compare
 /// for all of them.
-pub(crate) static MODE: AtomicU8 = AtomicU8::new(RECORD);
+pub(crate) static MODE: AtomicU32 = AtomicU32::new(RECORD as u32);
 /// Deltas above this many ticks are rejected as oversized.
 pub(crate) static MAX_TICKS: AtomicU64 = AtomicU64::new(i64::MAX as u64);
 /// Calling-context tree nodes per thread.
@@ -92,9 +92,9 @@ pub(crate) fn settle_max_ticks() {
 /// Sets or clears one [`MODE`] bit, leaving the others.
 pub(crate) fn set_bit(bit: u8, on: bool) {
     if on {
-        MODE.fetch_or(bit, Ordering::Relaxed);
+        MODE.fetch_or(u32::from(bit), Ordering::Relaxed);
     } else {
-        MODE.fetch_and(!bit, Ordering::Relaxed);
+        MODE.fetch_and(!u32::from(bit), Ordering::Relaxed);
     }
 }
 
@@ -139,7 +139,8 @@ pub(crate) fn pause() -> bool {
     if PAUSED.load(Ordering::SeqCst) || STOPPED.load(Ordering::SeqCst) {
         return false;
     }
-    let saved = MODE.fetch_and(!(RECORD | TRACE), Ordering::SeqCst) & (RECORD | TRACE);
+    let saved =
+        (MODE.fetch_and(!u32::from(RECORD | TRACE), Ordering::SeqCst) as u8) & (RECORD | TRACE);
     SAVED.store(saved, Ordering::Relaxed);
     PAUSED.store(true, Ordering::SeqCst);
     true
@@ -153,11 +154,11 @@ pub(crate) fn resume() -> bool {
     if STOPPED.load(Ordering::SeqCst) || !PAUSED.swap(false, Ordering::SeqCst) {
         return false;
     }
-    MODE.fetch_or(SAVED.load(Ordering::Relaxed), Ordering::SeqCst);
+    MODE.fetch_or(u32::from(SAVED.load(Ordering::Relaxed)), Ordering::SeqCst);
     // `stop_recording` sets `STOPPED` before it clears the bits: either it
     // clears them after the `fetch_or` above, or this load sees `STOPPED`.
     if STOPPED.load(Ordering::SeqCst) {
-        MODE.fetch_and(!(RECORD | TRACE), Ordering::SeqCst);
+        MODE.fetch_and(!u32::from(RECORD | TRACE), Ordering::SeqCst);
         return false;
     }
     true
@@ -166,6 +167,13 @@ pub(crate) fn resume() -> bool {
 /// The mode, read at every marked call's entry.
 #[inline(always)]
 pub(crate) fn mode() -> u8 {
+    mode_word() as u8
+}
+
+/// The mode as it is stored (a word: a marked function compares it with
+/// no widening).
+#[inline(always)]
+pub(crate) fn mode_word() -> u32 {
     MODE.load(Ordering::Relaxed)
 }
 
@@ -185,7 +193,7 @@ pub(crate) fn tracing() -> bool {
 /// failpoints) stay: they are not the profile's.
 pub(crate) fn stop_recording() {
     STOPPED.store(true, Ordering::SeqCst);
-    MODE.fetch_and(!(RECORD | TRACE), Ordering::SeqCst);
+    MODE.fetch_and(!u32::from(RECORD | TRACE), Ordering::SeqCst);
 }
 
 /// Whether any marked call other than tickprof's own was ever made.

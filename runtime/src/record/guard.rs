@@ -22,13 +22,13 @@ use core::sync::atomic::Ordering;
 #[must_use = "the guard times until it is dropped"]
 pub struct Guard {
     /// The clock at entry; 0 for a counted call (and an inert guard).
-    start: u64,
+    pub(super) start: u64,
     /// The call's node (null: inert), tagged for a traced or hooked call
     /// (see `frame`).
-    node: *const Node,
+    pub(super) node: *const Node,
     /// The parent's word: the node to put back on top at exit (see
     /// `frame`).
-    parent: usize,
+    pub(super) parent: usize,
     _not_send: PhantomData<*const ()>,
 }
 
@@ -98,7 +98,7 @@ impl Guard {
 
     /// A timed guard of `frame`, or an inert one when nothing was pushed.
     #[inline(always)]
-    fn timed_from((node, parent): Frame) -> Guard {
+    pub(super) fn timed_from((node, parent): Frame) -> Guard {
         if node.is_null() {
             return Guard::inert();
         }
@@ -106,7 +106,7 @@ impl Guard {
     }
 
     #[inline(always)]
-    fn timed(node: *const Node, parent: usize, start: u64) -> Guard {
+    pub(super) fn timed(node: *const Node, parent: usize, start: u64) -> Guard {
         Guard {
             start,
             node,
@@ -118,7 +118,7 @@ impl Guard {
     /// A counted call's guard: `start` 0 and a node (the call was counted
     /// on entry).
     #[inline(always)]
-    fn counted(node: *const Node, parent: usize) -> Guard {
+    pub(super) fn counted(node: *const Node, parent: usize) -> Guard {
         Guard::timed(node, parent, 0)
     }
 
@@ -144,18 +144,22 @@ impl Guard {
         core::mem::ManuallyDrop::new(self).end(false);
     }
 
-    /// [`Guard::exit`] after an opaque use of the body's `value` on a
-    /// timed call's path (before its exit's clock read: the compiler may
-    /// otherwise compute a pure body after it); a counted call reads no
-    /// clock, and its value stays where the compiler keeps it.
+    /// [`Guard::exit`] of a call that returned `value`, handed back after
+    /// an opaque pass on a timed call's path (before its exit's clock
+    /// read: the compiler may otherwise compute a pure body after it); a
+    /// counted call reads no clock, and its value stays where the compiler
+    /// keeps it.
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
-    pub fn exit_after<T>(self, value: &T) {
+    pub fn exit_with<T>(self, value: T) -> T {
         let g = core::mem::ManuallyDrop::new(self);
-        if g.start != 0 {
-            core::hint::black_box(value);
-        }
+        let value = if g.start != 0 {
+            core::hint::black_box(value)
+        } else {
+            value
+        };
         g.end(false);
+        value
     }
 
     /// Ends the call (`check`: whether it may be unwinding). A timed
@@ -221,7 +225,7 @@ pub(super) fn pop_counted(s: &ThreadState, node: *const Node, parent: usize, che
 /// it.
 #[cold]
 #[inline(never)]
-fn enter_slow(s: &ThreadState, site: &'static CallSite) -> Frame {
+pub(super) fn enter_slow(s: &ThreadState, site: &'static CallSite) -> Frame {
     let (node, word) = cold::enter_recording(s, site);
     if node.is_null() || word == super::frame::DETACHED {
         return (node, word);
@@ -251,7 +255,7 @@ fn enter_slow(s: &ThreadState, site: &'static CallSite) -> Frame {
 /// counted or inert guard): the time-stamp counter is far from 0 once the
 /// machine runs; the monotonic fallback counts from its first read.
 #[inline(always)]
-fn start_stamp() -> u64 {
+pub(super) fn start_stamp() -> u64 {
     #[cfg(target_arch = "x86_64")]
     {
         ticks()

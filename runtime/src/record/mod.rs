@@ -25,6 +25,8 @@
 //!   polls alike (set-up, failpoints, hooks, tracing, detached calls);
 //! - [`guard`]: `Guard`, its fast entry and exit — the per-call path, top
 //!   to bottom in one file;
+//! - [`counted`]: a counted call inline in the marked function (a cache
+//!   hit, one add, the top set and put back);
 //! - [`body`]: the guard of a body emitted once, out of line;
 //! - [`poll`]: async polls, cancelled calls, spans' frames;
 //! - [`future`]: the future wrapper of `#[profile] async fn`;
@@ -45,6 +47,7 @@ pub(crate) mod arena;
 pub(crate) mod body;
 pub(crate) mod calibrate;
 mod cold;
+pub(crate) mod counted;
 mod cpuclock;
 pub(crate) mod fasthash;
 #[cfg(unix)]

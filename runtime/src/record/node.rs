@@ -229,13 +229,14 @@ impl Node {
         self.record_then(delta, check, || {});
     }
 
-    /// [`Node::record`], then `then()` (the guard's last store), on the
-    /// hot path and the cold one alike: the cold path is the last thing
-    /// the hot path does, so that no value of the marked function's lives
+    /// [`Node::record`], then `then()` (the guard's last store, and the
+    /// value it hands back), on the hot path and the cold one alike.
+    /// The cold path is the last thing the hot path does, and returns what
+    /// `then` returns, so that no value of the marked function's lives
     /// across it (which would cost callee-saved registers, saved and
-    /// restored on every call, profiling off included).
+    /// restored on every call).
     #[inline(always)]
-    pub(super) fn record_then(&self, delta: u64, check: bool, then: impl FnOnce()) {
+    pub(super) fn record_then<R>(&self, delta: u64, check: bool, then: impl FnOnce() -> R) -> R {
         bump(&self.c.calls, 1);
         let neg_min = self.c.min.load(Ordering::Relaxed);
         if delta.wrapping_add(neg_min) >= self.c.max.load(Ordering::Relaxed) {
@@ -246,7 +247,7 @@ impl Node {
         if check && std::thread::panicking() {
             return self.unwound_cold(then);
         }
-        then();
+        then()
     }
 
     /// A call outside the range of accepted times so far: accepted (a new
@@ -254,7 +255,7 @@ impl Node {
     /// it is.
     #[cold]
     #[inline(never)]
-    fn record_cold(&self, delta: u64, check: bool, then: impl FnOnce()) {
+    fn record_cold<R>(&self, delta: u64, check: bool, then: impl FnOnce() -> R) -> R {
         match accept(delta, MAX_TICKS.load(Ordering::Relaxed)) {
             Ok(d) => {
                 bump(&self.c.ticks, d);
@@ -266,7 +267,7 @@ impl Node {
         if check && std::thread::panicking() {
             bump(&self.c.unwound, 1);
         }
-        then();
+        then()
     }
 
     /// Counts an accepted call time in the site's histogram.
@@ -291,9 +292,9 @@ impl Node {
     /// A call ended while its thread unwinds.
     #[cold]
     #[inline(never)]
-    fn unwound_cold(&self, then: impl FnOnce()) {
+    fn unwound_cold<R>(&self, then: impl FnOnce() -> R) -> R {
         bump(&self.c.unwound, 1);
-        then();
+        then()
     }
 
     /// Folds one accepted call time into `min` and the width of the range

@@ -178,6 +178,12 @@ impl ThreadState {
         w.wrapping_byte_sub(w as usize & TAGS).cast_const()
     }
 
+    /// The top word as it is, tagged or not (see `record::counted`).
+    #[inline(always)]
+    pub(super) fn top_word(&self) -> *const Node {
+        self.top.load(Ordering::Relaxed).cast_const()
+    }
+
     /// Makes `node` the top: the thread runs its call's own code. One
     /// store, kept in place by a signal fence (no instruction).
     #[inline(always)]

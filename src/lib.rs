@@ -81,51 +81,65 @@
 ///     fn __tickprof_here() {}
 ///     static __TICKPROF_SITE: ::tickprof::__private::CallSite = /* path, name, file, line */;
 ///     ::tickprof::__private::mark!(__TICKPROF_SITE); // in the list of every mark (coverage)
-///     if ::tickprof::__private::off() { // one compare with memory, one branch
+///     let __tickprof_mode = ::tickprof::__private::mode(); // one load
+///     if __tickprof_mode == ::tickprof::__private::RECORD {
+///         if let Some(__tickprof_counted) = ::tickprof::__private::Counted::enter(&__TICKPROF_SITE) {
+///             // a counted call its caller's child cache holds: counted
+///             // with one add, its node the thread's current one
+///             // with `fail`: the same check as below
+///             let __tickprof_value: u32 = /* the original body */;
+///             __tickprof_counted.exit(); // the caller's node back
+///             __tickprof_value
+///         } else {
+///             // any other call, out of line: enter the guard (the
+///             // lookup, the clock read or the count), run the closure,
+///             // end the call
+///             ::tickprof::__private::timed(
+///                 move || -> u32 {
+///                     // with `fail`: if let Some(e) = ::tickprof::__private::injected(&__TICKPROF_SITE) { return Err(From::from(e)); }
+///                     /* the original body */
+///                 },
+///                 &__TICKPROF_SITE,
+///             )
+///         }
+///     } else if __tickprof_mode == ::tickprof::__private::OFF {
 ///         /* the original body: profiling off or paused */
 ///     } else {
-///         // inline: the instrumentation marked on (one store); out of
-///         // line: enter the guard, run the closure, end the call; inline
-///         // again: the instrumentation marked off, which also keeps
-///         // `work`'s own stack frame (no tail call)
-///         ::tickprof::__private::recorded(
-///             move || -> u32 {
-///                 // with `fail`: if let Some(e) = ::tickprof::__private::injected(&__TICKPROF_SITE) { return Err(From::from(e)); }
-///                 /* the original body */
-///             },
-///             &__TICKPROF_SITE,
-///         )
+///         // hooks, tracing, failpoints: the same closure, the mode read again
+///         ::tickprof::__private::timed_in_mode(move || -> u32 { /* … */ }, &__TICKPROF_SITE)
 ///     }
 /// }
 /// ```
 ///
-/// The body is emitted twice. With profiling off or paused it runs as
-/// written after one load and one predictable branch; recording, it runs as
-/// a closure inside `timed`, an out-of-line function (one instance per
-/// marked function, the body inlined in it) that holds the guard. The
-/// marked function is thus its body plus a few instructions, and the
-/// compiler inlines it where it would inline the unmarked one. The
-/// closure's declared return type is the function's, so `return` and `?`
-/// in the body mean what they mean in the function; they end the call
-/// normally, with no unwinding check. The closure is a `move` closure: the
-/// arguments the body uses move into it (references and `Copy` values are
-/// copied) and are dropped when the body ends, inside the timed call, as
-/// an unmarked function drops its arguments when it returns. A closure
-/// borrowing them would keep every argument in memory on the off path too.
-/// Inside `timed` the closure and the body's value pass through opaque
-/// barriers (`black_box`) after the entry and before the exit: without
-/// them the compiler may compute a body of pure arithmetic outside the
-/// guard, after the exit's clock read (7 instructions a call, callgrind).
-/// A body emitted once (below) has the barrier on its value only, and a
-/// `prof_scope!` none: pure arithmetic may move across their boundaries.
+/// The body is emitted up to four times: as written for profiling off or
+/// paused (after one load and two predictable branches), inline for a
+/// counted call, and as a closure in `timed` and in `timed_in_mode`,
+/// out-of-line functions (one instance per marked function, the body
+/// inlined in it) that hold the guard: the marked function's off path
+/// then saves no register for the recording paths' calls. The closure's
+/// declared return type is the function's, so `return` and `?` in the
+/// body mean what they mean in the function; they end the call normally,
+/// with no unwinding check. The closure is a `move` closure: the
+/// arguments the body uses move into it (references and `Copy` values
+/// are copied) and are dropped when the body ends, inside the timed call,
+/// as an unmarked function drops its arguments when it returns. A closure
+/// borrowing them would keep every argument in memory on the off path
+/// too. Inside `timed` a timed call's value passes through an opaque
+/// barrier (`black_box`) before the exit's clock read: without it the
+/// compiler may compute a body of pure arithmetic after it. The call to
+/// `timed` is a tail call: while it runs, `work` has no stack frame of
+/// its own (backtraces of a marked build show `timed` and the body's
+/// closure, `work::{{closure}}`, in its place). A body emitted once
+/// (below) has the barrier on its value only, and a `prof_scope!` none:
+/// pure arithmetic may move across their boundaries.
 ///
-/// Only bodies whose two copies behave as one are duplicated: no item
+/// Only bodies whose copies behave as one are duplicated: no item
 /// keyword in them (`fn`, `static`, `struct`, `enum`, `union`, `impl`,
 /// `trait`, `mod`, `extern`, `macro_rules`: a `static` or a nested mark
 /// would split in two), no macro but the standard library's expression
 /// macros (`println!`, `assert!`, `vec!`, `format!`, `matches!`, …; a user
 /// macro may expand to items), at most 512 tokens (a long body gains
-/// little, and its compile time would double), a return type a `let` can
+/// little, and its compile time would grow fourfold), a return type a `let` can
 /// name (not `impl Trait` or `!`) and no `#[track_caller]` (a closure would
 /// hide the caller's location). Any other body is emitted once, under a
 /// guard held in the function:
@@ -143,10 +157,9 @@
 ///     __tickprof_value
 /// ```
 ///
-/// The guard's push and pop run out of line (the clock is read in the
-/// function), so the function stays small; with profiling off or paused
-/// its guard is inert: the mode test at entry, two tests of the guard at
-/// the exit.
+/// The guard's entry and exit run out of line, so the function stays
+/// small; with profiling off or paused its guard is inert: the mode test
+/// at entry, a test of the guard at the exit.
 /// Type errors and lints in a duplicated body are reported once (both
 /// copies' diagnostics are identical, and the compiler prints each once); a
 /// borrow-check error is reported for each copy, the closure's naming a
@@ -195,11 +208,11 @@
 ///
 /// # Overhead
 ///
-/// A timed call costs 70 instructions in a release build (the two clock
-/// reads alone: 16) and, in time, about the two reads' overhead; a counted
-/// call 57 and no clock read; with `TICKPROF=off` or paused, 9 instructions
-/// against 5 unmarked (a duplicated body; 21 for one kept once); with the
-/// `enabled` feature off, nothing. The figures, their commands and host are in the crate
+/// A timed call costs 71 instructions in a release build (the two clock
+/// reads alone: 16); a counted call 20 and no clock read; with
+/// `TICKPROF=off` or paused, 11 instructions against 5 unmarked (a
+/// duplicated body; 27 for one kept once); with the `enabled` feature
+/// off, nothing. The figures, their commands and host are in the crate
 /// documentation (section *Overhead*) and `docs/overhead.md`.
 ///
 /// # Compile cost

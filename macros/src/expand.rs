@@ -362,10 +362,16 @@ mod tests {
     fn always_emits_no_off_path() {
         let out = expanded(quote!(always), quote! { fn f(x: u8) -> u8 { x + 1 } });
         assert!(out.contains("__private :: Counted :: enter"), "{out}");
-        assert!(out.contains("__private :: timed_in_mode (move || -> u8 { x + 1 }"), "{out}");
+        assert!(
+            out.contains("__private :: timed_in_mode (move || -> u8 { x + 1 }"),
+            "{out}"
+        );
         assert!(!out.contains("OFF"), "{out}");
         assert_eq!(out.matches("x + 1").count(), 3, "{out}");
-        let out = expanded(quote!(always), quote! { fn f(x: u8) -> u8 { my_macro!(x) } });
+        let out = expanded(
+            quote!(always),
+            quote! { fn f(x: u8) -> u8 { my_macro!(x) } },
+        );
         assert!(!out.contains("OFF"), "{out}");
         assert!(out.contains("BodyGuard :: enter"), "{out}");
     }

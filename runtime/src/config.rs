@@ -147,14 +147,14 @@ settings! {
                 ("counted", TimeMode::Counted),
             ]),
             default: TimeMode::Adaptive,
-            help: "`adaptive`: a site whose calls prove too short for the clock to resolve becomes *counted*: every call still counted exactly, one in 64 timed, its time found by the sampler (see [timed and counted sites](accuracy.md#timed-and-counted-sites)); `all`: every call timed; `counted`: every site becomes counted after its learning calls, however long its calls (to measure the counted path)",
+            help: "`adaptive`: a site whose calls prove too short for the clock to resolve becomes *counted*: every call still counted exactly, none timed once the site is decided, its time found by the sampler (see [timed and counted sites](accuracy.md#timed-and-counted-sites)); `all`: every call timed; `counted`: every site becomes counted after its learning calls, however long its calls (to measure the counted path)",
         },
         /// The sampler's rate per second (0: no sampler).
         sample_hz: u64 {
             var: "TICKPROF_SAMPLE",
             parse: Whole(0),
             default: DEFAULT_SAMPLE_HZ,
-            help: "samples per second of each recording thread's shadow stack, taken by a thread of tickprof's own: where the time of counted sites is found, and what the instrumentation costs (see [the sampler](accuracy.md#the-sampler)); `0`: no sampler: times are raw, and a counted site's come from its timed calls (one in 64)",
+            help: "samples per second of each recording thread's current marked call, taken by a thread of tickprof's own: where the time of counted sites is found, and what the instrumentation costs (see [the sampler](accuracy.md#the-sampler)); `0`: no sampler: times are raw, and a counted site's come from its timed (learning) calls",
         },
         /// Show figures with the instrumentation the sampler measured
         /// taken out (true) or raw (false).

@@ -35,7 +35,7 @@ pub struct Guard {
 impl Guard {
     /// Starts one activation of `site`.
     ///
-    /// Recording plainly, the entry opens its window ([`ENTRY`]: the
+    /// Recording plainly, the entry opens its window (the word tagged `ENTRY`: the
     /// sampler counts what it finds now as the caller's instrumentation),
     /// asks the parent's child cache, and, on a hit, reads the clock (a
     /// timed node) or counts the call (a counted one: one add) and makes

@@ -217,14 +217,11 @@
 ///
 /// # Compile cost
 ///
-/// Each mark adds about 3.6 ms of compiler CPU time and 665 bytes to a
-/// release build, most of it the guard's inlined hot path, and about 0.7 ms
-/// and 961 bytes to a debug build (`bash scripts/compile_cost.sh`, slope
-/// between 100 and 1,000 functions; Intel(R) Xeon(R) Processor @ 2.10GHz),
-/// before bodies were emitted twice; the second copy adds about 30% in
-/// release and 20% in debug (see `docs/guide.md`, *Compile cost*).
-/// With the feature off a mark adds no code; the attribute only parses and
-/// checks the function.
+/// Each mark adds compiler time and code, most of it the recording paths
+/// inlined in the marked function; the figures per mark, against
+/// `tracing` and `fastrace`, with their command and host, are in
+/// `docs/guide.md` (*Compile cost*). With the feature off a mark adds no
+/// code; the attribute only parses and checks the function.
 ///
 /// # Examples
 ///

@@ -77,6 +77,7 @@ pub(crate) fn main(args: Args) -> Result<ExitCode, String> {
             source: &source,
             action,
             cargo_args: &args.cargo_args,
+            min_bytes: args.min_bytes.unwrap_or(probe::MIN_BYTES),
         };
         match probe::probe(&request)? {
             probe::Outcome::Kept(kept) => Some(kept),
@@ -168,6 +169,22 @@ pub(crate) fn main(args: Args) -> Result<ExitCode, String> {
         .args(&config)
         .args(&args.cargo_args)
         .env("CARGO_TARGET_DIR", dir.join("target"));
+    // Debug information (`limited`: the functions' full paths, which line
+    // tables alone lack) and symbols in the marked build (what the report reads
+    // to name the functions inlined into the marked ones: the `inlined`
+    // feature); debug information does not change the code. A setting of
+    // the user's environment stands.
+    for profile in probe::profiles(&args.cargo_args) {
+        let key = |k: &str| format!("CARGO_PROFILE_{profile}_{k}");
+        for (k, v) in [("DEBUG", "limited"), ("STRIP", "none")] {
+            if std::env::var_os(key(k)).is_none() {
+                cmd.env(key(k), v);
+            }
+        }
+        if cfg!(target_os = "linux") && std::env::var_os(key("SPLIT_DEBUGINFO")).is_none() {
+            cmd.env(key("SPLIT_DEBUGINFO"), "off");
+        }
+    }
     if kept.is_some() {
         // The report's header says how the marks were placed.
         let (marked, inlined) = tally.marked_and_inlined();

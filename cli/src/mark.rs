@@ -52,11 +52,14 @@ pub(crate) enum Reason {
     /// Nowhere in the unmarked build: not called (or not compiled) by
     /// what the command builds, or inlined without a trace.
     NotBuilt,
+    /// Kept by the unmarked build, but smaller than `--min-bytes` (and not
+    /// inlined elsewhere): a mark would cost more than its body.
+    Small,
 }
 
 impl Reason {
     /// Every reason, in a fixed order (the copy's cache keeps the index).
-    pub(crate) const ALL: [Reason; 10] = [
+    pub(crate) const ALL: [Reason; 11] = [
         Reason::Const,
         Reason::Variadic,
         Reason::Default,
@@ -67,6 +70,7 @@ impl Reason {
         Reason::Glob,
         Reason::Inlined,
         Reason::NotBuilt,
+        Reason::Small,
     ];
 
     /// The short label used in the summary line and in `-v` listings.
@@ -82,20 +86,22 @@ impl Reason {
             Reason::Glob => "left out by --mark/--skip",
             Reason::Inlined => "inlined",
             Reason::NotBuilt => "not in the build",
+            Reason::Small => "small",
         }
     }
 
     /// Whether the reason is the unmarked build's (marks after inlining)
     /// rather than the source's.
     pub(crate) fn after_inlining(self) -> bool {
-        matches!(self, Reason::Inlined | Reason::NotBuilt)
+        matches!(self, Reason::Inlined | Reason::NotBuilt | Reason::Small)
     }
 }
 
 /// A function of a file as the unmarked build has it (its debug info's
 /// declaration): `name` (`{async_fn#0}` for an `async fn`'s body) declared
 /// at `line` (its first token after the attributes), with code of its own
-/// (`kept`) or only inlined.
+/// (`kept`) or only inlined; a kept one `small` when its code is under
+/// `--min-bytes`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub(crate) struct Built {
     /// The declaration's line.
@@ -104,6 +110,9 @@ pub(crate) struct Built {
     pub(crate) name: String,
     /// Whether some instance has code of its own.
     pub(crate) kept: bool,
+    /// Kept, but its largest copy is smaller than `--min-bytes`: left
+    /// unmarked.
+    pub(crate) small: bool,
 }
 
 /// What to mark, and how the mark is spelled.

@@ -121,6 +121,17 @@ impl Ns {
 
 /// Builds the report of a capture.
 pub(crate) fn build(c: &Capture, facts: &Facts) -> Report {
+    // The rows of inlined functions, beneath their marked calls (feature
+    // `inlined`): added to a copy of the trees.
+    #[cfg(all(feature = "inlined", target_os = "linux"))]
+    let expanded;
+    #[cfg(all(feature = "inlined", target_os = "linux"))]
+    let c = if c.merged.pcs.is_empty() {
+        c
+    } else {
+        expanded = crate::inlined::expand_capture(c);
+        &expanded
+    };
     let ns = Ns(if facts.hz > 0.0 { 1e9 / facts.hz } else { 1.0 });
     let merged = &c.merged;
     let inst = Instrumentation::of(merged, facts.calibration);
@@ -161,7 +172,10 @@ pub(crate) fn build(c: &Capture, facts: &Facts) -> Report {
     let mut sites: Vec<SiteStats> = flat
         .iter()
         .filter(|(_, (_, f))| {
-            f.acc.calls > 0 || f.acc.cancelled > 0 || f.self_alloc != AllocStats::default()
+            f.acc.calls > 0
+                || f.acc.cancelled > 0
+                || f.self_alloc != AllocStats::default()
+                || f.acc.pc_samples > 0
         })
         .map(|(&k, (site, f))| {
             let mut s = site_stats(site, f, names[&k].clone(), ns, shown_comp, resolution);
@@ -333,6 +347,7 @@ fn site_stats(
         p99_ns: 0,
         hist: Vec::new(),
         hist_sum_ns: 0,
+        pc_samples: a.pc_samples,
     }
 }
 
@@ -350,7 +365,9 @@ fn thread_stats(
             let fig = tree_figures(&t.tree, ns.0, est);
             let mut sites: Vec<ThreadSite> = flatten(&t.tree, &fig)
                 .iter()
-                .filter(|(_, (_, f))| f.acc.calls > 0 || f.acc.cancelled > 0)
+                .filter(|(_, (_, f))| {
+                    f.acc.calls > 0 || f.acc.cancelled > 0 || f.acc.pc_samples > 0
+                })
                 .map(|(k, (s, f))| ThreadSite {
                     name: names.get(k).cloned().unwrap_or_else(|| s.name()),
                     calls: f.acc.calls,

@@ -208,6 +208,11 @@ counters! {
     /// run-queue delay). The three above count the rest, time blocked
     /// included; the figures share this out between them.
     sampled_wait: Sum,
+    /// Program-counter samples (feature `inlined`) that found this node's
+    /// own code, or, on a row of an inlined function, that function: what
+    /// the row's share of its holder's time rests on (the report's, never
+    /// written by the hot path).
+    pc_samples: Sum,
 }
 
 impl Default for Acc {

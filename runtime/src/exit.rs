@@ -61,6 +61,10 @@ fn init_runtime() -> Runtime {
     #[cfg(unix)]
     record::exit_key::create();
     record::sampler::set_job(record::calibrate::job);
+    #[cfg(all(feature = "inlined", target_os = "linux"))]
+    if config.enabled {
+        record::pcs::install(config.sample_hz);
+    }
     switches::apply(&config, clock.nominal_hz());
     record::timing::set_time_mode(config.time);
     if config.enabled && config.paused {

@@ -43,6 +43,8 @@ mod fork_lock;
 #[cfg(feature = "enabled")]
 mod hist;
 mod hook;
+#[cfg(all(feature = "inlined", target_os = "linux"))]
+mod inlined;
 pub mod integrations;
 pub mod log;
 mod naming;
@@ -76,7 +78,7 @@ pub use record::guard::Guard;
 pub use report::{
     fmt_ns, AllocStats, ClockSource, Coverage, Edge, Faults, Mark, Report, RunInfo, SiteKind,
     SiteStats, TextOptions, ThreadSite, ThreadStats, Timing, Trace, TraceEvent, TraceThread,
-    TreeNode,
+    TreeNode, FEW_PC_SAMPLES,
 };
 pub use site::CallSite;
 pub use snapshot::{snapshot, Snapshot};

@@ -6,7 +6,7 @@ pub use crate::site::{SiteKind, Timing};
 pub use coverage::{Coverage, Faults, Mark};
 pub(crate) use run::{fmt_hz, instrumentation_measured, MIN_FOUND};
 pub use run::{ClockSource, RunInfo};
-pub use sites::{AllocStats, Edge, SiteStats, ThreadSite, ThreadStats, TreeNode};
+pub use sites::{AllocStats, Edge, SiteStats, ThreadSite, ThreadStats, TreeNode, FEW_PC_SAMPLES};
 pub use trace::{Trace, TraceEvent, TraceThread};
 
 mod coverage;

@@ -20,17 +20,24 @@ pub enum SiteKind {
     /// timed as an async call (total and self are the time the span was
     /// entered, one call per span, counted when it closes).
     TracingSpan,
+    /// A function the report found inside a marked call's time by
+    /// program-counter samples (feature `inlined`): inlined into it by
+    /// the compiler, or called out of line but not marked. No calls are
+    /// counted; its times are the marked call's own time in the share its
+    /// samples found there.
+    Inlined,
 }
 
 impl SiteKind {
     /// The lower-case name used in JSON and HTML: `function`, `scope`,
-    /// `async_function`, `tracing_span`.
+    /// `async_function`, `tracing_span`, `inlined`.
     pub fn as_str(self) -> &'static str {
         match self {
             SiteKind::Function => "function",
             SiteKind::Scope => "scope",
             SiteKind::AsyncFunction => "async_function",
             SiteKind::TracingSpan => "tracing_span",
+            SiteKind::Inlined => "inlined",
         }
     }
 
@@ -41,6 +48,7 @@ impl SiteKind {
             SiteKind::Scope,
             SiteKind::AsyncFunction,
             SiteKind::TracingSpan,
+            SiteKind::Inlined,
         ]
         .into_iter()
         .find(|k| k.as_str() == s)
@@ -202,6 +210,17 @@ impl CallSite {
         Self::new(no_path, Some(name), SiteKind::TracingSpan, file, line, 0)
     }
 
+    /// A site for a function found by program-counter samples inside marked
+    /// calls (`crate::inlined`), named `name` (its path). Made once per
+    /// function.
+    #[cfg(all(feature = "inlined", target_os = "linux"))]
+    pub(crate) const fn inlined(name: &'static str, file: &'static str, line: u32) -> Self {
+        fn no_path() -> &'static str {
+            ""
+        }
+        Self::new(no_path, Some(name), SiteKind::Inlined, file, line, 0)
+    }
+
     /// A call site left out of every report, whose calls are all timed
     /// (the calibration's, and the recorder's unit tests', so that a test
     /// binary prints no exit report).
@@ -247,7 +266,7 @@ impl CallSite {
     /// The path of the enclosing function, as the user would write it,
     /// e.g. `myapp::parser::Parser::next_token`.
     pub fn function_path(&self) -> String {
-        if let (SiteKind::TracingSpan, Some(name)) = (self.kind, self.label) {
+        if let (SiteKind::TracingSpan | SiteKind::Inlined, Some(name)) = (self.kind, self.label) {
             return name.to_owned();
         }
         let path = crate::naming::clean_path((self.path)());
@@ -266,12 +285,20 @@ impl CallSite {
     /// `function path::name` or `function path@line`.
     pub fn name(&self) -> String {
         match (self.kind, self.label) {
-            (SiteKind::Function | SiteKind::AsyncFunction | SiteKind::TracingSpan, Some(name)) => {
-                name.to_owned()
-            }
-            (SiteKind::Function | SiteKind::AsyncFunction | SiteKind::TracingSpan, None) => {
-                self.function_path()
-            }
+            (
+                SiteKind::Function
+                | SiteKind::AsyncFunction
+                | SiteKind::TracingSpan
+                | SiteKind::Inlined,
+                Some(name),
+            ) => name.to_owned(),
+            (
+                SiteKind::Function
+                | SiteKind::AsyncFunction
+                | SiteKind::TracingSpan
+                | SiteKind::Inlined,
+                None,
+            ) => self.function_path(),
             (SiteKind::Scope, Some(name)) => format!("{}::{}", self.function_path(), name),
             (SiteKind::Scope, None) => format!("{}@{}", self.function_path(), self.line),
         }

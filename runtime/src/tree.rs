@@ -60,6 +60,11 @@ pub(crate) struct Tree {
     pub nodes: Vec<TNode>,
     /// Each site's latency histogram (all its paths together).
     pub hists: SiteHists,
+    /// Program-counter samples (feature `inlined`): (node, program
+    /// counter) → samples.
+    pub pcs: std::collections::BTreeMap<(u32, u64), u64>,
+    /// Program-counter samples that found a thread's table full.
+    pub pcs_dropped: u64,
     /// (parent, site, flags) → node, built on first use by `merge`/`minus`.
     index: Option<HashMap<(u32, usize, u32), u32>>,
 }
@@ -75,6 +80,8 @@ impl Tree {
         Tree {
             nodes: Vec::new(),
             hists: SiteHists::new(),
+            pcs: std::collections::BTreeMap::new(),
+            pcs_dropped: 0,
             index: None,
         }
     }
@@ -84,6 +91,8 @@ impl Tree {
         Tree {
             nodes: Vec::with_capacity(n),
             hists: SiteHists::new(),
+            pcs: std::collections::BTreeMap::new(),
+            pcs_dropped: 0,
             index: None,
         }
     }
@@ -94,6 +103,8 @@ impl Tree {
         Tree {
             nodes,
             hists: SiteHists::new(),
+            pcs: std::collections::BTreeMap::new(),
+            pcs_dropped: 0,
             index: None,
         }
     }
@@ -114,6 +125,8 @@ impl Tree {
         Tree {
             nodes: vec![TNode::ROOT, node],
             hists,
+            pcs: std::collections::BTreeMap::new(),
+            pcs_dropped: 0,
             index: None,
         }
     }
@@ -157,6 +170,12 @@ impl Tree {
             self.nodes[idx as usize].acc.add(&n.acc);
             map.push(idx);
         }
+        for (&(node, pc), &count) in &other.pcs {
+            if let Some(&to) = map.get(node as usize) {
+                *self.pcs.entry((to, pc)).or_insert(0) += count;
+            }
+        }
+        self.pcs_dropped += other.pcs_dropped;
     }
 
     /// What happened between `before` and `self`, node by node (matched by
@@ -179,6 +198,14 @@ impl Tree {
                 o.acc = o.acc.minus(&n.acc);
             }
         }
+        for (&(node, pc), &count) in &before.pcs {
+            let to = map.get(node as usize).copied().unwrap_or(u32::MAX);
+            if let Some(c) = out.pcs.get_mut(&(to, pc)) {
+                *c = c.saturating_sub(count);
+            }
+        }
+        out.pcs.retain(|_, c| *c > 0);
+        out.pcs_dropped = self.pcs_dropped.saturating_sub(before.pcs_dropped);
         out
     }
 

@@ -51,6 +51,9 @@ pub(crate) struct Args {
     pub(crate) mark: Vec<String>,
     /// `--skip GLOB`.
     pub(crate) skip: Vec<String>,
+    /// `--min-bytes N`: a kept function with less code is left unmarked
+    /// (default: `probe::MIN_BYTES`).
+    pub(crate) min_bytes: Option<u64>,
     /// `--deps NAME[,NAME…]` (globs; `--all-deps` is `*`): dependencies
     /// marked too.
     pub(crate) deps: Vec<String>,
@@ -103,6 +106,8 @@ Options:
       --mark GLOB        mark only functions whose name matches, inlined or
                          not (repeatable; no unmarked build)
       --skip GLOB        never mark functions whose name matches (repeatable)
+      --min-bytes N      leave unmarked a function the optimiser keeps whose
+                         code is under N bytes (default: MINB; 0 marks them)
       --deps NAME,...    mark these registry or git dependencies too (globs,
                          repeatable); never tickprof's own, proc macros
       --all-deps         mark every dependency that can be (slow to build)
@@ -121,6 +126,11 @@ Globs match names as reports show them (app::parser::Parser::next,
 Exit code: the program's (run), cargo's (test, bench, or a failed build);
 2 when cargo tickprof itself cannot go on (one line on stderr says why).
 ";
+
+/// The usage text with its defaults filled in.
+pub(crate) fn usage() -> String {
+    USAGE.replace("MINB", &super::probe::MIN_BYTES.to_string())
+}
 
 /// Parses the arguments after the program name (and after cargo's
 /// `tickprof`, when run as `cargo tickprof`).
@@ -151,7 +161,7 @@ pub(crate) fn parse(mut argv: Vec<String>) -> Result<Args, String> {
         };
         match key.as_str() {
             "-h" | "--help" | "help" if args.action.is_none() => {
-                print!("{USAGE}");
+                print!("{}", usage());
                 return Ok(Args::default());
             }
             "-V" | "--version" if args.action.is_none() => {
@@ -191,6 +201,13 @@ pub(crate) fn parse(mut argv: Vec<String>) -> Result<Args, String> {
             "--all" => args.all = true,
             "--mark" => args.mark.push(value("--mark")?),
             "--skip" => args.skip.push(value("--skip")?),
+            "--min-bytes" => {
+                let v = value("--min-bytes")?;
+                args.min_bytes =
+                    Some(v.parse().map_err(|_| {
+                        format!("--min-bytes takes a number of bytes, found `{v}`")
+                    })?);
+            }
             "--deps" => args.deps.extend(
                 value("--deps")?
                     .split(',')

@@ -117,6 +117,9 @@ pub(crate) fn edit(text: &str, edit: &Edit<'_>) -> Result<String, String> {
         if let Some(deps) = deps.as_table_like_mut() {
             let mut t = InlineTable::new();
             set_source(&mut t, edit.tickprof);
+            let mut features = toml_edit::Array::new();
+            features.push("inlined");
+            t.insert("features", toml_edit::Value::Array(features));
             deps.insert("tickprof", value(t));
         }
     }
@@ -124,7 +127,9 @@ pub(crate) fn edit(text: &str, edit: &Edit<'_>) -> Result<String, String> {
 }
 
 /// If `dep` (named `key`) is tickprof, makes it come from `source`, with
-/// the `enabled` feature, and says so. An entry inheriting from
+/// the `enabled` and `inlined` features (the rows of the functions
+/// inlined into the marked ones: program-counter samples on Linux, none
+/// elsewhere), and says so. An entry inheriting from
 /// `[workspace.dependencies]` keeps inheriting (that entry is edited).
 fn point_at_tickprof(key: &str, dep: &mut Item, source: &Source) -> bool {
     let package = dep
@@ -151,10 +156,12 @@ fn point_at_tickprof(key: &str, dep: &mut Item, source: &Source) -> bool {
         .and_then(Item::as_array)
         .cloned()
         .unwrap_or_default();
-    if !features.iter().any(|f| f.as_str() == Some("enabled")) {
-        features.push("enabled");
-        t.insert("features", value(features));
+    for f in ["enabled", "inlined"] {
+        if !features.iter().any(|x| x.as_str() == Some(f)) {
+            features.push(f);
+        }
     }
+    t.insert("features", value(features));
     t.fmt();
     true
 }
@@ -267,7 +274,7 @@ mod tests {
         assert!(out.contains("z = { path = \"/z\" }"), "{out}");
         assert!(
             out.contains(
-                "tickprof = { default-features = false, path = \"/tp\", features = [\"enabled\"] }"
+                "tickprof = { default-features = false, path = \"/tp\", features = [\"enabled\", \"inlined\"] }"
             ),
             "{out}"
         );
@@ -281,7 +288,7 @@ mod tests {
         };
         let out = edit("[package]\nname = \"r\"\n", &e).unwrap();
         assert!(
-            out.contains("[dependencies]\ntickprof = { path = \"/tp\" }"),
+            out.contains("[dependencies]\ntickprof = { path = \"/tp\", features = [\"inlined\"] }"),
             "{out}"
         );
         assert!(out.contains("[workspace]"), "{out}");

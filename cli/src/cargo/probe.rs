@@ -37,6 +37,14 @@ use std::process::Command;
 /// times the unmarked time (cli/README.md, "After inlining").
 const MIN_SPLIT_BYTES: u64 = 200;
 
+/// The smallest kept function (in bytes of code, its largest copy) that
+/// is marked unless `--min-bytes` says otherwise: below, a mark's cost is
+/// large next to the body's (LLVM XRay leaves functions under 200
+/// machine instructions without a loop uninstrumented). Such a function's
+/// time is its caller's, and the program-counter samples show it beneath
+/// the caller, as an `(unmarked)` row.
+pub(crate) const MIN_BYTES: u64 = 0;
+
 /// What the probe build found.
 #[derive(Debug, Default)]
 pub(crate) struct Kept {
@@ -98,6 +106,9 @@ pub(crate) struct Request<'a> {
     pub(crate) action: Action,
     /// The options for cargo.
     pub(crate) cargo_args: &'a [String],
+    /// `--min-bytes`: a kept function whose code is smaller is left
+    /// unmarked.
+    pub(crate) min_bytes: u64,
 }
 
 /// Builds the user's program unmarked and reads which functions it keeps.
@@ -214,15 +225,19 @@ pub(crate) fn probe(r: &Request<'_>) -> Result<Outcome, String> {
         .map(|d| (d, false));
     // Inlined at some calls and kept for others: marked (the mark makes
     // every call a call) only when large.
-    let kept = kept
-        .iter()
-        .map(|(d, size)| (d, !inlined.contains(d) || *size >= MIN_SPLIT_BYTES));
-    for (d, is_kept) in only_inlined.chain(kept) {
+    // Small: under `--min-bytes` (XRay's instruction threshold).
+    let kept = kept.iter().map(|(d, size)| {
+        let is_kept = !inlined.contains(d) || *size >= MIN_SPLIT_BYTES;
+        (d, is_kept, is_kept && *size < r.min_bytes)
+    });
+    let only_inlined = only_inlined.map(|(d, k)| (d, k, false));
+    for (d, is_kept, small) in only_inlined.chain(kept) {
         let path = paths.entry(&d.file).or_insert_with(|| user(&d.file));
         files.entry(path.clone()).or_default().push(Built {
             line: d.line,
             name: d.name.clone(),
             kept: is_kept,
+            small,
         });
     }
     for list in files.values_mut() {
@@ -280,7 +295,7 @@ fn command(r: &Request<'_>, manifest: &Path, target: &Path) -> Command {
 
 /// The profiles the command may build with, as environment variable
 /// parts: cargo's four and a `--profile` given.
-fn profiles(cargo_args: &[String]) -> Vec<String> {
+pub(crate) fn profiles(cargo_args: &[String]) -> Vec<String> {
     let mut out: Vec<String> = ["DEV", "RELEASE", "TEST", "BENCH"]
         .map(String::from)
         .to_vec();
@@ -386,6 +401,7 @@ mod tests {
             line: 3,
             name: "f".into(),
             kept: true,
+            small: false,
         };
         let kept = Kept {
             files: [(PathBuf::from("/w/a/src/lib.rs"), vec![built.clone()])].into(),

@@ -128,18 +128,20 @@ impl Tally {
         }
     }
 
-    /// The functions marked, and those the unmarked build inlined.
+    /// The functions marked, and those left unmarked inside them: the
+    /// unmarked build inlined them, or they are under `--min-bytes`.
     pub(crate) fn marked_and_inlined(&self) -> (usize, usize) {
-        let inlined = self.skipped.get(&Reason::Inlined).copied().unwrap_or(0);
-        (self.marked, inlined)
+        let count = |r| self.skipped.get(&r).copied().unwrap_or(0);
+        (self.marked, count(Reason::Inlined) + count(Reason::Small))
     }
 
     /// The summary line: "marked N functions in K files of CRATE, …
-    /// (after inlining: I left inlined, B not in the build; T under
+    /// (after inlining: I left inlined, B not in the build[, S under
+    /// --min-bytes]; T under
     /// #[cfg(test)] …; skipped M: …); lock: …".
     pub(crate) fn line(&self, notes: &Notes, verbose: bool) -> String {
         let count = |r: Reason| self.skipped.get(&r).copied().unwrap_or(0);
-        let left = count(Reason::Inlined) + count(Reason::NotBuilt);
+        let left = count(Reason::Inlined) + count(Reason::NotBuilt) + count(Reason::Small);
         let total: usize = self.skipped.values().sum::<usize>() - left;
         let crates = match self.crates.as_slice() {
             [] => String::new(),
@@ -156,10 +158,14 @@ impl Tally {
         if notes.after_inlining {
             let _ = write!(
                 line,
-                "after inlining: {} left inlined, {} not in the build; ",
+                "after inlining: {} left inlined, {} not in the build",
                 count(Reason::Inlined),
                 count(Reason::NotBuilt)
             );
+            if count(Reason::Small) > 0 {
+                let _ = write!(line, ", {} under --min-bytes", count(Reason::Small));
+            }
+            line.push_str("; ");
         }
         if self.test_only > 0 {
             let when = if notes.no_tests {

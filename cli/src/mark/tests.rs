@@ -148,11 +148,13 @@ async fn body() {}
 fn fut() -> impl Future<Output = u8> {
     async { 1 }
 }
+fn tiny() {}
 ";
     let built = |line, name: &str, kept| Built {
         line,
         name: name.into(),
         kept,
+        small: false,
     };
     let mut o = opts();
     o.built = Some(vec![
@@ -166,6 +168,11 @@ fn fut() -> impl Future<Output = u8> {
         built(10, "{async_block#0}", true),
         // A closure on a function's line is not the function.
         built(6, "{closure#0}", true),
+        // Kept, but under `--min-bytes`.
+        Built {
+            small: true,
+            ..built(12, "tiny", true)
+        },
     ]);
     let (text, fns) = run(src, &o);
     let reasons: Vec<_> = fns.iter().map(|(n, r)| (n.as_str(), *r)).collect();
@@ -179,6 +186,7 @@ fn fut() -> impl Future<Output = u8> {
             ("app::m::S::same_line", Some(Reason::NotBuilt)),
             ("app::m::body", None),
             ("app::m::fut", None),
+            ("app::m::tiny", Some(Reason::Small)),
         ]
     );
     assert!(text.contains("#[::tickprof::profile(always)] pub(crate)\nfn kept"));

@@ -142,14 +142,17 @@ impl Finder<'_> {
                 && (b.name == ident || b.name.starts_with("{async_fn#")))
                 || (Some(line) == block && b.name.starts_with("{async_block#"))
         });
-        let mut seen = false;
+        let (mut seen, mut small) = (false, false);
         for b in ours {
-            if b.kept {
+            if b.kept && !b.small {
                 return None;
             }
             seen = true;
+            small |= b.small;
         }
-        Some(if seen {
+        Some(if small {
+            Reason::Small
+        } else if seen {
             Reason::Inlined
         } else {
             Reason::NotBuilt

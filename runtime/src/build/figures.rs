@@ -167,9 +167,18 @@ pub(crate) fn is_counted(a: &Acc) -> bool {
     a.untimed > 0
 }
 
-/// [`is_counted`] of every node.
+/// [`is_counted`] of every node; a row of an inlined function (feature
+/// `inlined`) too: its figures are the sampler's, fitted in its holder's
+/// time as a counted child's are.
 pub(crate) fn counted_nodes(tree: &Tree) -> Vec<bool> {
-    tree.nodes.iter().map(|n| is_counted(&n.acc)).collect()
+    tree.nodes
+        .iter()
+        .map(|n| {
+            is_counted(&n.acc)
+                || n.site
+                    .is_some_and(|s| s.kind() == crate::site::SiteKind::Inlined)
+        })
+        .collect()
 }
 
 /// A node's own allocation counts (made while it was the current node).

@@ -212,6 +212,7 @@ site_columns! {
         "p99_ns" => col("p99", 76, 10, Always, "99th percentile call, from the latency histogram", |s, _| approx(s, s.p99_ns)),
         "timing" => col("timing", 0, 0, Never, "timed, or counted: calls exact, times estimated from a timed sample (TICKPROF_TIME)", |s, _| Cell::Text(s.timing.as_str())),
         "timed_calls" => col("timed calls", 0, 0, Never, "calls that read the clock", |s, _| Cell::Count(s.timed_calls)),
+        "pc_samples" => col("pc samples", 0, 0, Never, "program-counter samples a row's share of its callers' time rests on (feature inlined)", |s, _| Cell::Count(s.pc_samples)),
     }
     table {
         col("%run", 30, 6, Always, "total time as a share of the run's wall time (threads add up, so it can pass 100%)", |s, r| Cell::Share(s.total_ns, r.run.wall_ns)),
@@ -238,9 +239,15 @@ pub(crate) fn shown(report: &Report) -> Vec<&'static Column> {
 }
 
 /// The cell of `column` for `site`, or `None` where the table shows `-`
-/// (an async-only column on a site that is not async).
+/// (an async-only column on a site that is not async; the calls and the
+/// per-call figures of a row of an inlined function, which claims none).
 pub(crate) fn table_cell<'a>(column: &Column, site: &'a SiteStats, r: &Report) -> Option<Cell<'a>> {
-    if column.show == Async && !site.kind.is_async() {
+    let no_calls = site.kind == crate::report::SiteKind::Inlined
+        && matches!(
+            column.csv,
+            Some("calls" | "min_ns" | "max_ns" | "p50_ns" | "p90_ns" | "p99_ns" | "mean_ns")
+        );
+    if no_calls || column.show == Async && !site.kind.is_async() {
         None
     } else {
         Some((column.value)(site, r))
@@ -296,7 +303,7 @@ mod tests {
             "name,calls,total_ns,mean_ns,min_ns,max_ns,reversed,oversized,self_ns,unwound,wall_ns,cancelled"
         ));
         assert!(CSV_HEADER.ends_with(
-            ",p_self,resolved,allocs,alloc_bytes,frees,freed_bytes,self_allocs,self_alloc_bytes,faults,p50_ns,p90_ns,p99_ns,timing,timed_calls"
+            ",p_self,resolved,allocs,alloc_bytes,frees,freed_bytes,self_allocs,self_alloc_bytes,faults,p50_ns,p90_ns,p99_ns,timing,timed_calls,pc_samples"
         ));
     }
 

@@ -144,6 +144,7 @@ pub(crate) fn test_site(name: &str, kind: crate::report::SiteKind) -> crate::rep
         p99_ns: 110,
         hist: vec![(95, 1), (105, 1), (112, 1)],
         hist_sum_ns: 330,
+        pc_samples: 0,
         ..crate::report::SiteStats::never_called(&mark)
     }
 }

@@ -131,7 +131,14 @@ pub(crate) fn notes(report: &Report) -> Vec<Note> {
             plural(r.counted_calls),
         )));
     }
-    let few = report.sites.iter().filter(|x| x.too_few_samples()).count() as u64;
+    if let Some(line) = inlined(report) {
+        v.push((INFORM, line));
+    }
+    let few = report
+        .sites
+        .iter()
+        .filter(|x| x.too_few_samples() && x.kind != crate::report::SiteKind::Inlined)
+        .count() as u64;
     if few > 0 {
         v.push((INFORM, format!(
             "{few} site{} marked `too few`: calls too short for the clock, and too seldom found by the sampler (TICKPROF_SAMPLE) for an estimate: their time is below what this run could measure",
@@ -146,6 +153,38 @@ pub(crate) fn notes(report: &Report) -> Vec<Note> {
         v.push((WARN, lost.to_owned()));
     }
     v
+}
+
+/// The note of the rows of inlined functions (feature `inlined`): how
+/// many, what they rest on, how many on too few samples.
+fn inlined(report: &Report) -> Option<String> {
+    let rows: Vec<_> = report
+        .sites
+        .iter()
+        .filter(|s| s.kind == crate::report::SiteKind::Inlined)
+        .collect();
+    if rows.is_empty() {
+        return None;
+    }
+    let samples = report
+        .sites
+        .iter()
+        .fold(0u64, |a, s| a.saturating_add(s.pc_samples));
+    let few = rows.iter().filter(|s| s.too_few_samples()).count() as u64;
+    let n = rows.len() as u64;
+    let mut line = format!(
+        "{n} row{} of functions found inside marked calls by {samples} program-counter sample{} (inlined by the compiler, or unmarked): each a share of its holder's own time, no calls counted",
+        plural(n),
+        plural(samples),
+    );
+    if few > 0 {
+        line.push_str(&format!(
+            "; {few} rest{} on fewer than {} samples (`too few`)",
+            if few == 1 { "s" } else { "" },
+            crate::report::FEW_PC_SAMPLES
+        ));
+    }
+    Some(line)
 }
 
 /// Marks named in the instrumentation note.

@@ -67,6 +67,10 @@ pub(crate) struct Arena {
     pub(crate) trace: TraceBuffer,
     /// The thread's latency histograms, one per site.
     hists: Hists,
+    /// The thread's program-counter samples (feature `inlined`; null:
+    /// none), in pages of their own, freed with the arena.
+    #[cfg(all(feature = "inlined", target_os = "linux"))]
+    pcs: AtomicPtr<super::pcs::table::Pcs>,
 }
 
 fn seg_of(i: usize) -> (usize, usize) {
@@ -143,7 +147,33 @@ impl Arena {
             leaked: AtomicU64::new(0),
             trace: TraceBuffer::default(),
             hists: Hists::new(),
+            #[cfg(all(feature = "inlined", target_os = "linux"))]
+            pcs: AtomicPtr::new(core::ptr::null_mut()),
         }
+    }
+
+    /// The thread's program-counter samples, made on first use (its
+    /// set-up); `None` when the system refuses the memory. Owner only.
+    #[cfg(all(feature = "inlined", target_os = "linux"))]
+    pub(crate) fn pcs_or_new(&self) -> Option<&super::pcs::table::Pcs> {
+        let mut p = self.pcs.load(Ordering::Acquire);
+        if p.is_null() {
+            // Zeroed memory is an empty table (atomics all 0).
+            p = pages::alloc_zeroed(core::mem::size_of::<super::pcs::table::Pcs>()).cast();
+            if p.is_null() {
+                return None;
+            }
+            self.pcs.store(p, Ordering::Release);
+        }
+        // SAFETY: a table in pages of its own, freed when the arena drops.
+        Some(unsafe { &*p })
+    }
+
+    /// The thread's program-counter samples, if it has a table.
+    #[cfg(all(feature = "inlined", target_os = "linux"))]
+    pub(crate) fn pcs(&self) -> Option<&super::pcs::table::Pcs> {
+        // SAFETY: null, or a table freed only when the arena drops.
+        unsafe { self.pcs.load(Ordering::Acquire).as_ref() }
     }
 
     /// A new arena in pages, with one reference (its thread's); null
@@ -291,6 +321,13 @@ impl Arena {
             });
         }
         t.hists = self.hists.snapshot();
+        #[cfg(all(feature = "inlined", target_os = "linux"))]
+        if let Some(pcs) = self.pcs() {
+            for (node, pc, count) in pcs.snapshot() {
+                *t.pcs.entry((node, pc)).or_insert(0) += count;
+            }
+            t.pcs_dropped = pcs.dropped();
+        }
         t
     }
 
@@ -308,6 +345,10 @@ impl Arena {
             node.c.reset();
         }
         self.hists.reset();
+        #[cfg(all(feature = "inlined", target_os = "linux"))]
+        if let Some(pcs) = self.pcs() {
+            pcs.reset();
+        }
         for a in [
             &self.resynced,
             &self.orphaned,
@@ -329,6 +370,15 @@ unsafe impl Send for Arena {}
 
 impl Drop for Arena {
     fn drop(&mut self) {
+        #[cfg(all(feature = "inlined", target_os = "linux"))]
+        {
+            let p = *self.pcs.get_mut();
+            if !p.is_null() {
+                // SAFETY: from `pcs_or_new`, freed once here (plain
+                // atomics: nothing to drop).
+                unsafe { pages::free(p.cast(), core::mem::size_of::<super::pcs::table::Pcs>()) };
+            }
+        }
         for (seg, p) in self.segs.iter().enumerate() {
             let base = p.load(Ordering::Acquire);
             if !base.is_null() {

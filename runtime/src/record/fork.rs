@@ -34,6 +34,10 @@ pub(crate) fn child() {
     registry::fork_child(own.map(|a| a as *const _));
     if let Some(arena) = own {
         arena.reset();
+        #[cfg(all(feature = "inlined", target_os = "linux"))]
+        if let Some(pcs) = arena.pcs() {
+            super::pcs::fork_child(pcs);
+        }
     }
     stack::current().forget_children();
 }

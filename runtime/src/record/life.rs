@@ -1,8 +1,9 @@
 //! A thread's start and end as the recorder sees them: its first marked
 //! call sets it up (its tree, its exit's registration, its entry in the
-//! sampler's table, the sampler itself if it is not running), and its
-//! exit tears it down (off the sampler's table first, then the tree merged
-//! into the finished threads').
+//! sampler's table, the sampler itself if it is not running, its
+//! program-counter timer with the feature `inlined`), and its exit tears
+//! it down (off the sampler's table and its timer stopped first, then the
+//! tree merged into the finished threads').
 
 use super::stack::{Setup, ThreadState, STATE};
 use super::{sampler, sigmask};
@@ -153,6 +154,10 @@ fn set_up_busy(s: &ThreadState) -> bool {
         if !pending {
             sampler::ensure_started();
         }
+        #[cfg(all(feature = "inlined", target_os = "linux"))]
+        if let Some(pcs) = s.arena().and_then(|a| a.pcs_or_new()) {
+            super::pcs::start_thread(pcs);
+        }
     }
     true
 }
@@ -161,5 +166,9 @@ fn set_up_busy(s: &ThreadState) -> bool {
 /// thread's top and writes its nodes), then the tree torn down.
 fn tear_down(s: &ThreadState) {
     sampler::unregister(s.set_sampler_slot(u32::MAX));
+    #[cfg(all(feature = "inlined", target_os = "linux"))]
+    if let Some(pcs) = s.arena().and_then(|a| a.pcs()) {
+        super::pcs::stop_thread(pcs);
+    }
     s.tear_down_tree();
 }

@@ -17,6 +17,8 @@
 //!   `unsafe`), the child lookups, set-up and teardown of its tree,
 //!   out-of-order exits;
 //! - [`sampler`]: the sampler's thread and table, a reader of the states;
+//! - `pcs` (feature `inlined`, Linux): program-counter samples, taken by a
+//!   per-thread CPU-time timer's signal handler into the thread's table;
 //! - [`life`]: a thread's set-up (tree, exit registration, sampler entry)
 //!   and teardown;
 //! - [`alloc`]: allocation counts of `tickprof::Alloc`, on the current node;
@@ -61,6 +63,8 @@ mod life;
 pub(crate) mod node;
 pub(crate) mod pagemap;
 pub(crate) mod pages;
+#[cfg(all(feature = "inlined", target_os = "linux"))]
+pub(crate) mod pcs;
 mod pending;
 mod poll;
 pub(crate) mod registry;

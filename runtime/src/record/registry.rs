@@ -402,6 +402,22 @@ pub(super) fn fork_child(keep: Option<*const Arena>) {
     // Raw pointers are `Default` from Rust 1.88 only (rust-version: 1.80).
     #[allow(clippy::unwrap_or_default)]
     let kept = keep.unwrap_or(core::ptr::null());
+    #[cfg(all(feature = "inlined", target_os = "linux"))]
+    {
+        // The other threads' perf events' descriptors were inherited:
+        // closed here, in the child only (no allocation: the list walked).
+        let mut p = LIVE.load(Ordering::Acquire).cast_const();
+        // SAFETY: listed arenas stay allocated (their threads' references
+        // in the parent's memory, copied); the lock is held.
+        while let Some(a) = unsafe { p.as_ref() } {
+            if !core::ptr::eq(p, kept) {
+                if let Some(pcs) = a.pcs() {
+                    super::pcs::forget_in_child(pcs);
+                }
+            }
+            p = a.next.load(Ordering::Acquire);
+        }
+    }
     if let Some(a) = {
         // SAFETY: the forking thread's own arena, alive.
         unsafe { kept.as_ref() }

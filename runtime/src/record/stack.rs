@@ -374,6 +374,28 @@ impl ThreadState {
         Look::At(unsafe { &*(node as *const Node) }, what)
     }
 
+    /// Where a program-counter sample taken now is counted: the node on
+    /// top and the thread's table; `None` before set-up, during tickprof's
+    /// own work and the teardown, and after it (a signal handler's
+    /// question: reads this thread's state only).
+    #[cfg(all(feature = "inlined", target_os = "linux"))]
+    pub(super) fn pc_target(&self) -> Option<(&Node, &super::pcs::table::Pcs)> {
+        if self.busy.get() || self.dead.get() {
+            return None;
+        }
+        let top = self.top();
+        if [&UNSET, &BUSY, &DEAD]
+            .iter()
+            .any(|&s| core::ptr::eq(top, s))
+        {
+            return None;
+        }
+        let pcs = self.arena()?.pcs()?;
+        // SAFETY: any other top is a node of this thread's arena, alive
+        // while the state is not torn down (`dead` checked above).
+        Some((unsafe { &*top }, pcs))
+    }
+
     /// The thread's arena, once set up and until torn down.
     pub(super) fn arena(&self) -> Option<&Arena> {
         let arena = self.arena.get();

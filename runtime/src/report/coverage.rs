@@ -103,6 +103,7 @@ impl SiteStats {
             p99_ns: 0,
             hist: Vec::new(),
             hist_sum_ns: 0,
+            pc_samples: 0,
         }
     }
 }

@@ -47,6 +47,11 @@ impl AllocStats {
     }
 }
 
+/// A row of an inlined function resting on fewer program-counter samples
+/// than this reads `too few` in the text and HTML reports
+/// ([`SiteStats::too_few_samples`]).
+pub const FEW_PC_SAMPLES: u64 = 4;
+
 /// A caller or callee of a site.
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(test, derive(serde::Serialize))]
@@ -174,6 +179,11 @@ pub struct SiteStats {
     /// The sum of the raw times counted in [`SiteStats::hist`], in
     /// nanoseconds (Prometheus' `_sum`).
     pub hist_sum_ns: u64,
+    /// Program-counter samples (feature `inlined`) the site's share of its
+    /// callers' time rests on: for a row of an inlined function
+    /// ([`SiteKind::Inlined`]), the samples that found it; for a marked
+    /// site, those that found its own code. 0 without the feature.
+    pub pc_samples: u64,
 }
 
 impl SiteStats {
@@ -187,7 +197,9 @@ impl SiteStats {
     /// their estimate is 0 ns, as the sampler found them too seldom (too
     /// few samples) and their timed calls are all clock read. Its times
     /// and percentiles are then 0, and the text and HTML reports show
-    /// `too few` in their place, not a time of 0.
+    /// `too few` in their place, not a time of 0. A row of an inlined
+    /// function: fewer than [`FEW_PC_SAMPLES`] program-counter samples
+    /// found it.
     ///
     /// # Examples
     ///
@@ -196,6 +208,9 @@ impl SiteStats {
     /// assert!(r.sites.iter().all(|s| !s.too_few_samples()));
     /// ```
     pub fn too_few_samples(&self) -> bool {
+        if self.kind == SiteKind::Inlined {
+            return self.pc_samples < FEW_PC_SAMPLES;
+        }
         !self.resolved && self.calls > 0 && self.total_ns == 0
     }
 

@@ -255,6 +255,7 @@ schema!(SiteStats {
     p99_ns = 0,
     hist = Vec::new(),
     hist_sum_ns = 0,
+    pc_samples = 0,
 });
 
 schema!(ThreadSite {

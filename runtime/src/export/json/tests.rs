@@ -104,7 +104,12 @@ impl Src {
         self.s[self.at[3] % self.s.len()].clone()
     }
     fn kind(&mut self) -> SiteKind {
-        [SiteKind::Function, SiteKind::Scope, SiteKind::AsyncFunction][self.small(3)]
+        [
+            SiteKind::Function,
+            SiteKind::Scope,
+            SiteKind::AsyncFunction,
+            SiteKind::Inlined,
+        ][self.small(4)]
     }
     fn alloc(&mut self) -> AllocStats {
         AllocStats {
@@ -230,6 +235,7 @@ impl Src {
             p99_ns: self.u(),
             hist: vec![(self.u(), self.u())],
             hist_sum_ns: self.u(),
+            pc_samples: self.u(),
         }
     }
 
@@ -463,6 +469,7 @@ const NEWER: &[&str] = &[
     "sample_hz",
     "self_sampled_ns",
     "total_sampled_ns",
+    "pc_samples",
 ];
 
 /// Removes `key` from every object of `v` at any depth; how many it removed.
@@ -526,6 +533,7 @@ fn an_older_file_without_the_newer_fields_reads_with_their_defaults() {
         (s.self_sampled_ns, s.total_sampled_ns) = (0, 0);
         (s.timing, s.timed_calls) = (Timing::Timed, s.calls);
         (s.p50_ns, s.p90_ns, s.p99_ns, s.hist_sum_ns) = (0, 0, 0, 0);
+        s.pc_samples = 0;
         s.hist.clear();
     }
     for s in want.threads.iter_mut().flat_map(|t| &mut t.sites) {

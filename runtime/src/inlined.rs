@@ -1,0 +1,348 @@
+//! The functions the compiler inlined into marked functions, and the small
+//! ones left unmarked, as rows beneath them (feature `inlined`, Linux):
+//! each thread's program-counter samples (`record::pcs`) resolved through
+//! the binary's debug information into the chain of functions inlined at
+//! that address (rust-lang's symboliser, the `backtrace` crate), and each
+//! marked call path's own time shared out by them.
+//!
+//! A sample of node N (a marked call path) at address A counts for:
+//!
+//! - tickprof's instrumentation when the innermost function at A is
+//!   tickprof's own (the guard inlined into the marked function): left
+//!   out of the shares;
+//! - an **inlined row** when, inside N's function (its frame, or its
+//!   body's closure, found in A's chain), a function of the program (not
+//!   the standard library's, not tickprof's) was inlined: the innermost
+//!   such function;
+//! - an **unmarked row** when A lies in another function the program did
+//!   not inline and nobody marked (a small one, left unmarked by `cargo
+//!   tickprof`): the innermost function of the program there;
+//! - N's own code otherwise (the standard library's code inlined or
+//!   called, a C library's).
+//!
+//! A row is a child of N in the tree, of kind `SiteKind::Inlined`, with no
+//! calls: its time is N's own time as the sampler found it
+//! (`sampled`), in the share its samples found among N's (`pc_samples`
+//! says how many), taken out of N's own; the report then fits it in N's
+//! time as it fits a counted child. Rows resting on few samples are
+//! rough, and the notes under the table say so.
+
+use crate::site::{CallSite, SiteKind};
+use crate::tree::{TNode, Tree};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// What an address is, once resolved.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum At {
+    /// Inside tickprof's instrumentation.
+    Instrumentation,
+    /// In the function `name` (innermost first), with, outermost to
+    /// innermost, the functions there: each a name and its source file.
+    Chain(Vec<(String, String)>),
+}
+
+/// Resolved addresses, kept for the process's life (a binary's addresses
+/// are few; reports come again).
+fn cache() -> &'static Mutex<HashMap<u64, Arc<At>>> {
+    static C: OnceLock<Mutex<HashMap<u64, Arc<At>>>> = OnceLock::new();
+    C.get_or_init(|| Mutex::new(HashMap::new()))
+}
+
+/// The functions at `pc`, innermost first (name, source file), as the
+/// binary's debug information gives them (its symbol alone without it).
+fn frames(pc: u64) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    // `resolve` takes a return address and looks one byte before it; a
+    // sample's address is the instruction itself.
+    let addr = (pc as usize).wrapping_add(1);
+    backtrace::resolve(addr as *mut core::ffi::c_void, |sym| {
+        let name = sym.name().map(|n| format!("{n:#}")).unwrap_or_default();
+        let file = sym
+            .filename()
+            .map(|f| f.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        out.push((name, file));
+    });
+    out
+}
+
+/// `pc` resolved (cached).
+fn at(pc: u64) -> Arc<At> {
+    if let Some(a) = cache().lock().ok().and_then(|c| c.get(&pc).cloned()) {
+        return a;
+    }
+    let f = frames(pc);
+    let a = Arc::new(if f.first().is_some_and(|(n, _)| is_tickprof(n)) {
+        At::Instrumentation
+    } else {
+        At::Chain(f.into_iter().rev().collect())
+    });
+    if let Ok(mut c) = cache().lock() {
+        c.insert(pc, a.clone());
+    }
+    a
+}
+
+/// Whether `name` is one of tickprof's own functions.
+fn is_tickprof(name: &str) -> bool {
+    let n = name.trim_start_matches('<');
+    n.starts_with("tickprof_runtime::") || n.starts_with("tickprof::")
+}
+
+/// Whether a function is the program's (a row may be made of it): a Rust
+/// path, not the standard library's (its sources are the toolchain's, under
+/// `/rustc/`), not tickprof's.
+fn is_program(name: &str, file: &str) -> bool {
+    let n = name.trim_start_matches('<');
+    name.contains("::")
+        && !is_tickprof(name)
+        && !["core::", "std::", "alloc::"]
+            .iter()
+            .any(|p| n.starts_with(p))
+        && !file.contains("/rustc/")
+}
+
+/// `name` without generic arguments (`a::b<T>::c` → `a::b::c`), for
+/// comparing a frame's name with a marked function's path.
+fn bare(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut depth = 0u32;
+    for c in name.chars() {
+        match c {
+            '<' => depth += 1,
+            '>' => depth = depth.saturating_sub(1),
+            _ if depth == 0 => out.push(c),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Whether the frame `name` is the marked function `holder`, or a closure
+/// inside it (a duplicated body runs as one).
+fn is_holder(name: &str, holder: &str) -> bool {
+    let n = bare(name);
+    n == holder
+        || n.strip_prefix(holder)
+            .is_some_and(|rest| rest.starts_with("::{{closure}}"))
+}
+
+/// The functions marked in this program (every mark's function path): a
+/// sample in one of them that is not its node's own is that function's
+/// code outside its instrumentation's windows (its return, after its
+/// caller's node was put back), not a row.
+fn marked() -> &'static std::collections::HashSet<String> {
+    static M: OnceLock<std::collections::HashSet<String>> = OnceLock::new();
+    M.get_or_init(|| {
+        crate::coverage::marks()
+            .into_iter()
+            .filter(|s| matches!(s.kind(), SiteKind::Function | SiteKind::AsyncFunction))
+            .map(CallSite::function_path)
+            .collect()
+    })
+}
+
+/// What a sample of `holder`'s node at `chain` (outermost first) counts
+/// for: `None`, the holder's own code; `Some((name, file, inlined))`, a
+/// row.
+fn row_of<'a>(chain: &'a [(String, String)], holder: &str) -> Option<(&'a str, &'a str, bool)> {
+    // Inside the holder's frame when it is in the chain; else the whole
+    // chain is another function's (called out of line).
+    let (inner, inlined) = match chain.iter().rposition(|(n, _)| is_holder(n, holder)) {
+        Some(h) => (&chain[h + 1..], true),
+        None => (chain, false),
+    };
+    inner
+        .iter()
+        .rev()
+        .find(|(n, f)| is_program(n, f))
+        .map(|(n, f)| (n.as_str(), f.as_str(), inlined || inner.len() > 1))
+}
+
+/// The site of a row named `name` (`(inlined)` or `(unmarked)` after
+/// the function's path), made once per name and kept.
+fn site_of(name: &str, file: &str, inlined: bool) -> &'static CallSite {
+    static SITES: OnceLock<Mutex<HashMap<String, &'static CallSite>>> = OnceLock::new();
+    let shown = format!(
+        "{} ({})",
+        bare(name),
+        if inlined { "inlined" } else { "unmarked" }
+    );
+    let sites = SITES.get_or_init(|| Mutex::new(HashMap::new()));
+    let mut sites = match sites.lock() {
+        Ok(g) => g,
+        Err(e) => e.into_inner(),
+    };
+    sites.entry(shown.clone()).or_insert_with(|| {
+        let name: &'static str = Box::leak(shown.into_boxed_str());
+        let file: &'static str = Box::leak(file.to_owned().into_boxed_str());
+        Box::leak(Box::new(CallSite::inlined(name, file, 0)))
+    })
+}
+
+/// A copy of `c` with the rows of its program-counter samples in every
+/// tree, merged and per thread.
+pub(crate) fn expand_capture(c: &crate::record::Capture) -> crate::record::Capture {
+    let mut out = c.clone();
+    expand(&mut out.merged);
+    for t in &mut out.threads {
+        expand(&mut t.tree);
+    }
+    out
+}
+
+/// Adds the rows of `tree`'s program-counter samples (see the module
+/// docs) beneath their marked call paths.
+pub(crate) fn expand(tree: &mut Tree) {
+    if tree.pcs.is_empty() {
+        return;
+    }
+    // Per node: its own samples, and each row's (by its site's address).
+    type Rows = BTreeMap<usize, (&'static CallSite, u64)>;
+    let mut per_node: BTreeMap<u32, (u64, Rows)> = BTreeMap::new();
+    for (&(node, pc), &count) in &tree.pcs {
+        let Some(n) = tree.nodes.get(node as usize) else {
+            continue;
+        };
+        let Some(site) = n
+            .site
+            .filter(|s| !s.is_internal() && s.kind() != SiteKind::Inlined)
+        else {
+            continue;
+        };
+        if !n.is_regular() {
+            continue;
+        }
+        let At::Chain(chain) = &*at(pc) else {
+            continue;
+        };
+        let holder = site.function_path();
+        // Another marked function's code, outside its windows: its
+        // instrumentation, as far as the shares go.
+        let other_mark = chain.iter().any(|(n, _)| {
+            let b = bare(n);
+            let b = b.split("::{{closure}}").next().unwrap_or(&b);
+            b != holder && marked().contains(b)
+        });
+        if other_mark {
+            continue;
+        }
+        let e = per_node.entry(node).or_default();
+        match row_of(chain, &holder) {
+            None => e.0 += count,
+            Some((name, file, inlined)) => {
+                let row = site_of(name, file, inlined);
+                e.1.entry(row as *const CallSite as usize)
+                    .or_insert((row, 0))
+                    .1 += count;
+            }
+        }
+    }
+    for (node, (own, rows)) in per_node {
+        let i = node as usize;
+        let all = own + rows.values().map(|r| r.1).sum::<u64>();
+        let holder = tree.nodes[i].acc;
+        for (site, count) in rows.into_values() {
+            let share = count as f64 / all as f64;
+            let part = |x: u64| (x as f64 * share).round() as u64;
+            let h = &mut tree.nodes[i].acc;
+            let acc = crate::counters::Acc {
+                sampled: part(holder.sampled).min(h.sampled),
+                sampled_wait: part(holder.sampled_wait).min(h.sampled_wait),
+                pc_samples: count,
+                ..crate::counters::Acc::EMPTY
+            };
+            h.sampled -= acc.sampled;
+            h.sampled_wait -= acc.sampled_wait;
+            tree.nodes.push(TNode {
+                site: Some(site),
+                parent: node,
+                flags: 0,
+                acc,
+            });
+        }
+        tree.nodes[i].acc.pc_samples += own;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chain(names: &[&str]) -> Vec<(String, String)> {
+        names
+            .iter()
+            .map(|n| (n.to_string(), "src/lib.rs".to_owned()))
+            .collect()
+    }
+
+    #[test]
+    fn a_sample_counts_for_the_innermost_program_function_inside_its_holder() {
+        let holder = "app::parse";
+        // In the holder's own code.
+        assert_eq!(row_of(&chain(&["app::parse"]), holder), None);
+        // In the body's closure (the recording copy), then inlined code.
+        let c = chain(&[
+            "tickprof_runtime::__private::timed<app::parse::{{closure}}>",
+            "app::parse::{{closure}}",
+            "app::scan",
+            "core::slice::iter::next",
+        ]);
+        assert_eq!(row_of(&c, holder), Some(("app::scan", "src/lib.rs", true)));
+        // Only the standard library's code inlined: the holder's own.
+        let c = chain(&["app::parse", "alloc::vec::Vec<T>::push"]);
+        assert_eq!(row_of(&c, holder), None);
+        // Another function, called out of line and unmarked.
+        let c = chain(&["app::class_of"]);
+        assert_eq!(
+            row_of(&c, holder),
+            Some(("app::class_of", "src/lib.rs", false))
+        );
+        // A C library's function: the holder's own.
+        assert_eq!(row_of(&chain(&["__memmove_avx_unaligned"]), holder), None);
+        // Generic arguments do not hide the holder.
+        let c = chain(&["app::Parser<u8>::run", "app::step"]);
+        assert_eq!(
+            row_of(&c, "app::Parser::run"),
+            Some(("app::step", "src/lib.rs", true))
+        );
+    }
+
+    #[test]
+    fn tickprofs_and_the_standard_librarys_functions_are_not_the_programs() {
+        assert!(is_tickprof("tickprof_runtime::record::guard::Guard::enter"));
+        assert!(is_tickprof(
+            "<tickprof_runtime::record::counted::Counted as core::ops::Drop>::drop"
+        ));
+        assert!(!is_program(
+            "core::ptr::read",
+            "/rustc/abc/library/core/src/ptr.rs"
+        ));
+        assert!(!is_program(
+            "<alloc::vec::Vec<T> as core::ops::Index>::index",
+            "x.rs"
+        ));
+        assert!(!is_program("app::f", "/rustc/abc/library/std/src/x.rs"));
+        assert!(is_program(
+            "<app::Tree as core::ops::Index<usize>>::index",
+            "src/tree.rs"
+        ));
+        assert_eq!(bare("a::B<T, C<U>>::f"), "a::B::f");
+    }
+
+    /// This test binary's own addresses resolve (it has debug information:
+    /// the test profile's): a function's address gives its name.
+    #[test]
+    fn an_address_of_this_binary_resolves_to_its_function() {
+        #[inline(never)]
+        fn marker() -> u64 {
+            std::hint::black_box(7)
+        }
+        let pc = marker as *const () as u64;
+        let At::Chain(c) = &*at(pc) else {
+            panic!("instrumentation?");
+        };
+        assert!(c.iter().any(|(n, _)| n.ends_with("marker")), "{c:?}");
+    }
+}

@@ -1,0 +1,98 @@
+//! A thread's perf event for program-counter samples: a software
+//! task-clock event (CPU time of the thread, user mode only), its
+//! overflows at the period asked delivered as `SIGURG` to the thread
+//! (`fcntl` `F_SETSIG` and `F_SETOWN_EX`), no ring buffer. What `perf
+//! record -e task-clock` samples with, read from the signal's context.
+
+use super::table::Source;
+use super::SIGNAL;
+
+/// `perf_event_attr` up to `config2` (`PERF_ATTR_SIZE_VER1`, 72 bytes);
+/// the kernel takes the size given and zeroes the rest.
+#[repr(C)]
+struct Attr {
+    kind: u32,
+    size: u32,
+    config: u64,
+    sample_period: u64,
+    sample_type: u64,
+    read_format: u64,
+    flags: u64,
+    wakeup_events: u32,
+    bp_type: u32,
+    config1: u64,
+    config2: u64,
+}
+
+/// `PERF_TYPE_SOFTWARE`.
+const TYPE_SOFTWARE: u32 = 1;
+/// `PERF_COUNT_SW_TASK_CLOCK`.
+const SW_TASK_CLOCK: u64 = 1;
+/// `exclude_kernel` and `exclude_hv` (bits 5 and 6 of the flags): what an
+/// unprivileged process may ask at `perf_event_paranoid` 2.
+const EXCLUDE_KERNEL_HV: u64 = 1 << 5 | 1 << 6;
+/// `PERF_FLAG_FD_CLOEXEC`.
+const FLAG_FD_CLOEXEC: libc::c_ulong = 8;
+/// `F_SETSIG`, `F_SETOWN_EX`, `F_OWNER_TID` (asm-generic/fcntl.h).
+const F_SETSIG: libc::c_int = 10;
+const F_SETOWN_EX: libc::c_int = 15;
+const F_OWNER_TID: libc::c_int = 0;
+
+/// `struct f_owner_ex`.
+#[repr(C)]
+struct Owner {
+    kind: libc::c_int,
+    pid: libc::pid_t,
+}
+
+/// Opens thread `tid`'s event, signalling it every `ns` of its CPU time
+/// in user mode; `None` when the system refuses.
+pub(super) fn open(tid: libc::pid_t, ns: u64) -> Option<Source> {
+    let attr = Attr {
+        kind: TYPE_SOFTWARE,
+        size: core::mem::size_of::<Attr>() as u32,
+        config: SW_TASK_CLOCK,
+        sample_period: ns,
+        sample_type: 0,
+        read_format: 0,
+        flags: EXCLUDE_KERNEL_HV,
+        wakeup_events: 0,
+        bp_type: 0,
+        config1: 0,
+        config2: 0,
+    };
+    // SAFETY: a valid attribute of the size it gives; pid 0 (this thread),
+    // any CPU, no group.
+    let fd = unsafe {
+        libc::syscall(
+            libc::SYS_perf_event_open,
+            &attr as *const Attr,
+            0 as libc::pid_t,
+            -1 as libc::c_int,
+            -1 as libc::c_int,
+            FLAG_FD_CLOEXEC,
+        )
+    };
+    if fd < 0 {
+        return None;
+    }
+    let fd = fd as libc::c_int;
+    let owner = Owner {
+        kind: F_OWNER_TID,
+        pid: tid,
+    };
+    // SAFETY: `fcntl`s on the descriptor just opened, with valid arguments:
+    // the signal, the owner thread (a valid `f_owner_ex`), then
+    // asynchronous notification on (its overflows become signals).
+    let ok = unsafe {
+        libc::fcntl(fd, F_SETSIG, SIGNAL) == 0
+            && libc::fcntl(fd, F_SETOWN_EX, &owner as *const Owner) == 0
+            && libc::fcntl(fd, libc::F_SETFL, libc::O_ASYNC) == 0
+    };
+    if !ok {
+        // SAFETY: the descriptor just opened, closed once.
+        unsafe { libc::close(fd) };
+        return None;
+    }
+    Some(Source::Perf(fd))
+}

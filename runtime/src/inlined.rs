@@ -139,11 +139,7 @@ fn shown(name: &str) -> String {
                     out.push(c);
                 }
             }
-            '>' => {
-                if open.pop() == Some(true) {
-                    out.push(c);
-                }
-            }
+            '>' => out.extend((open.pop() == Some(true)).then_some(c)),
             _ if !dropping => out.push(c),
             _ => {}
         }

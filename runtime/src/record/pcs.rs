@@ -75,7 +75,7 @@ pub(crate) fn install(hz: u64) {
 /// the thread's set-up, or in a `fork` child's handler.
 pub(crate) fn start_thread(pcs: &Pcs) {
     let ns = PERIOD_NS.load(Ordering::Relaxed);
-    if ns == 0 {
+    if ns == 0 || taken_over() {
         return;
     }
     // SAFETY: `gettid` has no preconditions.
@@ -90,6 +90,40 @@ pub(crate) fn start_thread(pcs: &Pcs) {
         timer(tid, ns)
     });
     pcs.set_source(source);
+}
+
+/// Whether the program has set a disposition of its own for the signal
+/// since [`install`] (its handler would get the ticks): if so, no thread
+/// starts samples from now on ([`PERIOD_NS`] 0) and the caller stops the
+/// running ones. One `sigaction` query; async-signal-safe.
+pub(crate) fn taken_over() -> bool {
+    if PERIOD_NS.load(Ordering::Relaxed) == 0 {
+        return false;
+    }
+    // SAFETY: reading the current disposition into a zeroed struct.
+    let mut now: libc::sigaction = unsafe { core::mem::zeroed() };
+    // SAFETY: a valid signal and a valid out pointer; null new action.
+    let read = unsafe { libc::sigaction(SIGNAL, core::ptr::null(), &mut now) } == 0;
+    if !read || now.sa_sigaction == on_tick as *const () as usize {
+        return false;
+    }
+    PERIOD_NS.store(0, Ordering::Relaxed);
+    TAKEN.store(true, Ordering::Relaxed);
+    true
+}
+
+/// Set when [`taken_over`] found the signal the program's.
+static TAKEN: AtomicBool = AtomicBool::new(false);
+
+/// Whether [`taken_over`] has found the signal the program's.
+pub(crate) fn given_up() -> bool {
+    TAKEN.load(Ordering::Relaxed)
+}
+
+/// Stops a thread's samples from another thread (the program took the
+/// signal over): its source closed, once.
+pub(crate) fn stop_other(pcs: &Pcs) {
+    close(pcs.take_source());
 }
 
 /// Set when the system refused a perf event: every later thread takes a

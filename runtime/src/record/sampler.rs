@@ -300,7 +300,15 @@ fn run(period: Duration) {
     let period_ns = u64::try_from(period.as_nanos()).unwrap_or(u64::MAX);
     let mut next = started + period;
     let mut done = JOB.get().is_none();
+    let mut sweeps = 0u32;
     loop {
+        // Now and then (a `sigaction` query): whether the program took
+        // the program-counter samples' signal over.
+        sweeps = sweeps.wrapping_add(1);
+        #[cfg(all(feature = "inlined", target_os = "linux"))]
+        if sweeps % 128 == 0 {
+            super::registry::check_pc_signal();
+        }
         // The job (the calibration's floor), on this thread of tickprof's
         // own, once the program has run a while (a few milliseconds, once;
         // right at this thread's start, it took the CPU from the thread

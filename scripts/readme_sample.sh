@@ -7,7 +7,7 @@
 #
 # 1. `cargo run --release --example quickstart`, its stderr (the exit
 #    report) kept in target/quickstart-report.txt;
-# 2. tests/quickstart.rs with TPTEST_BLESS set to that file: the test runs
+# 2. tests/quickstart.rs (a module of tests/all.rs) with TPTEST_BLESS set to that file: the test runs
 #    the quickstart again (its own build), checks that the release report
 #    has the same shape (header lines, columns, rows, lines under the
 #    table) and writes it into the README.
@@ -19,5 +19,5 @@ cd "$(dirname "$0")/.."
 mkdir -p target
 cargo run --quiet --release --example quickstart 2>target/quickstart-report.txt >/dev/null
 TPTEST_BLESS="$PWD/target/quickstart-report.txt" \
-    cargo test --quiet -p tickprof-testsuite --test quickstart the_readmes_sample_has_the_shape
+    cargo test --quiet -p tickprof-testsuite --test all quickstart::the_readmes_sample_has_the_shape
 echo "readme_sample: README.md's sample written from a release run on$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"

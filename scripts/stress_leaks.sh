@@ -7,6 +7,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/test_bin.sh
-bin=$(test_bin leaked_guards)
-LEAKS=1000000 TICKPROF_MAX_NODES=1000000 "$bin" --nocapture 2>&1 \
+bin=$(test_bin all)
+LEAKS=1000000 TICKPROF_MAX_NODES=1000000 "$bin" --nocapture leaked_guards:: 2>&1 \
   | grep -E "marked calls after|test result"

@@ -1,7 +1,11 @@
 # Sourced by the scripts that run one test binary or example of the
 # testsuite, and by those that build it for behaviour only.
-# test_bin NAME: the path of tests/NAME.rs's binary as the README's
-# `cargo test --workspace` builds it (PROFILE set: `--profile PROFILE`).
+# test_bin NAME: the path of the test binary NAME (tests/NAME.rs: `all`,
+# which holds most test files as modules, `alone` or `disabled`) as the
+# README's `cargo test --workspace` builds it (PROFILE set: `--profile
+# PROFILE`). A module's child runs as `"$bin" --exact MODULE::child_workload`;
+# TPTEST_ALLOCATOR=system gives it the system allocator, as when each file
+# was a binary of its own (tests/all.rs).
 # The whole workspace's selection, not `--test NAME` or `--example NAME`:
 # those build the dependencies as other artifacts (a CI step that asked for
 # `--workspace --test thread_churn` after the README's run rebuilt runtime,

@@ -13,12 +13,11 @@ cd "$(dirname "$0")/.."
 threads=${1:-200000}
 forks=${2:-400}
 . scripts/test_bin.sh
-churn=$(test_bin thread_churn)
-fork=$(test_bin fork)
+bin=$(test_bin all)
 peak() { grep "Maximum resident set size" "$1" | awk '{print $NF}'; }
 run_churn() {
-    env -u TICKPROF_OUT TICKPROF_STDERR=0 TPTEST_CHURN_CHILD="churn:$threads" "$@" \
-        /usr/bin/time -v "$churn" --exact child_workload --nocapture 2>"$tmp/time" >/dev/null
+    env -u TICKPROF_OUT TPTEST_ALLOCATOR=system TICKPROF_STDERR=0 TPTEST_CHURN_CHILD="churn:$threads" "$@" \
+        /usr/bin/time -v "$bin" --exact thread_churn::child_workload --nocapture 2>"$tmp/time" >/dev/null
     grep "^churn:" "$tmp/time" || true
 }
 tmp=$(mktemp -d)
@@ -33,7 +32,7 @@ if ((on - off > limit_kb)); then
     echo "FAIL: more than 24 MB above TICKPROF=off" >&2
     exit 1
 fi
-TICKPROF_STDERR=0 TPTEST_FORK_CHILD="forks:$forks" "$fork" --exact child_workload --nocapture 2>"$tmp/fork" >/dev/null || {
+TPTEST_ALLOCATOR=system TICKPROF_STDERR=0 TPTEST_FORK_CHILD="forks:$forks" "$bin" --exact fork::child_workload --nocapture 2>"$tmp/fork" >/dev/null || {
     cat "$tmp/fork" >&2
     exit 1
 }

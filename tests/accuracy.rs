@@ -12,11 +12,7 @@
 //! and the flags of these cases are printed by the bench.
 #![cfg(feature = "enabled")]
 
-#[path = "support/quiet.rs"]
-mod quiet;
-
-#[path = "support/accuracy_cases.rs"]
-mod cases;
+use crate::support::accuracy_cases as cases;
 
 use std::sync::Mutex;
 

@@ -7,12 +7,7 @@
 //! its callees' calls beneath it, and a counted site that starts making
 //! marked calls keeps them on their true path with its counts intact.
 
-#[path = "support/child.rs"]
-mod child;
-#[path = "support/quiet.rs"]
-mod quiet;
-#[path = "support/time_modes.rs"]
-mod time_modes;
+use crate::support::time_modes;
 
 use std::collections::BTreeMap;
 use time_modes::{paths, short};

@@ -3,21 +3,21 @@
 //! thread, and the exit report of a process with the wrapper installed.
 #![cfg(feature = "enabled")]
 
-#[path = "support/child.rs"]
-mod child;
-#[path = "support/pprof_proto.rs"]
-mod pprof_proto;
-#[path = "support/quiet.rs"]
-mod quiet;
+use crate::support::child;
+use crate::support::pprof_proto;
 
 use std::hint::black_box;
 use tickprof::{profile, AllocStats, Report};
 
-#[global_allocator]
-static A: tickprof::Alloc = tickprof::Alloc::system();
+// tickprof's counting allocator is this binary's (`tests/all.rs`).
+
+/// The full name of this module's function `name`.
+fn named(name: &str) -> String {
+    format!("{}::{name}", module_path!())
+}
 
 fn alloc_of(r: &Report, name: &str) -> (AllocStats, AllocStats) {
-    let s = r.site(name).unwrap_or_else(|| panic!("{name} ran"));
+    let s = r.site(&named(name)).unwrap_or_else(|| panic!("{name} ran"));
     (s.alloc, s.self_alloc)
 }
 
@@ -81,11 +81,11 @@ fn exact_counts_and_bytes_self_and_total() {
     let i = r
         .tree
         .iter()
-        .position(|n| n.name == "boxes")
+        .position(|n| n.name == named("boxes"))
         .expect("the path");
     assert_eq!(r.tree[i].alloc, stats(10, 80, 10, 80));
     let parent = r.tree[i].parent.expect("a parent");
-    assert_eq!(r.tree[parent].name, "caller");
+    assert_eq!(r.tree[parent].name, named("caller"));
     assert_eq!(r.tree[parent].alloc, total);
     assert_eq!(r.tree[parent].self_alloc, self_);
 }
@@ -139,7 +139,7 @@ fn eight_threads_totals_are_exact() {
         .threads
         .iter()
         .flat_map(|t| &t.sites)
-        .filter(|x| x.name == "threaded")
+        .filter(|x| x.name == named("threaded"))
         .map(|x| x.alloc.bytes)
         .sum();
     assert_eq!(per_thread, 8000 * 32);
@@ -183,7 +183,7 @@ fn snapshot_differences_include_allocations() {
     between_snapshots(5);
     let after = tickprof::snapshot();
     let d = &after - &before;
-    let s = d.site("between_snapshots").expect("ran between");
+    let s = d.site(&named("between_snapshots")).expect("ran between");
     assert_eq!(s.alloc, stats(5, 5 * 32, 5, 5 * 32));
 }
 
@@ -249,6 +249,7 @@ fn with_tickprof_off_the_wrapper_passes_through() {
     std::fs::create_dir_all(&dir).expect("temp dir");
     let json = dir.join("r.json");
     let out = child::child_command(CHILD, "1")
+        .env(child::ALLOCATOR, "counting")
         .env("TICKPROF", "off")
         .env("TICKPROF_OUT", &json)
         .output()
@@ -268,6 +269,7 @@ fn exit_report_with_the_wrapper_shows_allocations_and_the_outside_row() {
     let folded = dir.join("r.alloc.folded");
     let csv = dir.join("r.csv");
     let out = child::child_command(CHILD, "1")
+        .env(child::ALLOCATOR, "counting")
         .env(
             "TICKPROF_OUT",
             format!("{},{},{}", json.display(), folded.display(), csv.display()),
@@ -288,12 +290,12 @@ fn exit_report_with_the_wrapper_shows_allocations_and_the_outside_row() {
         .skip_while(|l| !l.starts_with("name "))
         .nth(1)
         .unwrap_or_default();
-    assert!(first_row.starts_with("caller "), "{stderr}");
+    assert!(first_row.starts_with(&named("caller ")), "{stderr}");
     let csv = std::fs::read_to_string(&csv).expect("csv written");
     let header: Vec<&str> = csv.lines().next().unwrap_or_default().split(',').collect();
     let row: Vec<&str> = csv
         .lines()
-        .find(|l| l.starts_with("caller,"))
+        .find(|l| l.starts_with(&named("caller,")))
         .expect("caller row")
         .split(',')
         .collect();
@@ -320,7 +322,7 @@ fn exit_report_with_the_wrapper_shows_allocations_and_the_outside_row() {
     );
     let caller = v["sites"]
         .as_array()
-        .and_then(|s| s.iter().find(|x| x["name"] == "caller"))
+        .and_then(|s| s.iter().find(|x| x["name"] == named("caller").as_str()))
         .expect("caller");
     assert_eq!(caller["alloc"]["bytes"], 1600);
     assert_eq!(caller["self_alloc"]["bytes"], 1000);
@@ -335,7 +337,10 @@ fn exit_report_with_the_wrapper_shows_allocations_and_the_outside_row() {
             .unwrap_or_else(|| panic!("{suffix} in {folded}"))
     };
     assert_eq!(line("caller"), 1000);
-    assert_eq!(line("caller;string_growth"), 120);
+    assert_eq!(
+        line(&format!("{};{}", named("caller"), named("string_growth"))),
+        120
+    );
     assert!(line("<outside marked calls>") > 0);
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -388,7 +393,7 @@ fn pprof_has_allocation_sample_types() {
         }
     }
     for name in ["caller", "boxes", "with_capacity", "string_growth"] {
-        let site = r.site(name).unwrap();
+        let site = r.site(&named(name)).unwrap();
         let n = site.name.as_str();
         assert_eq!(
             flat[n],
@@ -401,5 +406,8 @@ fn pprof_has_allocation_sample_types() {
             "{n} cum = total"
         );
     }
-    assert_eq!(flat[r.site("boxes").unwrap().name.as_str()], [20, 160]);
+    assert_eq!(
+        flat[r.site(&named("boxes")).unwrap().name.as_str()],
+        [20, 160]
+    );
 }

@@ -5,9 +5,6 @@
 //! their (parent, child) pairs share table slots.
 #![cfg(feature = "enabled")]
 
-#[path = "support/quiet.rs"]
-mod quiet;
-
 use std::hint::black_box;
 use tickprof::profile;
 

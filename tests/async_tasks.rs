@@ -2,15 +2,11 @@
 //! right parent across interleaving tasks and thread migration, cancellation.
 #![cfg(feature = "enabled")]
 
-#[path = "support/quiet.rs"]
-mod quiet;
-
 use std::future::Future;
 use std::time::Duration;
 use tickprof::profile;
 
-#[path = "support/spin.rs"]
-mod spin_support;
+use crate::support::spin as spin_support;
 use spin_support::spin;
 
 #[profile]

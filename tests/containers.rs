@@ -6,9 +6,6 @@
 //! and caller/callee edges.
 #![cfg(feature = "enabled")]
 
-#[path = "support/quiet.rs"]
-mod quiet;
-
 use std::future::Future;
 use std::sync::Arc;
 use std::task::{Context, Poll, Wake, Waker};
@@ -116,7 +113,7 @@ macro_rules! workload {
                 let total = stack.double() + stack.size() + stack.sum::<u64>();
                 let len = stack.depth() + Stack::capacity_hint();
                 stack.clear();
-                total + len as u64 + crate::poll_once(later(4))
+                total + len as u64 + crate::containers::poll_once(later(4))
             }
         }
     };

@@ -7,18 +7,12 @@
 //! early with `?`, on several threads; the allocations of a counted call
 //! are its own.
 
-#[path = "support/child.rs"]
-mod child;
-#[path = "support/quiet.rs"]
-mod quiet;
-#[path = "support/time_modes.rs"]
-mod time_modes;
+use crate::support::time_modes;
 
 use std::collections::BTreeMap;
 use time_modes::{paths, short};
 
-#[global_allocator]
-static ALLOC: tickprof::Alloc = tickprof::Alloc::system();
+// tickprof's counting allocator is this binary's (`tests/all.rs`).
 
 const CHILD: &str = "TPTEST_COUNTED_CHILD";
 const THREADS: u64 = 2;

@@ -8,11 +8,7 @@
 //! 200,000 and measures its peak memory.
 #![cfg(feature = "enabled")]
 
-#[path = "support/quiet.rs"]
-mod quiet;
-
-#[path = "support/child.rs"]
-mod child;
+use crate::support::child;
 
 use std::path::{Path, PathBuf};
 use tickprof::export::stacks::MAX_DEPTH;
@@ -123,12 +119,15 @@ fn check_common(dir: &Path, site: &str) -> (u64, usize) {
     let txt = read(dir, "txt");
     let calls = txt
         .lines()
-        .find(|l| l.starts_with(&format!("deep_exports{site} ")))
+        .find(|l| l.starts_with(&format!("{}{site} ", module_path!())))
         .and_then(|l| l.split_whitespace().nth(1))
         .expect(&txt);
     let expected = if site == "::down" { DEPTH } else { DEPTH / 2 };
     assert_eq!(calls, expected.to_string(), "{txt}");
-    assert!(txt.contains(&format!("== deep_exports{site} (")), "{txt}");
+    assert!(
+        txt.contains(&format!("== {}{site} (", module_path!())),
+        "{txt}"
+    );
     let svg = read(dir, "svg");
     assert!(svg.starts_with("<?xml") && svg.trim_end().ends_with("</svg>"));
     let mut reader = quick_xml::Reader::from_str(&svg);

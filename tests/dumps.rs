@@ -7,11 +7,7 @@
 //! parent acts, and waits for a line on stdin before going on.
 #![cfg(all(feature = "enabled", unix))]
 
-#[path = "support/quiet.rs"]
-mod quiet;
-
-#[path = "support/child.rs"]
-mod child;
+use crate::support::child;
 
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::process::ExitStatusExt;

@@ -24,8 +24,7 @@
 //! program's 25,500 paths with the work on the exiting thread.
 #![cfg(all(feature = "enabled", target_os = "linux"))]
 
-#[path = "support/http.rs"]
-mod http;
+use crate::support::http;
 
 use http::child;
 
@@ -40,10 +39,9 @@ const ON_A_THREAD: &str = "TPTEST_LEDGER_ON_A_THREAD";
 /// Slots beyond the allocations live when the work ends (unset: no cap).
 const SLOTS: &str = "TPTEST_LEDGER_SLOTS";
 
-#[global_allocator]
-static LEDGER: Ledger = Ledger;
-
-struct Ledger;
+/// The ledger: `tests/all.rs` installs it in the children
+/// (`TPTEST_ALLOCATOR=ledger`), the plain system allocator behind it.
+pub struct Ledger;
 
 /// Live allocations (of the whole process).
 static LIVE: AtomicI64 = AtomicI64::new(0);
@@ -124,7 +122,7 @@ unsafe impl GlobalAlloc for Ledger {
     }
 }
 
-/// 500 marked functions, `crate::aN::bM::f` (20 × 25): each runs the
+/// 500 marked functions, `crate::exit_allocator::aN::bM::f` (20 × 25): each runs the
 /// function at index `next` of [`ALL`], if any, beneath itself.
 macro_rules! inner {
     ($($b:ident)*) => {
@@ -132,7 +130,7 @@ macro_rules! inner {
             #[tickprof::profile]
             pub fn f(next: Option<usize>) {
                 if let Some(n) = next {
-                    crate::call(n, None);
+                    crate::exit_allocator::call(n, None);
                 }
             }
         })*
@@ -198,7 +196,7 @@ fn child_workload() {
         CAP.store(live + slots, SeqCst);
     }
     AFTER.store(true, SeqCst);
-    LEDGER.note(0); // the figures so far: none
+    Ledger.note(0); // the figures so far: none
     if dump && !tickprof::dump_now() {
         // SAFETY: no allocation.
         unsafe { libc::_exit(9) };
@@ -234,6 +232,7 @@ fn run(name: &str, env: &[(&str, &str)]) -> (std::process::ExitStatus, String, F
     let mut all = env.to_vec();
     let figures_path = figures.to_str().unwrap().to_owned();
     all.push((FIGURES, &figures_path));
+    all.push((child::ALLOCATOR, "ledger"));
     let (out, stderr) = child::run(CHILD, "1", &all);
     let bytes = std::fs::read(&figures).unwrap_or_default();
     let word = |i: usize| i64::from_ne_bytes(bytes[i * 8..i * 8 + 8].try_into().unwrap());

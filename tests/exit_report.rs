@@ -11,8 +11,7 @@ use tickprof::profile;
 
 const CHILD: &str = "TPTEST_EXIT_CHILD";
 
-#[path = "support/spin.rs"]
-mod spin_support;
+use crate::support::spin as spin_support;
 use spin_support::spin;
 
 #[profile]
@@ -92,8 +91,7 @@ fn child_workload() {
     }
 }
 
-#[path = "support/child.rs"]
-mod child;
+use crate::support::child;
 
 fn run_child(mode: &str, env: &[(&str, &str)]) -> (Output, String) {
     child::run(CHILD, mode, env)

@@ -7,9 +7,6 @@
 //! parallel: each uses its own functions and looks its sites up by name.
 #![cfg(feature = "enabled")]
 
-#[path = "support/quiet.rs"]
-mod quiet;
-
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -89,6 +86,7 @@ known_profile!(
 
 #[test]
 fn csv_round_trips_through_a_csv_reader() {
+    let _turn = crate::support::alone();
     let (a, b, c) = ("csv, a \"quoted\"", "csv Foo<A, B>", "csv; naïve ✓ & <c>");
     csv_case::a();
     let report = tickprof::report();
@@ -138,6 +136,7 @@ known_profile!(json_case, "json <a> & \"b\"", "json, b; ß", "json\nc\t✓");
 
 #[test]
 fn json_holds_the_whole_report_with_a_version() {
+    let _turn = crate::support::alone();
     let (a, b, c) = ("json <a> & \"b\"", "json, b; ß", "json\nc\t✓");
     json_case::a();
     let report = tickprof::report();
@@ -267,6 +266,7 @@ known_profile!(
 
 #[test]
 fn folded_stacks_are_one_line_per_path_with_self_time() {
+    let _turn = crate::support::alone();
     let (a, b, c) = ("folded <a> & \"q\"", "folded [u8; 4], b", "folded retry 3");
     folded_case::a();
     let report = tickprof::report();
@@ -323,6 +323,7 @@ known_profile!(svg_case, "svg <g> & \"a\"", "svg b; ünï", "svg c, C");
 
 #[test]
 fn svg_flamegraph_draws_the_frames_inferno_draws_with_escaped_names() {
+    let _turn = crate::support::alone();
     let (a, b, c) = ("svg <g> & \"a\"", "svg b; ünï", "svg c, C");
     svg_case::a();
     let report = tickprof::report();
@@ -444,6 +445,7 @@ known_profile!(
 
 #[test]
 fn html_links_resolve_and_names_cannot_inject() {
+    let _turn = crate::support::alone();
     let (a, b, c) = (
         "<script>alert(1)</script>",
         "html <img src=x onerror=alert(2)> 'b'",
@@ -535,6 +537,7 @@ known_profile!(
 
 #[test]
 fn html_for_ten_thousand_sites_is_complete_and_compact() {
+    let _turn = crate::support::alone();
     big_case::a();
     let real = tickprof::report();
     let report = synthetic(&real, 10_000);
@@ -566,6 +569,7 @@ known_profile!(
 
 #[test]
 fn odd_names_survive_every_format() {
+    let _turn = crate::support::alone();
     let names = [
         "odd <a> & \"a\", 'x'; é",
         "odd Foo<A, B>; \"b\" ✓",
@@ -627,6 +631,7 @@ fn odd_names_survive_every_format() {
 
 #[test]
 fn unknown_extension_and_unwritable_path_are_errors_not_panics() {
+    let _turn = crate::support::alone();
     let report = tickprof::report();
     let opts = TextOptions::default();
     let e = tickprof::export::render(&report, "out.xlsx", &opts).unwrap_err();
@@ -666,6 +671,7 @@ fn child_writes_tickprof_out() {
 
 #[test]
 fn tickprof_out_writes_every_format() {
+    let _turn = crate::support::alone();
     let dir = temp_dir("out");
     let files = ["a.json", "b.html", "c.folded", "d.svg"];
     let out: Vec<String> = files
@@ -673,8 +679,13 @@ fn tickprof_out_writes_every_format() {
         .map(|f| dir.join(f).to_str().unwrap().to_owned())
         .collect();
     let run = std::process::Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "child_writes_tickprof_out", "--nocapture"])
+        .args([
+            "--exact",
+            "export::child_writes_tickprof_out",
+            "--nocapture",
+        ])
         .env(CHILD, "1")
+        .env(crate::support::child::ALLOCATOR, "system")
         .env("TICKPROF_OUT", out.join(","))
         .env_remove("TICKPROF")
         .output()

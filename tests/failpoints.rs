@@ -5,11 +5,7 @@
 //! processes.
 #![cfg(feature = "failpoints")]
 
-#[path = "support/quiet.rs"]
-mod quiet;
-
-#[path = "support/child.rs"]
-mod child;
+use crate::support::child;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use tickprof::fail::{self, FailScenario};
@@ -78,7 +74,7 @@ fn async_marks_are_failpoints_at_their_first_poll() {
     let rt = tokio::runtime::Builder::new_current_thread()
         .build()
         .unwrap();
-    fail::cfg("later", "1*panic(async boom)->1*yield").unwrap();
+    fail::cfg("failpoints::later", "1*panic(async boom)->1*yield").unwrap();
     let caught = std::panic::catch_unwind(|| rt.block_on(later(1))).unwrap_err();
     assert_eq!(
         caught.downcast_ref::<String>().map(String::as_str),
@@ -86,7 +82,7 @@ fn async_marks_are_failpoints_at_their_first_poll() {
     );
     assert_eq!(rt.block_on(later(2)), 3);
     assert_eq!(rt.block_on(later(3)), 4);
-    assert_eq!(faults_at("failpoints::later"), 2);
+    assert_eq!(faults_at(concat!(module_path!(), "::later")), 2);
 }
 
 mod a {
@@ -111,7 +107,10 @@ fn return_injects_the_error_and_skips_the_body() {
     let err = fallible(3).unwrap_err();
     assert_eq!(
         err,
-        MyError::Injected(Injected::new("failpoints::fallible", Some("disk full")))
+        MyError::Injected(Injected::new(
+            concat!(module_path!(), "::fallible"),
+            Some("disk full")
+        ))
     );
     assert_eq!(
         BODIES.load(Ordering::Relaxed),
@@ -120,11 +119,15 @@ fn return_injects_the_error_and_skips_the_body() {
     );
     assert_eq!(
         err_text(&err),
-        "fault injected at failpoints::fallible: disk full"
+        concat!(
+            "fault injected at ",
+            module_path!(),
+            "::fallible: disk full"
+        )
     );
     fail::remove("fallible");
     assert_eq!(fallible(4), Ok(4));
-    assert!(faults_at("failpoints::fallible") >= 1);
+    assert!(faults_at(concat!(module_path!(), "::fallible")) >= 1);
 }
 
 fn err_text(e: &MyError) -> String {
@@ -135,7 +138,11 @@ fn err_text(e: &MyError) -> String {
 #[test]
 fn counts_and_chains_fire_exactly() {
     let _s = FailScenario::setup();
-    fail::cfg("failpoints::chained", "2*return(a)->1*return(b)->off").unwrap();
+    fail::cfg(
+        concat!(module_path!(), "::chained"),
+        "2*return(a)->1*return(b)->off",
+    )
+    .unwrap();
     let got: Vec<Option<String>> = (0..5)
         .map(|_| chained().err().map(|e| e.message.unwrap_or_default()))
         .collect();
@@ -172,16 +179,19 @@ fn panic_sleep_delay_yield_and_off_at_any_mark() {
     let caught = std::panic::catch_unwind(panicky).unwrap_err();
     assert_eq!(
         caught.downcast_ref::<String>().map(String::as_str),
-        Some("failpoint failpoints::panicky panic")
+        Some(concat!("failpoint ", module_path!(), "::panicky panic"))
     );
     fail::remove("panicky");
     // Scopes are failpoints too; delays only take time.
     fail::cfg("sleepy::nap", "1*sleep(1)->1*delay(1)->1*yield->off").unwrap();
-    let before = faults_at("failpoints::sleepy::nap");
+    let before = faults_at(concat!(module_path!(), "::sleepy::nap"));
     for _ in 0..5 {
         sleepy();
     }
-    assert_eq!(faults_at("failpoints::sleepy::nap") - before, 3);
+    assert_eq!(
+        faults_at(concat!(module_path!(), "::sleepy::nap")) - before,
+        3
+    );
 }
 
 #[test]
@@ -206,7 +216,7 @@ fn unknown_and_ambiguous_names_and_bad_syntax_are_errors() {
     let _s = FailScenario::setup();
     let e = fail::cfg("dup", "panic").unwrap_err();
     assert!(
-        e.contains("ambiguous") && e.contains("failpoints::a::dup"),
+        e.contains("ambiguous") && e.contains(concat!(module_path!(), "::a::dup")),
         "{e}"
     );
     assert!(fail::cfg("a::dup", "off").is_ok());
@@ -286,7 +296,7 @@ fn the_table_syntax_matches_the_fail_crate() {
         assert!(out.status.success(), "{config:?}: {stderr}");
         let printed: Vec<&str> = stderr.lines().collect();
         let want: &[&str] = match *config {
-            "print->return" => &["failpoint failpoints::compared executed."; 6],
+            "print->return" => &[concat!("failpoint ", module_path!(), "::compared executed."); 6],
             "1*print(hi)->return" => &["hi"],
             other => panic!("no expected output for {other:?}"),
         };
@@ -421,8 +431,16 @@ fn bad_entries_warn_once_each_and_arm_nothing() {
         let line = text.lines().find(|l| l.starts_with(name))?;
         line.split(',').nth(column)?.parse().ok()
     };
-    assert_eq!(faults("failpoints::fallible,"), Some(2), "{text}");
-    assert_eq!(faults("failpoints::plain,"), Some(0), "{text}");
+    assert_eq!(
+        faults(concat!(module_path!(), "::fallible,")),
+        Some(2),
+        "{text}"
+    );
+    assert_eq!(
+        faults(concat!(module_path!(), "::plain,")),
+        Some(0),
+        "{text}"
+    );
 }
 
 #[test]

@@ -18,10 +18,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
-#[path = "support/child.rs"]
-mod child;
-#[path = "support/quiet.rs"]
-mod quiet;
+use crate::support::child;
 
 const CHILD: &str = "TPTEST_FILE_WRITES_CHILD";
 /// The file whose appearance lets the child go on to exit.

@@ -8,14 +8,9 @@
 //! `forks` scenario at full size (400 forks).
 #![cfg(all(feature = "enabled", unix))]
 
-#[path = "support/quiet.rs"]
-mod quiet;
+use crate::support::child;
 
-#[path = "support/child.rs"]
-mod child;
-
-#[path = "support/forking.rs"]
-mod forking;
+use crate::support::forking;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;

@@ -6,20 +6,15 @@
 //! times asserted are lower bounds that spinning guarantees.
 #![cfg(feature = "enabled")]
 
-#[path = "support/quiet.rs"]
-mod quiet;
-#[path = "support/spin.rs"]
-mod spin;
+use crate::support::spin;
 
-use std::sync::Mutex;
 use std::time::Duration;
 use tickprof::{profile, SiteStats};
 
-/// `reset()` clears every site: the tests take turns.
-static TURN: Mutex<()> = Mutex::new(());
-
+/// `reset()` clears every site: the tests take turns (with the other
+/// tests of `tests/alone.rs`).
 fn turn() -> std::sync::MutexGuard<'static, ()> {
-    TURN.lock().unwrap_or_else(|e| e.into_inner())
+    crate::support::alone()
 }
 
 /// What every site's histogram satisfies.

@@ -6,11 +6,7 @@
 //! which asserts and exits non-zero on failure.
 #![cfg(feature = "enabled")]
 
-#[path = "support/quiet.rs"]
-mod quiet;
-
-#[path = "support/child.rs"]
-mod child;
+use crate::support::child;
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;

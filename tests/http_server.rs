@@ -13,12 +13,8 @@
 //! bounds on time are generous (well under a slow client's lifetime).
 #![cfg(all(feature = "enabled", unix))]
 
-#[path = "support/http.rs"]
-mod http;
-#[path = "support/pprof_proto.rs"]
-mod pprof_proto;
-#[path = "support/quiet.rs"]
-mod quiet;
+use crate::support::http;
+use crate::support::pprof_proto;
 
 use http::{read_answer, Server, PATIENCE};
 use pprof_proto::Profile;

@@ -4,14 +4,18 @@
 //! marked functions start, record and exit cleanly (this crashed at thread
 //! teardown with a null arena), and tickprof's own allocations are never
 //! recorded as the program's.
+//!
+//! The allocator is `tests/all.rs`'s in a child process of its own
+//! (`TPTEST_ALLOCATOR=marked`, picked before the first marked call), which
+//! runs the work and its checks: the parent checks it passed.
 #![cfg(feature = "enabled")]
 
-#[path = "support/quiet.rs"]
-mod quiet;
+use crate::support::child;
 
 use std::alloc::{GlobalAlloc, Layout, System};
 
-struct Marked;
+/// Marks every allocation (`tests/all.rs` installs it in the child).
+pub struct Marked;
 
 // SAFETY: forwards every call to `System` unchanged.
 unsafe impl GlobalAlloc for Marked {
@@ -28,9 +32,6 @@ unsafe impl GlobalAlloc for Marked {
     }
 }
 
-#[global_allocator]
-static ALLOCATOR: Marked = Marked;
-
 #[tickprof::profile]
 fn work(n: u64) -> usize {
     let v: Vec<u64> = (0..n).collect();
@@ -38,8 +39,20 @@ fn work(n: u64) -> usize {
     v.len() + s.len()
 }
 
+const CHILD: &str = "TPTEST_MARKED_ALLOCATOR_CHILD";
+
 #[test]
 fn threads_allocating_only_inside_marked_functions_start_and_end_cleanly() {
+    child::run_checks(CHILD, &[(child::ALLOCATOR, "marked")]);
+}
+
+/// The child: threads that allocate only inside marked functions, then
+/// the report's checks.
+#[test]
+fn child_workload() {
+    if std::env::var_os(CHILD).is_none() {
+        return;
+    }
     for round in 0..4 {
         let threads: Vec<_> = (0..8)
             .map(|i| {

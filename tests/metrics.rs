@@ -6,10 +6,7 @@
 //! answered while a `?seconds=N` profile is in flight.
 #![cfg(all(feature = "enabled", unix))]
 
-#[path = "support/http.rs"]
-mod http;
-#[path = "support/quiet.rs"]
-mod quiet;
+use crate::support::http;
 
 use http::Server;
 use std::collections::{BTreeMap, HashMap};

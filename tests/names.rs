@@ -3,9 +3,6 @@
 //! `path::Trait::method`), whatever module the `impl` block is in.
 #![cfg(feature = "enabled")]
 
-#[path = "support/quiet.rs"]
-mod quiet;
-
 use std::future::Future;
 use std::str::FromStr;
 use std::sync::Arc;
@@ -36,22 +33,22 @@ pub mod other {
     use tickprof::profile;
 
     /// An inherent impl in another module than its type.
-    impl crate::parser::Parser {
+    impl crate::names::parser::Parser {
         #[profile]
         pub fn elsewhere(&self) {}
     }
 
     /// A std trait implemented in another module than the type.
-    impl std::str::FromStr for crate::c::Version {
+    impl std::str::FromStr for crate::names::c::Version {
         type Err = ();
         #[profile]
         fn from_str(_: &str) -> Result<Self, ()> {
-            Ok(crate::c::Version)
+            Ok(crate::names::c::Version)
         }
     }
 
     /// A crate trait implemented in another module than the type.
-    impl crate::Shape for crate::c::Version {
+    impl crate::names::Shape for crate::names::c::Version {
         #[profile]
         fn area(&self) -> f64 {
             2.0
@@ -59,16 +56,16 @@ pub mod other {
     }
 
     /// A trait for a slice of references, in another module.
-    impl crate::Named for &[crate::parser::Parser] {
+    impl crate::names::Named for &[crate::names::parser::Parser] {
         #[profile]
         fn nm(&self) {}
     }
 
     /// A generic trait with a generic argument, for a generic type.
-    impl<T> From<Vec<T>> for crate::Stack<T> {
+    impl<T> From<Vec<T>> for crate::names::Stack<T> {
         #[profile]
         fn from(v: Vec<T>) -> Self {
-            crate::Stack(v)
+            crate::names::Stack(v)
         }
     }
 }
@@ -332,8 +329,9 @@ fn every_shape_shows_in_its_canonical_form() {
     }
     let shown: Vec<&str> = report.sites.iter().map(|s| s.name.as_str()).collect();
     assert!(wrong.is_empty(), "{}\nshown: {shown:#?}", wrong.join("\n"));
-    // No name shows rustc's internal forms.
-    for name in &shown {
+    // No name of this module's shows rustc's internal forms (the other
+    // test modules of this binary have names of their own).
+    for name in shown.iter().filter(|n| n.contains(KRATE)) {
         assert!(!name.contains("<impl "), "{name}");
         assert!(
             !name.contains("core::") && !name.contains("alloc::"),

@@ -1,14 +1,10 @@
 //! Timing accuracy, early return, `?`, and panics.
 #![cfg(feature = "enabled")]
 
-#[path = "support/quiet.rs"]
-mod quiet;
-
 use std::time::{Duration, Instant};
 use tickprof::profile;
 
-#[path = "support/spin.rs"]
-mod spin_support;
+use crate::support::spin as spin_support;
 use spin_support::spin;
 
 #[profile]
@@ -17,7 +13,7 @@ fn spins(d: Duration) {
 }
 
 #[test]
-fn a_spinning_function_is_reported_within_five_percent() {
+fn a_spinning_function_is_reported_between_its_spins_and_the_wall_time() {
     let mut measured = Duration::ZERO;
     for _ in 0..20 {
         let t = Instant::now();
@@ -29,18 +25,14 @@ fn a_spinning_function_is_reported_within_five_percent() {
     assert_eq!(s.calls, 20);
     let reported = s.total_ns as f64;
     let truth = measured.as_nanos() as f64;
-    let err = (reported - truth).abs() / truth;
-    // Within 5% of `Instant`'s time of the calls; or, on a busy machine,
-    // between the 60 ms the calls spun at least and `Instant`'s time: a
-    // thread preempted between `Instant::now()` and the guard's clock
-    // read loses time to `Instant` that no call took (4 to 9 ms, in 1 run
-    // of 25 to 40 with three CPU hogs and this file's tests in parallel,
-    // raw figures alike).
+    // Bounds that hold whatever the machine's load (the percentage error
+    // against the unmarked code is `cargo bench --bench accuracy`'s): at
+    // least the 60 ms the calls spun, at most `Instant`'s time around
+    // them; 2% for the tick frequency's calibration.
     let spun = 20.0 * 3e6;
     assert!(
-        err < 0.05 || (reported >= spun && reported <= truth),
-        "reported {reported} ns, measured {truth} ns, error {:.2}%",
-        err * 100.0
+        reported >= 0.98 * spun && reported <= truth / 0.98,
+        "reported {reported} ns, spun {spun} ns, measured {truth} ns"
     );
     assert!(s.min_ns as f64 >= 3e6 * 0.95, "min {}", s.min_ns);
 }

@@ -4,11 +4,7 @@
 //! `TICKPROF_PAUSED=on` at start-up (child processes).
 #![cfg(feature = "enabled")]
 
-#[path = "support/quiet.rs"]
-mod quiet;
-
-#[path = "support/child.rs"]
-mod child;
+use crate::support::child;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Barrier};
@@ -58,6 +54,7 @@ fn calls(r: &tickprof::Report, name: &str) -> u64 {
 
 #[test]
 fn calls_made_while_paused_are_not_counted() {
+    let _turn = crate::support::alone();
     let threads = 4;
     let barrier = Arc::new(Barrier::new(threads + 1));
     let handles: Vec<_> = (0..threads)
@@ -90,8 +87,8 @@ fn calls_made_while_paused_are_not_counted() {
     }
     // Recording: 1000 + 250 calls of each on each thread.
     let r = tickprof::report();
-    assert_eq!(calls(&r, "::leaf"), 4 * 1250);
-    assert_eq!(calls(&r, "::single"), 4 * 1250);
+    assert_eq!(calls(&r, "pause::leaf"), 4 * 1250);
+    assert_eq!(calls(&r, "pause::single"), 4 * 1250);
     assert_eq!(r.run.pauses, 1);
     assert!(r.run.paused_ns > 0);
 
@@ -100,7 +97,7 @@ fn calls_made_while_paused_are_not_counted() {
     let r = tickprof::report();
     assert_eq!(calls(&r, "::spans_a_pause"), 1);
     assert_eq!(calls(&r, "::begins_paused"), 0);
-    assert_eq!(calls(&r, "::leaf"), 4 * 1250 + 2);
+    assert_eq!(calls(&r, "pause::leaf"), 4 * 1250 + 2);
     assert_eq!(r.run.pauses, 2);
     // The 2 `leaf` calls after the resume have no recorded caller.
     let spans = r.sites.iter().find(|s| s.name.ends_with("::spans_a_pause"));
@@ -138,8 +135,8 @@ fn child_workload() {
         }
         "paused" => {
             assert!(resumed);
-            assert_eq!(calls(&r, "::leaf"), 3);
-            assert_eq!(calls(&r, "::single"), 3);
+            assert_eq!(calls(&r, "pause::leaf"), 3);
+            assert_eq!(calls(&r, "pause::single"), 3);
             assert_eq!(r.run.pauses, 1);
             assert!(r.run.paused_ns > 0);
         }

@@ -9,10 +9,8 @@
 //! (an ordering, not a timing).
 #![cfg(all(feature = "enabled", unix))]
 
-#[path = "support/http.rs"]
-mod http;
-#[path = "support/pprof_proto.rs"]
-mod pprof_proto;
+use crate::support::http;
+use crate::support::pprof_proto;
 
 use http::Server;
 use pprof_proto::Profile;
@@ -21,8 +19,7 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use tickprof::profile;
 
-#[global_allocator]
-static A: tickprof::Alloc = tickprof::Alloc::system();
+// tickprof's counting allocator is this binary's (`tests/all.rs`).
 
 const CHILD: &str = "TPTEST_PPROF_PATHS_CHILD";
 
@@ -43,7 +40,12 @@ fn child_workload() {
 }
 
 fn start() -> Server {
-    Server::start(CHILD, &[], "/debug/pprof/goroutine")
+    // The counting allocator: the profiles' allocation sample types.
+    Server::start(
+        CHILD,
+        &[(http::child::ALLOCATOR, "counting")],
+        "/debug/pprof/goroutine",
+    )
 }
 
 /// `METHOD target` (`request_line` without its version) on `port`: its

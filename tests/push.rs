@@ -16,10 +16,8 @@
 //!   `TICKPROF_ON_TERM=1` a SIGTERM pushes the final profile.
 #![cfg(all(feature = "enabled", unix))]
 
-#[path = "support/http.rs"]
-mod http;
-#[path = "support/pprof_proto.rs"]
-mod pprof_proto;
+use crate::support::http;
+use crate::support::pprof_proto;
 
 use http::{find, free_port, read_request, Request};
 use pprof_proto::Profile;

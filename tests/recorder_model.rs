@@ -19,14 +19,9 @@
 //! Cases: 128 by default each, or `PROPTEST_CASES` (the CI's longer run).
 #![cfg(feature = "enabled")]
 
-#[path = "support/quiet.rs"]
-mod quiet;
+use crate::support::child;
 
-#[path = "support/child.rs"]
-mod child;
-
-#[path = "support/cct_model.rs"]
-mod cct_model;
+use crate::support::cct_model;
 
 use cct_model::{Capture, Expected, Model, Site};
 use proptest::collection::vec;
@@ -665,11 +660,13 @@ fn run_cases() {
 
 #[test]
 fn recorder_matches_the_model() {
+    let _turn = crate::support::alone();
     run_cases();
 }
 
 #[test]
 fn a_small_node_cap_folds_as_modelled() {
+    let _turn = crate::support::alone();
     for &(max_nodes, kept) in CHILDREN {
         let (out, stderr) = child::run_quiet(
             CHILD,

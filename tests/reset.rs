@@ -2,9 +2,6 @@
 //! whole process's figures).
 #![cfg(feature = "enabled")]
 
-#[path = "support/quiet.rs"]
-mod quiet;
-
 use tickprof::profile;
 
 #[profile]
@@ -14,6 +11,7 @@ fn before_reset(x: u64) -> u64 {
 
 #[test]
 fn reset_zeroes_every_site_and_recording_continues() {
+    let _turn = crate::support::alone();
     for i in 0..5 {
         before_reset(i);
     }

@@ -5,8 +5,7 @@
 //! once gives short warning lines and changes nothing of the program.
 #![cfg(feature = "enabled")]
 
-#[path = "support/child.rs"]
-mod child;
+use crate::support::child;
 
 const CHILD: &str = "TPTEST_SETTINGS_CHILD";
 

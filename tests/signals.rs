@@ -6,10 +6,7 @@
 //! thread handle already set").
 #![cfg(all(feature = "enabled", target_os = "linux"))]
 
-#[path = "support/child.rs"]
-mod child;
-#[path = "support/quiet.rs"]
-mod quiet;
+use crate::support::child;
 
 use std::os::unix::thread::JoinHandleExt;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -9,11 +9,7 @@
 //! `churn` scenario at full size (200,000 threads) under `/usr/bin/time`.
 #![cfg(feature = "enabled")]
 
-#[path = "support/quiet.rs"]
-mod quiet;
-
-#[path = "support/child.rs"]
-mod child;
+use crate::support::child;
 
 use tickprof::profile;
 

@@ -1,9 +1,6 @@
 //! The Chrome/Perfetto trace output: individual calls per thread, bounded.
 #![cfg(feature = "enabled")]
 
-#[path = "support/quiet.rs"]
-mod quiet;
-
 use tickprof::profile;
 
 const CHILD: &str = "TPTEST_TRACE_CHILD";
@@ -46,8 +43,7 @@ fn child_workload() {
         .unwrap();
 }
 
-#[path = "support/child.rs"]
-mod child;
+use crate::support::child;
 
 fn run_child(dir: &std::path::Path, env: &[(&str, &str)]) -> String {
     run_child_mode(dir, "1", env)

@@ -6,14 +6,9 @@
 //! `TPTEST_LOG_CHILD` set) that runs `child_workload` and writes its log.
 #![cfg(feature = "enabled")]
 
-#[path = "support/quiet.rs"]
-mod quiet;
+use crate::support::child;
 
-#[path = "support/child.rs"]
-mod child;
-
-#[path = "support/spin.rs"]
-mod spin_support;
+use crate::support::spin as spin_support;
 
 use std::hint::black_box;
 use std::path::PathBuf;
@@ -128,11 +123,14 @@ fn run_mode(mode: &str, name: &str, env: &[(&str, &str)]) -> (String, String) {
     (mask(&log), stderr)
 }
 
-/// Replaces every duration with `<t>` and drops the crate prefix.
+/// Replaces every duration with `<t>` and drops the module's path (and
+/// the test's, in the thread's name).
 fn mask(log: &str) -> String {
     let mut out = String::new();
     for line in log.lines() {
-        let line = line.replace("trace_log::", "");
+        let line = line
+            .replace(concat!(module_path!(), "::"), "")
+            .replace("trace_log::", "");
         let masked = if let Some(i) = line.find("();  ") {
             let (head, tail) = line.split_at(i + 5);
             let rest = if tail.ends_with(" unwound") {
@@ -219,7 +217,10 @@ fn the_log_goes_to_stderr_too() {
     let out = cmd.output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success());
-    assert!(err.contains("[1] trace_log::outer() {\n"), "{err}");
+    assert!(
+        err.contains(concat!("[1] ", module_path!(), "::outer() {\n")),
+        "{err}"
+    );
 }
 
 #[test]

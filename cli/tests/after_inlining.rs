@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-mod trees;
+use crate::trees;
 use trees::{copy_tree, snapshot};
 
 const BIN: &str = env!("CARGO_BIN_EXE_cargo-tickprof");

@@ -15,7 +15,7 @@ use std::process::{Command, Output, Stdio};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
-mod trees;
+use crate::trees;
 use trees::{copy_tree, snapshot};
 
 const BIN: &str = env!("CARGO_BIN_EXE_cargo-tickprof");

@@ -8,7 +8,7 @@ use serde_json::Value;
 use std::process::Output;
 use tickprof_runtime::{Report, TextOptions};
 
-mod support;
+use crate::support;
 use support::tickprof;
 
 fn data(name: &str) -> String {

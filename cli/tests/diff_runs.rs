@@ -5,7 +5,7 @@
 //! a side fails on the noise too; a percentile gate (`p99:10%`) reads the
 //! reports' `p99_ns`, and says clearly when a report has none.
 
-mod support;
+use crate::support;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};

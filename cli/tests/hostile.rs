@@ -6,7 +6,7 @@
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
-mod support;
+use crate::support;
 use support::{data, tickprof};
 
 fn text(b: &[u8]) -> String {

@@ -11,7 +11,7 @@
 use std::path::Path;
 use std::process::Command;
 
-mod trees;
+use crate::trees;
 use trees::snapshot;
 
 const BIN: &str = env!("CARGO_BIN_EXE_cargo-tickprof");

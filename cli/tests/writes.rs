@@ -9,7 +9,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-mod support;
+use crate::support;
 use support::{data, tickprof};
 
 /// A fresh world-writable sticky directory (not `/tmp` itself).

@@ -4,12 +4,11 @@
 //! request and reads the whole answer ([`request`]), and the receiving side
 //! of a request for the tests that play a server ([`read_request`]).
 //!
-//! It includes `support/child.rs` (as `http::child`), and holds the one
+//! It re-exports `support/child.rs` (as `http::child`), and holds the one
 //! marked function the children call, [`work`].
 #![allow(dead_code)] // each test binary uses a part
 
-#[path = "child.rs"]
-pub mod child;
+pub use super::child;
 
 use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -103,6 +102,7 @@ impl Server {
     /// Starts the child (`marker=1` and `env` set) and waits until it
     /// answers `HEAD probe` with `200` (a `HEAD` takes no profile and
     /// moves no base).
+    #[track_caller] // the caller's module names the child's test
     pub fn start(marker: &str, env: &[(&str, &str)], probe: &str) -> Server {
         let port = free_port();
         let mut cmd = child::child_command(marker, "1");

@@ -6,7 +6,9 @@ use super::child;
 use std::collections::BTreeMap;
 
 /// One child's JSON report: `marker=1` set, `TICKPROF_TIME=mode`, the
-/// report written to a fresh temporary file named after `tag`.
+/// report written to a fresh temporary file named after `tag`, tickprof's
+/// counting allocator installed (`tests/counted_calls.rs` reads its counts).
+#[track_caller] // the caller's module names the child's test
 pub fn run(marker: &str, tag: &str, mode: &str) -> serde_json::Value {
     static RUN: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
     let n = RUN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -20,6 +22,7 @@ pub fn run(marker: &str, tag: &str, mode: &str) -> serde_json::Value {
         &[
             ("TICKPROF_TIME", mode),
             ("TICKPROF_OUT", path.to_str().unwrap()),
+            (child::ALLOCATOR, "counting"),
         ],
     );
     assert!(out.status.success(), "{mode}: {stderr}");

@@ -77,7 +77,13 @@ pub(crate) fn main(args: Args) -> Result<ExitCode, String> {
             source: &source,
             action,
             cargo_args: &args.cargo_args,
-            min_bytes: args.min_bytes.unwrap_or(probe::MIN_BYTES),
+            min_bytes: args
+                .min_bytes
+                .unwrap_or(if optimised(action, &args.cargo_args) {
+                    probe::MIN_BYTES
+                } else {
+                    0
+                }),
         };
         match probe::probe(&request)? {
             probe::Outcome::Kept(kept) => Some(kept),
@@ -303,4 +309,52 @@ fn seed_lock(
     write(&lock)?;
     write(record)?;
     Ok(user)
+}
+
+/// Whether cargo builds this command with an optimised profile: `bench`,
+/// `--release` (`-r`), or a `--profile` other than `dev` and `test` (a
+/// custom profile is taken as optimised). The small-function rule
+/// (`--min-bytes`) applies there only: an unoptimised build's sizes say
+/// nothing of its functions' work.
+fn optimised(action: Action, cargo_args: &[String]) -> bool {
+    let mut args = cargo_args.iter().take_while(|a| *a != "--");
+    let mut profile = None;
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--release" | "-r" => return true,
+            "--profile" => profile = args.next().cloned(),
+            _ => {
+                if let Some(p) = a.strip_prefix("--profile=") {
+                    profile = Some(p.to_owned());
+                }
+            }
+        }
+    }
+    match profile.as_deref() {
+        Some(p) => !matches!(p, "dev" | "test"),
+        None => action == Action::Bench,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{optimised, Action};
+
+    #[test]
+    fn the_small_function_rule_is_for_optimised_profiles() {
+        let o = |action, args: &[&str]| {
+            let v: Vec<String> = args.iter().map(|s| (*s).to_owned()).collect();
+            optimised(action, &v)
+        };
+        assert!(o(Action::Run, &["--release"]));
+        assert!(o(Action::Test, &["-p", "x", "-r"]));
+        assert!(o(Action::Build, &["--profile", "prod"]));
+        assert!(o(Action::Build, &["--profile=release"]));
+        assert!(o(Action::Bench, &[]));
+        assert!(!o(Action::Bench, &["--profile", "dev"]));
+        assert!(!o(Action::Run, &[]));
+        assert!(!o(Action::Test, &["--profile=test"]));
+        // The program's own arguments are not cargo's.
+        assert!(!o(Action::Run, &["--", "--release"]));
+    }
 }

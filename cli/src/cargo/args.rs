@@ -107,7 +107,8 @@ Options:
                          not (repeatable; no unmarked build)
       --skip GLOB        never mark functions whose name matches (repeatable)
       --min-bytes N      leave unmarked a function the optimiser keeps whose
-                         code is under N bytes (default: MINB; 0 marks them)
+                         code is under N bytes (default: MINB in an
+                         optimised build, else 0; 0 marks them)
       --deps NAME,...    mark these registry or git dependencies too (globs,
                          repeatable); never tickprof's own, proc macros
       --all-deps         mark every dependency that can be (slow to build)

@@ -397,7 +397,8 @@ mod tests {
         assert!(
             out.contains("__private :: OFF || __tickprof_counted . is_some ()"),
             "{out}"
-        );        assert_eq!(out.matches("x + 1").count(), 3, "{out}");
+        );
+        assert_eq!(out.matches("x + 1").count(), 3, "{out}");
         let out = expanded(
             quote!(always),
             quote! { fn f(x: u8) -> u8 { my_macro!(x) } },

@@ -119,11 +119,87 @@ fn bare(name: &str) -> String {
     out
 }
 
+/// A name's key for matching a frame with a mark, whichever way the name
+/// was written: a trait impl's method as `Type as Trait::method` (the
+/// type's path, the trait's last segment), generic arguments left out —
+/// `<a::S<T> as core::fmt::Display>::fmt` (a mark's path, a symbol's) and
+/// `a::m::<impl core::fmt::Display for a::S<T>>::fmt` (the debug info's
+/// namespaces) are both `a::S as Display::fmt`; an inherent impl's
+/// `<impl a::S>::new` is `a::S::new`; any other name its bare path.
+fn key(name: &str) -> String {
+    let Some((ty, tr, rest)) = impl_parts(name) else {
+        return bare(name);
+    };
+    let ty = bare(ty);
+    let rest = bare(rest.trim_start_matches("::"));
+    match tr {
+        Some(tr) => {
+            let tr = bare(tr);
+            let last = tr.rsplit("::").next().unwrap_or(&tr);
+            format!("{ty} as {last}::{rest}")
+        }
+        None => format!("{ty}::{rest}"),
+    }
+}
+
+/// A qualified or impl-namespaced name's (self type, trait, what follows
+/// the closing `>`): `<T as Tr>::m` and `path::<impl Tr for T>::m` give
+/// `(T, Some(Tr), "::m")`, `<T>::m` and `path::<impl T>::m` `(T, None,
+/// "::m")`; any other name `None`.
+fn impl_parts(name: &str) -> Option<(&str, Option<&str>, &str)> {
+    if let Some(after) = name.strip_prefix('<') {
+        let (inner, rest) = split_angle(after)?;
+        return Some(match inner.split_once(" as ") {
+            Some((ty, tr)) => (ty, Some(tr), rest),
+            None => (inner, None, rest),
+        });
+    }
+    let i = name.find("<impl ")?;
+    let (inner, rest) = split_angle(&name[i + 1..])?;
+    let inner = inner.strip_prefix("impl ")?;
+    Some(match inner.split_once(" for ") {
+        Some((tr, ty)) => (ty, Some(tr), rest),
+        None => (inner, None, rest),
+    })
+}
+
+/// `s`, just after an opening `<`, split at its matching `>`: (inside,
+/// after).
+fn split_angle(s: &str) -> Option<(&str, &str)> {
+    let mut depth = 1u32;
+    for (i, c) in s.char_indices() {
+        match c {
+            '<' => depth += 1,
+            '>' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some((&s[..i], &s[i + 1..]));
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
 /// A row's name for `name`: generic arguments left out (`a::B<T>::f` →
 /// `a::B::f`), a qualified path kept (`<a::S<T> as core::fmt::Display>::fmt`
 /// → `<a::S as core::fmt::Display>::fmt`), and a closure's frames given to
 /// their function (`a::f::{{closure}}` → `a::f`), as tickprof marks them.
 fn shown(name: &str) -> String {
+    // The debug info's `path::<impl Tr for T>::m` as a qualified path.
+    let rebuilt;
+    let name = match (name.starts_with('<'), impl_parts(name)) {
+        (false, Some((ty, Some(tr), rest))) => {
+            rebuilt = format!("<{ty} as {tr}>{rest}");
+            rebuilt.as_str()
+        }
+        (false, Some((ty, None, rest))) => {
+            rebuilt = format!("{ty}{rest}");
+            rebuilt.as_str()
+        }
+        _ => name,
+    };
     let mut out = String::with_capacity(name.len());
     // Per open `<`: whether it is kept (a qualified path's, at the start of
     // the name or after `as `) or generic arguments (dropped, with all
@@ -157,9 +233,9 @@ fn shown(name: &str) -> String {
 /// Whether the frame `name` is the marked function `holder`, or a closure
 /// inside it (a duplicated body runs as one).
 fn is_holder(name: &str, holder: &str) -> bool {
-    let n = bare(name);
-    n == holder
-        || n.strip_prefix(holder)
+    let (n, h) = (key(name), key(holder));
+    n == h
+        || n.strip_prefix(h.as_str())
             .is_some_and(|rest| rest.starts_with("::{{closure}}"))
 }
 
@@ -173,7 +249,7 @@ fn marked() -> &'static std::collections::HashSet<String> {
         crate::coverage::marks()
             .into_iter()
             .filter(|s| matches!(s.kind(), SiteKind::Function | SiteKind::AsyncFunction))
-            .map(CallSite::function_path)
+            .map(|s| key(&s.function_path()))
             .collect()
     })
 }
@@ -255,10 +331,11 @@ pub(crate) fn expand(tree: &mut Tree) {
         let holder = site.function_path();
         // Another marked function's code, outside its windows: its
         // instrumentation, as far as the shares go.
+        let holder_key = key(&holder);
         let other_mark = chain.iter().any(|(n, _)| {
-            let b = bare(n);
-            let b = b.split("::{{closure}}").next().unwrap_or(&b);
-            b != holder && marked().contains(b)
+            let k = key(n);
+            let k = k.split("::{{closure}}").next().unwrap_or(&k);
+            k != holder_key && marked().contains(k)
         });
         if other_mark {
             continue;
@@ -365,6 +442,37 @@ mod tests {
         ));
         assert_eq!(bare("a::B<T, C<U>>::f"), "a::B::f");
         assert!(!is_program("__rustc::__rust_alloc", ""));
+    }
+
+    /// A trait method's mark matches its own frames however the name is
+    /// written (semver's `from_str` was a row under itself).
+    #[test]
+    fn a_trait_methods_frames_are_its_own_whichever_way_named() {
+        let holder = "<semver::Version as core::str::traits::FromStr>::from_str";
+        for frame in [
+            "semver::parse::<impl core::str::traits::FromStr for semver::Version>::from_str",
+            "<semver::Version as core::str::traits::FromStr>::from_str",
+            "semver::parse::<impl core::str::traits::FromStr for semver::Version>::from_str::{{closure}}",
+        ] {
+            assert!(is_holder(frame, holder), "{frame}");
+            assert!(is_holder(frame, "<semver::Version as FromStr>::from_str"), "{frame}");
+        }
+        assert!(!is_holder(
+            "semver::parse::<impl core::str::traits::FromStr for semver::VersionReq>::from_str",
+            holder
+        ));
+        assert!(is_holder("a::<impl a::S<T>>::new", "a::S<T>::new"));
+        assert_eq!(
+            key("<a::S<T> as core::ops::Index<usize>>::index"),
+            "a::S as Index::index"
+        );
+        assert_eq!(
+            shown(
+                "semver::parse::<impl core::str::traits::FromStr for semver::VersionReq>::from_str"
+            ),
+            "<semver::VersionReq as core::str::traits::FromStr>::from_str"
+        );
+        assert_eq!(shown("a::<impl a::S<T>>::new"), "a::S::new");
     }
 
     #[test]

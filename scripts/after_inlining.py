@@ -33,6 +33,7 @@ row here (NAME (row)), on both sides.
 Standard library only."""
 
 import argparse
+import gzip
 import json
 import os
 import statistics
@@ -113,7 +114,7 @@ def perf_profiles(stacks, chains, table, rows):
     res = []
     for run in stacks:
         lvl_rows, lvl_sym = {}, {}
-        tally = dict(crate=0, sym_marked=0, inner_row=0)
+        tally = dict(crate=0, sym_marked=0, inner_row=0, missed={})
         unmapped = 0
         for stack in run:
             key_row = key_sym = None
@@ -135,6 +136,9 @@ def perf_profiles(stacks, chains, table, rows):
                         site, row = rows.classify(*crate_frames[0])
                         if site is not None or row is not None:
                             tally["inner_row"] += 1
+                        else:
+                            b = bare(crate_frames[0][0])
+                            tally["missed"][b] = tally["missed"].get(b, 0) + 1
                 for c in chain:
                     site, row = rows.classify(*c)
                     if key_row is None and (site is not None or row is not None):
@@ -206,6 +210,28 @@ def report_pc(report, name):
     return 0
 
 
+def kernel_leaf(path):
+    """Per sample of a perf.I.txt.gz (in read_samples' order): whether its
+    innermost frame is the kernel's (a page fault, a system call)."""
+    out, cur = [], None
+    with gzip.open(path, "rt", errors="replace") as f:
+        for line in f:
+            if not line.strip():
+                continue
+            if not line[0].isspace():
+                if cur is not None:
+                    out.append(cur)
+                cur = False
+                first = True
+                continue
+            if first:
+                cur = line.rstrip().endswith("([kernel.kallsyms])")
+                first = False
+    if cur is not None:
+        out.append(cur)
+    return out
+
+
 def median_of(profiles):
     keys = set().union(*profiles)
     return normalise({k: statistics.median([p.get(k, 0.0) for p in profiles]) for k in keys})
@@ -231,12 +257,14 @@ def main():
     ok = []
 
     # --- 2. paired runs
-    times = []
+    times, cpu = [], []
     with open(os.path.join(out, "times.tsv")) as f:
         next(f)
         for line in f:
-            _, m, o, u = line.split()
-            times.append((float(m), float(o), float(u)))
+            v = [float(x) for x in line.split()[1:]]
+            times.append(tuple(v[:3]))
+            if len(v) == 6:
+                cpu.append(tuple(v[3:]))
     print("\n-- times: %d interleaved triples (marked, TICKPROF=off, unmarked), whole-process wall" % len(times))
     print("unmarked %s s; marked %s s; TICKPROF=off %s s" % (
         rng([t[2] for t in times], "%.3f"), rng([t[0] for t in times], "%.3f"),
@@ -248,6 +276,10 @@ def main():
     print("(to the report, the marked runs' own wall_ns: marked / unmarked %s)" % rng(
         [json.load(open(os.path.join(out, "tp.%d.json" % i)))["run"]["wall_ns"] / 1e9 / t[2]
          for i, t in enumerate(times)]))
+    if cpu:
+        print("CPU time (user + system): unmarked %s s; marked / unmarked %s; TICKPROF=off / "
+              "unmarked %s" % (rng([c[2] for c in cpu], "%.3f"), rng([c[0] / c[2] for c in cpu]),
+                               rng([c[1] / c[2] for c in cpu])))
     ok += [("marked <= 1.3x", statistics.median(r_m) <= 1.3),
            ("off <= 1.05x", statistics.median(r_o) <= 1.05)]
 
@@ -335,6 +367,19 @@ def main():
     print("samples a report's rows rest on: PC samples in marked calls %s a run (sample_hz %s)" % (
         rng([sum(s.get("pc_samples", 0) for s in r["sites"]) for r in reports], "%d"),
         reports[0]["run"].get("sample_hz")))
+    # The PC sampler counts user-mode time only (a task-clock event with
+    # exclude_kernel, runtime/src/record/pcs/perf.rs): perf's samples in
+    # the kernel (page faults, system calls) left out too.
+    masks = [kernel_leaf(os.path.join(out, "perf.%d.txt.gz" % i)) for i in range(a.perf_runs)]
+    user = [[st for st, k in zip(run, m) if not k] for run, m in zip(stacks, masks)]
+    nk = sum(sum(m) for m in masks)
+    pu = perf_profiles(user, chains, table, rows)
+    samp_u = normalise({k: v for x in pu for k, v in x[0].items() if k not in rows.main})
+    tp_r0 = figs["without main"][3]
+    cu = compare(samp_u, tp_r0)
+    print("perf's samples in user mode only (%.1f%% of its samples were the kernel's): rows level "
+          "overlap %.1f%%, rho %.2f, top-10 %.1f points" % (
+              100 * nk / max(1, nsamp), cu["overlap"], cu["rho"], cu["top10"]))
     cr, cs, samp_r, tp_r, _ = figs["without main"]
     ok += [("rows overlap >= 85%", cr["overlap"] >= 85), ("rho >= 0.85", cr["rho"] >= 0.85),
            ("top-10 <= 20 points", cr["top10"] <= 20),
@@ -343,17 +388,29 @@ def main():
     for t in tpp:
         for k, v in t[3].items():
             pcs.setdefault(k, []).append(v)
-    first_calls = {s["name"]: s["calls"] for s in reports[0]["sites"]}
-    print("%-64s %7s %9s %9s %10s" % ("row (perf's top %d, then tickprof's)" % a.top,
-                                      "perf%", "tickprof%", "pc_samp", "calls"))
+    first_calls = {s["name"]: "%d %s" % (s["calls"], s.get("timing", "timed")[0])
+                   for s in reports[0]["sites"] if s.get("kind") != "inlined"}
+    print("%-64s %7s %9s %9s %12s" % ("row (perf's top %d, then tickprof's)" % a.top,
+                                      "perf%", "tickprof%", "pc_samp", "calls t/c"))
     keys = sorted(samp_r, key=lambda k: -samp_r[k])[:a.top]
     keys += [k for k in sorted(tp_r, key=lambda k: -tp_r[k])[:a.top // 2] if k not in keys]
     for k in keys:
         name = k if len(k) <= 64 else "..." + k[-61:]
-        print("%-64s %7.1f %9.1f %9s %10s" % (
+        print("%-64s %7.1f %9.1f %9s %12s" % (
             name, 100 * samp_r.get(k, 0), 100 * tp_r.get(k, 0),
             ("%d" % statistics.median(pcs[k])) if k in pcs else "",
             first_calls.get(k, "")))
+
+    timing = {s["name"]: s.get("timing", "timed") for s in reports[0]["sites"]
+              if s.get("kind") != "inlined"}
+    for kind_ in ("timed", "counted"):
+        ks = [k for k in set(samp_r) | set(tp_r) if timing.get(k) == kind_]
+        print("%s sites (%d): perf %.1f%%, tickprof %.1f%%" % (
+            kind_, len(ks), 100 * sum(samp_r.get(k, 0) for k in ks),
+            100 * sum(tp_r.get(k, 0) for k in ks)))
+    ks = [k for k in set(samp_r) | set(tp_r) if k.endswith(" (row)")]
+    print("inlined/unmarked rows (%d): perf %.1f%%, tickprof %.1f%%" % (
+        len(ks), 100 * sum(samp_r.get(k, 0) for k in ks), 100 * sum(tp_r.get(k, 0) for k in ks)))
 
     t = {k: sum(x[2][k] for x in pp) for k in ("crate", "sym_marked", "inner_row")}
     sym_share = 100 * t["sym_marked"] / max(1, t["crate"])
@@ -361,6 +418,14 @@ def main():
     print("\n-- resolution: %d samples (%.1f%%) with the crate's library code at the leaf; "
           "symbol a marked site %.1f%% (target >= 95); innermost crate function a report row "
           "%.1f%% (target >= 85)" % (t["crate"], 100 * t["crate"] / max(1, nsamp), sym_share, row_share))
+    missed = {}
+    for x in pp:
+        for k, v in x[2]["missed"].items():
+            missed[k] = missed.get(k, 0) + v
+    if missed:
+        print("innermost crate functions that are no report row (share of the crate's samples): "
+              + ", ".join("%s %.1f%%" % (k, 100 * v / max(1, t["crate"]))
+                          for k, v in sorted(missed.items(), key=lambda kv: -kv[1])[:6]))
     ok += [("symbol resolution >= 95%", sym_share >= 95), ("row resolution >= 85%", row_share >= 85)]
 
     # --- 6. build

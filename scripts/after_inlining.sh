@@ -25,7 +25,7 @@
 #    (debug info does not change the code: cli/README.md, After inlining).
 # 2. PAIRS (5) interleaved triples: the marked binary with the default
 #    settings (its JSON report kept), the marked binary with TICKPROF=off,
-#    the unmarked one; whole-process wall times.
+#    the unmarked one; whole-process wall and CPU (user + system) times.
 # 3. PERF_RUNS (3) runs of `perf record -e cpu-clock -F FREQ (4000)
 #    --call-graph dwarf` on the debug-info unmarked build, REPEAT workload
 #    processes each.
@@ -113,19 +113,25 @@ if [ "${SKIP_RUNS:-0}" != 1 ]; then
 import os, subprocess, sys, time
 plain, marked, out, pairs = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 def run(cmd, env):
+    """Whole-process wall and CPU (user + system) seconds."""
     e = dict(os.environ)
     e.update(env)
     t = time.perf_counter()
-    subprocess.run([cmd], env=e, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return time.perf_counter() - t
+    p = subprocess.Popen([cmd], env=e, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, ru = os.wait4(p.pid, 0)
+    w = time.perf_counter() - t
+    p.returncode = os.waitstatus_to_exitcode(status)
+    if p.returncode != 0:
+        sys.exit("%s exited with %d" % (cmd, p.returncode))
+    return w, ru.ru_utime + ru.ru_stime
 with open(os.path.join(out, "times.tsv"), "w") as f:
-    f.write("pair\tmarked\toff\tunmarked\n")
+    f.write("pair\tmarked\toff\tunmarked\tmarked_cpu\toff_cpu\tunmarked_cpu\n")
     for i in range(pairs):
         print("pair %d/%d" % (i + 1, pairs), file=sys.stderr)
         m = run(marked, {"TICKPROF_OUT": os.path.join(out, "tp.%d.json" % i)})
         o = run(marked, {"TICKPROF": "off"})
         u = run(plain, {})
-        f.write("%d\t%.4f\t%.4f\t%.4f\n" % (i, m, o, u))
+        f.write("%d\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\n" % (i, m[0], o[0], u[0], m[1], o[1], u[1]))
         f.flush()
 EOF
   # --- perf on the unmarked build -------------------------------------------------

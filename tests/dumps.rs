@@ -319,7 +319,7 @@ fn on_term_writes_the_final_report_then_dies_of_the_signal() {
             1
         );
         assert_eq!(
-            err.matches("tickprof: clock ").count(),
+            err.matches("tickprof: pid ").count(),
             1,
             "one report: {err}"
         );

@@ -404,8 +404,7 @@ fn bad_entries_warn_once_each_and_arm_nothing() {
     // The good entry fired twice; the header names the seed; the faults
     // are a column of the CSV, per site.
     assert!(
-        stderr.contains("tickprof: faults armed (TICKPROF_FAIL_SEED=")
-            && stderr.contains("); 2 injected"),
+        stderr.contains("faults armed (TICKPROF_FAIL_SEED=") && stderr.contains("), 2 injected"),
         "{stderr}"
     );
     let text = std::fs::read_to_string(&csv).unwrap();
@@ -438,7 +437,7 @@ fn the_seed_is_in_the_header_and_print_writes_to_stderr() {
     assert!(out.status.success(), "{stderr}");
     assert_eq!(stderr.matches("hello from plain").count(), 1, "{stderr}");
     assert!(
-        stderr.contains("tickprof: faults armed (TICKPROF_FAIL_SEED=12345); 1 injected"),
+        stderr.contains("faults armed (TICKPROF_FAIL_SEED=12345), 1 injected"),
         "{stderr}"
     );
 }

@@ -106,10 +106,7 @@ fn calls_made_while_paused_are_not_counted() {
     let spans = r.sites.iter().find(|s| s.name.ends_with("::spans_a_pause"));
     assert!(spans.is_some_and(|s| s.callees.is_empty()));
     let text = r.text(&tickprof::TextOptions::default());
-    assert!(
-        text.contains("tickprof: recording paused 2 times, "),
-        "{text}"
-    );
+    assert!(text.contains("recording paused 2 times, "), "{text}");
 
     // A reset zeroes the pause figures with the calls.
     tickprof::reset();

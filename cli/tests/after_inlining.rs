@@ -4,7 +4,9 @@
 //! of a trait method — and leaves the small ones inlined (one of them
 //! inlined at one call and kept for another) and the unused one
 //! unmarked; `--all` marks them all; the probe build's debug info
-//! does not change the code it makes.
+//! does not change the code it makes; a small function inlined into a
+//! long loop shows as an inlined row under the loop's function, from
+//! program-counter samples.
 //!
 //! The fixture is copied to `target/tmp/after-inlining/user` and built in
 //! `target/tmp/after-inlining/target`, kept from run to run: a second run
@@ -92,12 +94,12 @@ fn marks_what_the_optimised_build_keeps() {
     assert_eq!(result.status.code(), Some(0), "{err}");
     assert_eq!(
         String::from_utf8_lossy(&result.stdout),
-        "31853229228 42 Some(999) Some(297) 13305790246015925304 9 6\n"
+        "31853229228 42 Some(999) Some(297) 13305790246015925304 9 6 7827484112836963801\n"
     );
     assert!(
         err.contains(
-            "cargo tickprof: marked 4 functions in 2 files of inl \
-             (after inlining: 3 left inlined, 1 not in the build; skipped 0)"
+            "cargo tickprof: marked 5 functions in 2 files of inl \
+             (after inlining: 4 left inlined, 1 not in the build; skipped 0)"
         ),
         "{err}"
     );
@@ -116,6 +118,10 @@ fn marks_what_the_optimised_build_keeps() {
         "{err}"
     );
     assert!(
+        err.contains("  skipped inl::spread (src/main.rs:50): inlined"),
+        "{err}"
+    );
+    assert!(
         err.contains(
             "  skipped <inl::shapes::Square as inl::shapes::Shape>::area (src/shapes.rs:11): inlined"
         ),
@@ -123,6 +129,7 @@ fn marks_what_the_optimised_build_keeps() {
     );
     let expected: BTreeMap<String, u64> = [
         ("inl::main", 1),
+        ("inl::smooth", 1),
         ("inl::checksum", 1),
         ("inl::largest", 2),
         ("<inl::shapes::Polygon as inl::shapes::Shape>::area", 1),
@@ -130,12 +137,38 @@ fn marks_what_the_optimised_build_keeps() {
     .into_iter()
     .map(|(n, c)| (n.to_string(), c))
     .collect();
-    assert_eq!(sites(&json), expected);
+    let mut found = sites(&json);
+    // Not a call: a row of samples, under the function it was inlined into.
+    assert_eq!(found.remove("inl::spread (inlined)"), Some(0));
+    assert_eq!(found, expected);
+    let row = |name: &str| -> serde_json::Value {
+        let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+        v["sites"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == name)
+            .cloned()
+            .unwrap()
+    };
+    let (spread, smooth) = (row("inl::spread (inlined)"), row("inl::smooth"));
+    assert_eq!(spread["kind"], "inlined");
+    assert_eq!(spread["callers"][0]["name"], "inl::smooth");
+    // The loop is `spread`'s code: most of `smooth`'s samples are its.
+    let samples = |s: &serde_json::Value| s["pc_samples"].as_u64().unwrap();
+    assert!(
+        samples(&spread) >= tickprof_runtime::FEW_PC_SAMPLES && samples(&spread) > samples(&smooth),
+        "{spread} {smooth}"
+    );
+    assert!(
+        spread["self_ns"].as_u64().unwrap() <= smooth["total_ns"].as_u64().unwrap(),
+        "{spread} {smooth}"
+    );
     let text = std::fs::read_to_string(&txt).unwrap();
     assert!(
         text.contains(
-            "tickprof: cargo tickprof marked the 4 functions the unmarked build keeps \
-             as functions of their own; 3 left inlined into them"
+            "tickprof: cargo tickprof marked the 5 functions the unmarked build keeps \
+             as functions of their own, 4 left inlined into them"
         ),
         "{text}"
     );
@@ -163,7 +196,7 @@ fn marks_what_the_optimised_build_keeps() {
     let err = String::from_utf8_lossy(&again.stderr);
     assert_eq!(again.status.code(), Some(0), "{err}");
     assert!(!err.contains("Compiling"), "{err}");
-    assert!(err.contains("marked 4 functions"), "{err}");
+    assert!(err.contains("marked 5 functions"), "{err}");
 
     // --all: every function, no probe.
     let all = run(&user, &target, &["build", "--release", "--all"], &out);
@@ -171,7 +204,7 @@ fn marks_what_the_optimised_build_keeps() {
     assert_eq!(all.status.code(), Some(0), "{err}");
     assert!(!err.contains("unmarked program"), "{err}");
     assert!(
-        err.contains("cargo tickprof: marked 8 functions in 2 files of inl (skipped 0)"),
+        err.contains("cargo tickprof: marked 10 functions in 2 files of inl (skipped 0)"),
         "{err}"
     );
     assert_eq!(snapshot(&user), before);

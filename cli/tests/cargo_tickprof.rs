@@ -184,7 +184,7 @@ fn test_keeps_cargo_test_exit_code() {
     assert_eq!(out.status.code(), Some(0), "{err}");
     assert!(
         err.contains(
-            "cargo tickprof: marked 3 functions in 1 files of util (after inlining: \
+            "cargo tickprof: marked 3 functions in 1 file of util (after inlining: \
              0 left inlined, 4 not in the build; 2 under #[cfg(test)], built by `test`; skipped 0)"
         ),
         "{err}"
@@ -306,7 +306,7 @@ fn globs_choose_the_functions_and_mark_rewrites_in_place() {
     assert_eq!(out.status.code(), Some(0), "{err}");
     assert!(
         err.contains(
-            "marked 4 functions in 1 files of util (skipped 11: 1 const fn, 1 defined by a macro, \
+            "marked 4 functions in 1 file of util (skipped 11: 1 const fn, 1 defined by a macro, \
              9 left out by --mark/--skip); -v lists them"
         ),
         "{err}"
@@ -333,7 +333,7 @@ fn globs_choose_the_functions_and_mark_rewrites_in_place() {
     let out = run(&user, &target, &["copy", "--mark", exact], &[]);
     let err = stderr(&out);
     assert!(
-        err.contains("cargo tickprof: marked 1 functions in 1 files"),
+        err.contains("cargo tickprof: marked 1 function in 1 file"),
         "{err}"
     );
 
@@ -355,7 +355,7 @@ fn globs_choose_the_functions_and_mark_rewrites_in_place() {
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(
         stderr(&out),
-        "cargo tickprof: marked 1 functions in 1 files of mark_in_place (skipped 1: 1 const fn); \
+        "cargo tickprof: marked 1 function in 1 file of mark_in_place (skipped 1: 1 const fn); \
          -v lists them\n"
     );
     assert_eq!(

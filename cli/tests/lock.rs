@@ -56,7 +56,7 @@ fn an_old_lock_is_kept_where_it_can_be_and_moves_are_said() {
         .unwrap_or_else(|| panic!("no summary line: {err}"));
     assert!(
         summary.starts_with(
-            "cargo tickprof: marked 2 functions in 1 files of app \
+            "cargo tickprof: marked 2 functions in 1 file of app \
              (after inlining: 0 left inlined, 0 not in the build; skipped 0)"
         ),
         "{summary}"

@@ -113,8 +113,8 @@ settings! {
         sort: SortKey {
             var: "TICKPROF_SORT",
             parse: SORT_KEYS,
-            default: SortKey::Total,
-            help: "`total`, `self`, `calls`, `mean`, `bytes` (total bytes allocated), `allocs` (total allocations) (descending) or `name` (ascending); `bytes` and `allocs` need [`Alloc`](tools.md#allocation-profiling)",
+            default: SortKey::SelfTime,
+            help: "`self` (the default: where the time is spent, as perf's and gprof's flat profiles), `total`, `calls`, `mean`, `bytes` (total bytes allocated), `allocs` (total allocations) (descending) or `name` (ascending); `bytes` and `allocs` need [`Alloc`](tools.md#allocation-profiling)",
         },
         /// Deltas above this are rejected as oversized.
         max_delta: std::time::Duration {
@@ -135,7 +135,7 @@ settings! {
             var: "TICKPROF_REPORT",
             parse: SectionList,
             default: ReportSections::default(),
-            help: "`flat`, or `tree`: after the table, a section per site with its callers and callees (see [the report](report.md)). `coverage`: list the marks that never ran (see [coverage](tools.md#coverage-marks-that-never-ran)). Combine as a comma list, at most one of `flat` and `tree`: `tree,coverage`",
+            help: "`flat`, or `tree`: after the table, a section per site with its callers and callees (see [the report](report.md)). `coverage`: list the marks that never ran (see [coverage](tools.md#coverage-marks-that-never-ran)). `verbose`: the whole header (the clock and its source, pauses, time waited for a CPU, threads' set-up, faults armed), not its first three lines (see [the header](report.md#the-header)). Combine as a comma list, at most one of `flat` and `tree`: `tree,coverage,verbose`",
         },
         /// Which calls read the clock: adaptive (too-short sites become
         /// counted) or all.
@@ -349,6 +349,9 @@ pub struct ReportSections {
     pub layout: Layout,
     /// List the marks that never ran.
     pub coverage: bool,
+    /// The whole header (the clock, pauses, waits, set-up), not its
+    /// three lines.
+    pub verbose: bool,
 }
 
 impl Default for ReportSections {
@@ -356,6 +359,7 @@ impl Default for ReportSections {
         ReportSections {
             layout: Layout::Flat,
             coverage: false,
+            verbose: false,
         }
     }
 }

@@ -272,6 +272,7 @@ fn write_everywhere(rt: &Runtime, mut report: Report, heading: Option<&str>) {
         threads: rt.config.threads,
         coverage: rt.config.report.coverage,
         after_inlining: rt.config.after_inlining,
+        verbose: rt.config.report.verbose,
     };
     if rt.config.stderr {
         if let Some(h) = heading {

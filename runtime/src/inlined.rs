@@ -97,7 +97,7 @@ fn is_program(name: &str, file: &str) -> bool {
     let n = name.trim_start_matches('<');
     name.contains("::")
         && !is_tickprof(name)
-        && !["core::", "std::", "alloc::"]
+        && !["core::", "std::", "alloc::", "__rustc::"]
             .iter()
             .any(|p| n.starts_with(p))
         && !file.contains("/rustc/")
@@ -117,6 +117,45 @@ fn bare(name: &str) -> String {
         }
     }
     out
+}
+
+/// A row's name for `name`: generic arguments left out (`a::B<T>::f` →
+/// `a::B::f`), a qualified path kept (`<a::S<T> as core::fmt::Display>::fmt`
+/// → `<a::S as core::fmt::Display>::fmt`), and a closure's frames given to
+/// their function (`a::f::{{closure}}` → `a::f`), as tickprof marks them.
+fn shown(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    // Per open `<`: whether it is kept (a qualified path's, at the start of
+    // the name or after `as `) or generic arguments (dropped, with all
+    // inside).
+    let mut open: Vec<bool> = Vec::new();
+    for c in name.chars() {
+        let dropping = open.iter().any(|kept| !kept);
+        match c {
+            '<' => {
+                let kept = !dropping && (out.is_empty() || out.ends_with(' '));
+                open.push(kept);
+                if kept {
+                    out.push(c);
+                }
+            }
+            '>' => {
+                if open.pop() == Some(true) {
+                    out.push(c);
+                }
+            }
+            _ if !dropping => out.push(c),
+            _ => {}
+        }
+    }
+    let mut s = out.replace("::{{closure}}", "");
+    while s.ends_with("::") {
+        s.truncate(s.len() - 2);
+    }
+    if s.is_empty() {
+        s = name.to_owned();
+    }
+    s
 }
 
 /// Whether the frame `name` is the marked function `holder`, or a closure
@@ -166,7 +205,7 @@ fn site_of(name: &str, file: &str, inlined: bool) -> &'static CallSite {
     static SITES: OnceLock<Mutex<HashMap<String, &'static CallSite>>> = OnceLock::new();
     let shown = format!(
         "{} ({})",
-        bare(name),
+        shown(name),
         if inlined { "inlined" } else { "unmarked" }
     );
     let sites = SITES.get_or_init(|| Mutex::new(HashMap::new()));
@@ -329,6 +368,23 @@ mod tests {
             "src/tree.rs"
         ));
         assert_eq!(bare("a::B<T, C<U>>::f"), "a::B::f");
+        assert!(!is_program("__rustc::__rust_alloc", ""));
+    }
+
+    #[test]
+    fn a_rows_name_keeps_a_qualified_path_and_gives_closures_to_their_function() {
+        assert_eq!(shown("a::B<T, C<U>>::f"), "a::B::f");
+        assert_eq!(
+            shown("<quickstart::Stats as core::fmt::Display>::fmt"),
+            "<quickstart::Stats as core::fmt::Display>::fmt"
+        );
+        assert_eq!(
+            shown("<a::S<T> as core::ops::Index<usize>>::index"),
+            "<a::S as core::ops::Index>::index"
+        );
+        assert_eq!(shown("lookup::buffer::{{closure}}"), "lookup::buffer");
+        assert_eq!(shown("a::f::{{closure}}::{{closure}}"), "a::f");
+        assert_eq!(shown("a::f::<u8>"), "a::f");
     }
 
     /// This test binary's own addresses resolve (it has debug information:

@@ -68,9 +68,9 @@ impl Report {
 #[non_exhaustive]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SortKey {
-    /// Total time, descending (the default).
+    /// Total time, descending.
     Total,
-    /// Self time, descending.
+    /// Self time, descending (the default).
     SelfTime,
     /// Number of calls, descending.
     Calls,
@@ -112,6 +112,9 @@ pub struct TextOptions {
     /// marked, the functions left inlined (`TICKPROF_AFTER_INLINING`,
     /// set by `cargo tickprof`).
     pub after_inlining: Option<(u64, u64)>,
+    /// The whole header (`TICKPROF_REPORT=verbose`), not its first three
+    /// lines.
+    pub verbose: bool,
 }
 
 impl TextOptions {
@@ -148,6 +151,13 @@ impl TextOptions {
     #[must_use]
     pub fn with_coverage(mut self, coverage: bool) -> Self {
         self.coverage = coverage;
+        self
+    }
+
+    /// Shows the whole header, or (`false`) its first three lines.
+    #[must_use]
+    pub fn with_verbose(mut self, verbose: bool) -> Self {
+        self.verbose = verbose;
         self
     }
 }

@@ -152,8 +152,11 @@ impl Tally {
             }
         };
         let mut line = format!(
-            "cargo tickprof: marked {} functions in {} files{crates} (",
-            self.marked, self.files
+            "cargo tickprof: marked {} function{} in {} file{}{crates} (",
+            self.marked,
+            if self.marked == 1 { "" } else { "s" },
+            self.files,
+            if self.files == 1 { "" } else { "s" },
         );
         if notes.after_inlining {
             let _ = write!(

@@ -1,27 +1,33 @@
-//! `TICKPROF_REPORT`'s value: the report's layout and sections.
+//! `TICKPROF_REPORT`'s value: the report's layout, sections and header.
 
 use super::values::Value;
 use super::{Layout, ReportSections};
 
-/// `TICKPROF_REPORT`: `flat`, `tree`, `coverage`, or a comma list such as
-/// `tree,coverage` (at most one of flat and tree).
+/// `TICKPROF_REPORT`: `flat`, `tree`, `coverage`, `verbose`, or a comma
+/// list such as `tree,coverage,verbose` (at most one of flat and tree).
 pub(super) struct SectionList;
 
 impl Value for SectionList {
     type Out = ReportSections;
     fn parse(&self, s: &str) -> Result<ReportSections, String> {
-        let (mut layout, mut coverage) = (None, false);
+        let (mut layout, mut coverage, mut verbose) = (None, false, false);
         for word in s.split(',').map(|w| w.trim().to_ascii_lowercase()) {
             match word.as_str() {
                 "flat" if layout.is_none() => layout = Some(Layout::Flat),
                 "tree" if layout.is_none() => layout = Some(Layout::Tree),
                 "coverage" if !coverage => coverage = true,
-                _ => return Err("is not flat, tree, coverage or a comma list of them".into()),
+                "verbose" if !verbose => verbose = true,
+                _ => {
+                    return Err(
+                        "is not flat, tree, coverage, verbose or a comma list of them".into(),
+                    )
+                }
             }
         }
         Ok(ReportSections {
             layout: layout.unwrap_or(Layout::Flat),
             coverage,
+            verbose,
         })
     }
     fn show(&self, v: &ReportSections) -> Option<String> {
@@ -30,10 +36,13 @@ impl Value for SectionList {
         } else {
             "flat"
         };
-        Some(if v.coverage {
-            format!("{layout},coverage")
-        } else {
-            layout.to_owned()
-        })
+        let mut out = layout.to_owned();
+        if v.coverage {
+            out.push_str(",coverage");
+        }
+        if v.verbose {
+            out.push_str(",verbose");
+        }
+        Some(out)
     }
 }

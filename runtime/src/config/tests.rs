@@ -29,8 +29,9 @@ fn defaults_when_unset_or_blank() {
     assert_eq!(c.trace_events, DEFAULT_TRACE_EVENTS);
     assert_eq!(c.threads_kept, DEFAULT_THREADS_KEPT);
     assert_eq!(c.fail_seed, DEFAULT_FAIL_SEED);
-    assert_eq!(c.sort, SortKey::Total);
+    assert_eq!(c.sort, SortKey::SelfTime);
     assert_eq!(c.report.layout, Layout::Flat);
+    assert!(!c.report.verbose);
     assert_eq!(c.top, None);
     assert_eq!(c.log_options, LogOptions::default());
     // A value of only blanks is unset: no warning, the default.
@@ -84,7 +85,7 @@ fn each_bad_value_gives_one_warning_naming_the_variable_value_and_default() {
     for (var, bad, default) in [
         ("TICKPROF", "maybe", "on"),
         ("TICKPROF_TOP", "ten", "0, all rows"),
-        ("TICKPROF_SORT", "size", "total"),
+        ("TICKPROF_SORT", "size", "self"),
         ("TICKPROF_MAX_DELTA", "10", "1h"),
         ("TICKPROF_MAX_NODES", "0", "1000000"),
         ("TICKPROF_REPORT", "graph", "flat"),
@@ -184,6 +185,11 @@ fn report_lists_coverage_and_fail_settings_parse() {
             "{v}: {w:?}"
         );
     }
+    let (c, w) = parse(&[("TICKPROF_REPORT", "tree,verbose")]);
+    assert!(w.is_empty(), "{w:?}");
+    assert!(c.report.verbose && !c.report.coverage && c.report.layout == Layout::Tree);
+    let (_, w) = parse(&[("TICKPROF_REPORT", "verbose,verbose")]);
+    assert_eq!(w.len(), 1, "{w:?}");
     let (c, w) = parse(&[("TICKPROF_FAIL", " a=panic "), ("TICKPROF_FAIL_SEED", "9")]);
     assert!(w.is_empty(), "{w:?}");
     assert_eq!(c.fail.as_deref(), Some(" a=panic "));

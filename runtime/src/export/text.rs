@@ -23,13 +23,7 @@ impl Report {
     /// The text report.
     pub fn text(&self, opts: &TextOptions) -> String {
         let mut s = String::new();
-        header(self, &mut s);
-        if let Some((marked, inlined)) = opts.after_inlining {
-            let _ = writeln!(
-                s,
-                "tickprof: cargo tickprof marked the {marked} functions the unmarked build keeps as functions of their own; {inlined} left inlined into them (their time is their callers')"
-            );
-        }
+        header(self, &mut s, opts);
         table(self, &mut s, opts);
         for (_, note) in super::notes::notes(self) {
             let _ = writeln!(s, "tickprof: {note}");
@@ -64,7 +58,13 @@ fn plural(n: usize) -> &'static str {
     }
 }
 
-fn header(r: &Report, s: &mut String) {
+/// The header: the run, the instrumentation, and one line of what the
+/// reader must know (an unoptimised build, a clock that is not invariant,
+/// marks placed after inlining, faults armed, pauses); with `verbose`
+/// (`TICKPROF_REPORT=verbose`), each of those on its own line and the
+/// rest: the clock, time waited for a CPU, threads' set-up, the unseen
+/// cost of the marks.
+fn header(r: &Report, s: &mut String, opts: &TextOptions) {
     let run = &r.run;
     let _ = writeln!(
         s,
@@ -76,27 +76,54 @@ fn header(r: &Report, s: &mut String) {
         plural(run.threads),
         fmt_ns(run.wall_ns as f64)
     );
-    tools::faults_header(r, s);
+    let on = run.clock != ClockSource::Off;
+    let mut notes: Vec<String> = Vec::new();
+    if on && run.debug_build {
+        notes.push(
+            "unoptimised build (debug assertions on): every figure is far above a release build's"
+                .into(),
+        );
+    }
+    if on && !opts.verbose && run.clock == ClockSource::Tsc && run.invariant_tsc == Some(false) {
+        notes.push(format!("invariant TSC: {NOT_INVARIANT}"));
+    }
+    if let Some((marked, inlined)) = opts.after_inlining {
+        notes.push(format!(
+            "cargo tickprof marked the {marked} functions the unmarked build keeps as functions of their own, {inlined} left inlined into them (their time is their callers', sampled on inlined rows)"
+        ));
+    }
+    if let Some(f) = tools::faults(r) {
+        notes.push(f);
+    }
     if run.pauses > 0 {
-        let _ = writeln!(
-            s,
-            "tickprof: recording paused {} time{}, {} in all (calls made while paused are not counted)",
+        notes.push(format!(
+            "recording paused {} time{}, {} in all (calls made while paused are not counted)",
             run.pauses,
             plural(usize::try_from(run.pauses).unwrap_or(usize::MAX)),
             fmt_ns(run.paused_ns as f64)
-        );
+        ));
     }
-    if run.clock == ClockSource::Off {
+    if !opts.verbose {
+        if on {
+            let _ = writeln!(s, "tickprof: {}", instrumentation_line(run));
+        }
+        if !notes.is_empty() {
+            let _ = writeln!(s, "tickprof: {}", notes.join("; "));
+        }
+        return;
+    }
+    for note in &notes {
+        let _ = writeln!(s, "tickprof: {note}");
+    }
+    if !on {
         return;
     }
     // Invariance is a TSC's fact: no other clock is said to have it.
     let inv = match (run.clock, run.invariant_tsc) {
-        (ClockSource::Tsc, Some(true)) => "; invariant TSC: yes",
-        (ClockSource::Tsc, Some(false)) => {
-            "; invariant TSC: NO (ticks may not be comparable across cores or power states)"
-        }
-        (ClockSource::Tsc, None) => "; invariant TSC: unknown",
-        _ => "",
+        (ClockSource::Tsc, Some(true)) => "; invariant TSC: yes".to_owned(),
+        (ClockSource::Tsc, Some(false)) => format!("; invariant TSC: {NOT_INVARIANT}"),
+        (ClockSource::Tsc, None) => "; invariant TSC: unknown".to_owned(),
+        _ => String::new(),
     };
     let _ = writeln!(
         s,
@@ -105,12 +132,6 @@ fn header(r: &Report, s: &mut String) {
         crate::report::fmt_hz(run.frequency_hz),
         run.frequency_source,
     );
-    if run.debug_build {
-        let _ = writeln!(
-            s,
-            "tickprof: unoptimised build (debug assertions on): every figure is far above a release build's"
-        );
-    }
     let _ = writeln!(s, "tickprof: {}", instrumentation_line(run));
     if let Some(note) = run.unseen_cost_note() {
         let _ = writeln!(s, "tickprof: {note}");
@@ -133,6 +154,9 @@ fn header(r: &Report, s: &mut String) {
         );
     }
 }
+
+/// What the header says of a TSC that is not invariant.
+const NOT_INVARIANT: &str = "NO (ticks may not be comparable across cores or power states)";
 
 /// The header's line on the instrumentation: what the sampler measured of
 /// it, and whether the figures have it taken out.
@@ -424,7 +448,7 @@ mod tests {
             r.run.instrumentation_ns = inside_ns;
             r.run.overhead_share = share;
             r.run.compensated = compensated;
-            let text = r.to_text();
+            let text = r.text(&TextOptions::default().with_verbose(true));
             text.lines()
                 .any(|l| l.starts_with("tickprof: the marks also slow the program's own code"))
         };
@@ -436,6 +460,66 @@ mod tests {
         assert!(!note(0.62, 62_000_000, false));
     }
 
+    /// The header is three lines at most, whatever the run: the run, the
+    /// instrumentation, one line of notes; verbose, every line.
+    #[test]
+    fn the_header_is_three_lines_unless_verbose() {
+        let mut r = Report::empty();
+        (r.run.clock, r.run.frequency_hz) = (ClockSource::Tsc, 1e9);
+        r.run.frequency_source = "stated".into();
+        r.run.invariant_tsc = Some(false);
+        r.run.debug_build = true;
+        (r.run.pauses, r.run.paused_ns) = (2, 5_000);
+        (r.run.waited_ns, r.run.setup_ns, r.run.setup_threads) = (7_000, 3_000, 1);
+        r.faults = Some(crate::report::Faults {
+            seed: 3,
+            sites: Vec::new(),
+        });
+        let mut opts = TextOptions {
+            after_inlining: Some((7, 11)),
+            ..TextOptions::default()
+        };
+        let header = |r: &Report, opts: &TextOptions| -> Vec<String> {
+            let mut s = String::new();
+            header(r, &mut s, opts);
+            s.lines().map(str::to_owned).collect()
+        };
+        let short = header(&r, &opts);
+        assert_eq!(short.len(), 3, "{short:#?}");
+        assert!(
+            short[1].starts_with("tickprof: instrumentation "),
+            "{short:#?}"
+        );
+        for part in [
+            "tickprof: unoptimised build",
+            "; invariant TSC: NO",
+            "; cargo tickprof marked the 7 functions",
+            "11 left inlined",
+            "; faults armed (TICKPROF_FAIL_SEED=3), 0 injected",
+            "; recording paused 2 times, 5.00 µs in all",
+        ] {
+            assert!(short[2].contains(part), "{part}: {short:#?}");
+        }
+        opts.verbose = true;
+        let long = header(&r, &opts);
+        assert_eq!(long.len(), 9, "{long:#?}");
+        for start in [
+            "tickprof: clock ",
+            "tickprof: the threads waited 7.00 µs",
+            "tickprof: setting up 1 thread",
+        ] {
+            assert!(
+                long.iter().any(|l| l.starts_with(start)),
+                "{start}: {long:#?}"
+            );
+        }
+        // Nothing to note: two lines.
+        r.faults = None;
+        (r.run.debug_build, r.run.invariant_tsc, r.run.pauses) = (false, Some(true), 0);
+        let plain = header(&r, &TextOptions::default());
+        assert_eq!(plain.len(), 2, "{plain:#?}");
+    }
+
     #[test]
     fn the_clock_line_names_the_counter_and_claims_invariance_for_a_tsc_only() {
         let line = |clock, hz, invariant_tsc| {
@@ -444,7 +528,7 @@ mod tests {
             r.run.frequency_hz = hz;
             r.run.frequency_source = "stated".into();
             r.run.invariant_tsc = invariant_tsc;
-            let text = r.to_text();
+            let text = r.text(&TextOptions::default().with_verbose(true));
             let clock = text.lines().find(|l| l.starts_with("tickprof: clock"));
             clock.unwrap_or_default().to_owned()
         };

@@ -6,17 +6,16 @@ use crate::naming::terminal_safe;
 use crate::report::{Report, TextOptions};
 use std::fmt::Write as _;
 
-/// `tickprof: faults armed (TICKPROF_FAIL_SEED=…)`, in the header, when
-/// a failpoint table was armed during the run.
-pub(super) fn faults_header(r: &Report, s: &mut String) {
-    if let Some(f) = &r.faults {
-        let _ = writeln!(
-            s,
-            "tickprof: faults armed (TICKPROF_FAIL_SEED={}); {} injected",
+/// `faults armed (TICKPROF_FAIL_SEED=…), N injected`, for the header,
+/// when a failpoint table was armed during the run.
+pub(super) fn faults(r: &Report) -> Option<String> {
+    r.faults.as_ref().map(|f| {
+        format!(
+            "faults armed (TICKPROF_FAIL_SEED={}), {} injected",
             f.seed,
             f.total()
-        );
-    }
+        )
+    })
 }
 
 /// The coverage summary line (and, with `opts.coverage`, the marks that
@@ -131,11 +130,9 @@ mod tests {
             seed: 7,
             sites: Vec::new(),
         });
-        let mut s = String::new();
-        faults_header(&r, &mut s);
         assert_eq!(
-            s,
-            "tickprof: faults armed (TICKPROF_FAIL_SEED=7); 0 injected\n"
+            faults(&r).as_deref(),
+            Some("faults armed (TICKPROF_FAIL_SEED=7), 0 injected")
         );
         let has_column = |r: &Report| {
             crate::export::columns::shown(r)

@@ -12,8 +12,9 @@ Report rows: the marked sites (by source location, as
 scripts/perf_compare.py finds them: the frame's file under the crate's
 copy, the last marked fn of its name at or above its line) and the
 `NAME (inlined)` and `NAME (unmarked)` rows, by NAME: a frame's demangled
-name without generic arguments, as the runtime names rows (`bare` in
-runtime/src/inlined.rs). A function's inlined and unmarked rows are one
+name as the runtime names rows (`shown` in runtime/src/inlined.rs:
+generic arguments dropped, a qualified path kept, closures given to their
+function). A function's inlined and unmarked rows are one
 row here (NAME (row)), on both sides.
 
 - Rows level: each perf sample to the innermost frame, inline frames
@@ -46,10 +47,36 @@ from perf_compare import (HASH, Sites, bare, last_segment, load_perf,  # noqa: E
 
 def is_program(name, file):
     """Whether a frame may be a row: the runtime's `is_program` (a Rust
-    path, not the standard library's or tickprof's)."""
+    path, not the standard library's, the allocator shim's or tickprof's)."""
     n = HASH.sub("", name).lstrip("<")
-    return ("::" in name and not n.startswith(("core::", "std::", "alloc::", "tickprof"))
+    return ("::" in name
+            and not n.startswith(("core::", "std::", "alloc::", "__rustc::", "tickprof"))
             and "/rustc/" not in file)
+
+
+def shown(name):
+    """A row's name, as the runtime makes it (`shown` in
+    runtime/src/inlined.rs): generic arguments dropped, a qualified path
+    kept (`<a::S<T> as X>::f` -> `<a::S as X>::f`), a closure's frames
+    given to their function."""
+    out, stack = [], []
+    for ch in HASH.sub("", name):
+        dropping = any(not k for k in stack)
+        if ch == "<":
+            cur = "".join(out)
+            kept = not dropping and (cur == "" or cur.endswith(" "))
+            stack.append(kept)
+            if kept:
+                out.append(ch)
+        elif ch == ">":
+            if stack and stack.pop():
+                out.append(ch)
+        elif not dropping:
+            out.append(ch)
+    s = "".join(out).replace("::{{closure}}", "")
+    while s.endswith("::"):
+        s = s[:-2]
+    return s or name
 
 
 def rng(v, f="%.2f"):
@@ -102,7 +129,7 @@ class Rows:
         v = self.cache.get(k)
         if v is None:
             site = self.sites.find(fn, file, line) if self.crate_file(file) else None
-            b = bare(fn)
+            b = shown(fn)
             row = b if b in self.rows and is_program(fn, file) else None
             v = self.cache[k] = (site, row)
         return v

@@ -5,6 +5,8 @@
 # In:  tp (the tickprof checkout, absolute), crate (hashbrown, indexmap,
 #      semver or pulldown-cmark), ver (empty: the default version), work
 #      (the scratch directory).
+#      TP_COPIES=unmarked (optional): the source, workloads and input only,
+#      with no rewriter and no marked copies (scripts/after_inlining.sh).
 # Out: ver, key (tp as a directory name), logs ($work/$key/logs), src (the
 #      published source), rw (the rewriter), the functions workload and
 #      make_copy, and the copies' paths: unmarked (shared by every
@@ -43,6 +45,7 @@ src=$(find "${CARGO_HOME:-$HOME/.cargo}/registry/src" -maxdepth 2 -type d -name 
 
 # --- 2. the rewriter ----------------------------------------------------------
 rw=$work/rewriter
+if [ "${TP_COPIES:-all}" != unmarked ]; then
 mkdir -p "$rw/src"
 cat >"$rw/Cargo.toml" <<'EOF'
 [package]
@@ -170,6 +173,7 @@ fn main() {
 }
 EOF
 (cd "$rw" && cargo build -q --release)
+fi
 
 # --- 3. the copies ------------------------------------------------------------
 workload() {
@@ -327,5 +331,25 @@ unmarked=$work/unmarked-$crate-$ver
 disabled=$work/$key/disabled-$crate-$ver
 marked=$work/$key/marked-$crate-$ver
 make_copy "$unmarked" unmarked
-make_copy "$disabled" disabled
-make_copy "$marked" marked
+if [ "${TP_COPIES:-all}" != unmarked ]; then
+  make_copy "$disabled" disabled
+  make_copy "$marked" marked
+fi
+
+# perf_runs OUT RUNS FREQ REPEAT BINARY: RUNS runs of `perf record -e
+# cpu-clock -F FREQ --call-graph dwarf` of REPEAT back-to-back BINARY
+# processes each, written as OUT/perf.I.txt.gz (`perf script --no-inline
+# --no-demangle -F comm,ip,sym,symoff,dso`), the logs as OUT/perf.I.log;
+# the perf.data files kept with KEEP=1.
+perf_runs() {
+  local o=$1 n=$2 f=$3 r=$4 bin=$5 i
+  for ((i = 0; i < n; i++)); do
+    echo "perf run $((i + 1))/$n ($r x workload)" >&2
+    perf record -q -m 2048 -e cpu-clock -F "$f" --call-graph dwarf,16384 -o "$o/perf.$i.data" -- \
+      sh -c 'i=0; while [ $i -lt "$1" ]; do "$2" || exit 1; i=$((i + 1)); done' sh "$r" "$bin" \
+      >"$o/perf.$i.log" 2>&1
+    perf script -i "$o/perf.$i.data" --no-inline --no-demangle -F comm,ip,sym,symoff,dso \
+      2>>"$o/perf.$i.log" | gzip -1 >"$o/perf.$i.txt.gz"
+    [ "${KEEP:-0}" = 1 ] || rm -f "$o/perf.$i.data"
+  done
+}

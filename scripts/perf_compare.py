@@ -87,19 +87,38 @@ def resolve(binary, addrs):
     return chains
 
 
-def last_segment(path):
-    """The function's own name: `a::B<T>::f::{{closure}}` -> `f`."""
-    path = HASH.sub("", path)
-    # Drop generic arguments and impl headers, nested or not.
+def bare(path):
+    """`path` without its hash, generic arguments and impl headers, nested
+    or not (`a::B<T>::f` -> `a::B::f`), as the runtime names inlined rows
+    (`bare` in runtime/src/inlined.rs)."""
     out, depth = [], 0
-    for ch in path:
+    for ch in HASH.sub("", path):
         if ch == "<":
             depth += 1
         elif ch == ">":
             depth = max(0, depth - 1)
         elif depth == 0:
             out.append(ch)
-    segs = [s for s in "".join(out).split("::") if s and not s.startswith("{{")]
+    return "".join(out)
+
+
+def load_perf(out, runs, binary):
+    """The samples of OUT/perf.I.txt.gz for I < RUNS (per run), the
+    binary's symbol table, and every sampled address's inline chain."""
+    stacks = [read_samples(os.path.join(out, "perf.%d.txt.gz" % i), binary) for i in range(runs)]
+    table = symbol_table(binary)
+    addrs = set()
+    for run in stacks:
+        for st in run:
+            for fr in st:
+                if fr is not None and fr[0] in table:
+                    addrs.add(table[fr[0]] + fr[1] - (0 if fr[2] else 1))
+    return stacks, table, resolve(binary, addrs)
+
+
+def last_segment(path):
+    """The function's own name: `a::B<T>::f::{{closure}}` -> `f`."""
+    segs = [s for s in bare(path).split("::") if s and not s.startswith("{{")]
     return segs[-1] if segs else ""
 
 
@@ -280,16 +299,7 @@ def main():
         return 1
     sites = Sites(first)
 
-    stacks = [read_samples(os.path.join(a.out, "perf.%d.txt.gz" % i), binary)
-              for i in range(a.perf_runs or a.runs)]
-    table = symbol_table(binary)
-    addrs = set()
-    for run in stacks:
-        for st in run:
-            for fr in st:
-                if fr is not None and fr[0] in table:
-                    addrs.add(table[fr[0]] + fr[1] - (0 if fr[2] else 1))
-    chains = resolve(binary, addrs)
+    stacks, table, chains = load_perf(a.out, a.perf_runs or a.runs, binary)
 
     results = {}
     for mode, reps in reports.items():

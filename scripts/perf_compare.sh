@@ -89,15 +89,7 @@ load() { cut -d' ' -f1-3 /proc/loadavg; }
 load0=$(load)
 
 # --- the sampler -----------------------------------------------------------------
-for ((i = 0; i < runs; i++)); do
-  echo "perf run $((i + 1))/$runs ($repeat x workload)" >&2
-  perf record -q -m 2048 -e cpu-clock -F "$freq" --call-graph dwarf,16384 -o "$out/perf.$i.data" -- \
-    sh -c 'i=0; while [ $i -lt "$1" ]; do "$2" || exit 1; i=$((i + 1)); done' sh "$repeat" "$plain_ex" \
-    >"$out/perf.$i.log" 2>&1
-  perf script -i "$out/perf.$i.data" --no-inline --no-demangle -F comm,ip,sym,symoff,dso \
-    2>>"$out/perf.$i.log" | gzip -1 >"$out/perf.$i.txt.gz"
-  [ "${KEEP:-0}" = 1 ] || rm -f "$out/perf.$i.data"
-done
+perf_runs "$out" "$runs" "$freq" "$repeat" "$plain_ex"
 
 # --- tickprof --------------------------------------------------------------------
 for mode in adaptive all; do

@@ -164,6 +164,18 @@ fn main() {
             });
             calls();
         }
+        // 2,000 short threads of 5 marked calls, one after the other
+        // (`scripts/thread_churn_bench.sh` times it against `TICKPROF=off`).
+        "churn" => {
+            for t in 0..2000 {
+                let h = std::thread::spawn(move || {
+                    for i in 0..5 {
+                        work(t + i);
+                    }
+                });
+                let _ = h.join();
+            }
+        }
         other => {
             eprintln!("unknown case {other:?}");
             std::process::exit(2);

@@ -150,3 +150,15 @@ fn the_copy_is_no_child_of_the_program() {
         assert!(reported(&out));
     }
 }
+
+#[test]
+fn a_program_that_blocks_signals_for_a_sigwait_thread_is_sampled() {
+    let (out, _) = same_as_off("sigwait", &[], Duration::from_secs(30));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(reported(&out), "{stderr}");
+    assert!(!stderr.contains("the sampler has not started"), "{stderr}");
+    assert!(
+        stderr.contains("sampling every thread 1000 times a second"),
+        "{stderr}"
+    );
+}

@@ -164,6 +164,40 @@ fn main() {
             });
             calls();
         }
+        // `main` blocks SIGINT and SIGTERM before it starts its threads,
+        // and a `sigwait` thread takes them; the workers make marked
+        // calls for about 200 ms.
+        "sigwait" => {
+            // SAFETY: a set built by the libc calls, blocked on this thread
+            // (and inherited by the threads it starts).
+            unsafe {
+                let mut set: libc::sigset_t = std::mem::zeroed();
+                libc::sigemptyset(&mut set);
+                libc::sigaddset(&mut set, libc::SIGINT);
+                libc::sigaddset(&mut set, libc::SIGTERM);
+                libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+                std::thread::spawn(move || {
+                    let mut sig = 0;
+                    libc::sigwait(&set, &mut sig);
+                    say("signal\n");
+                });
+            }
+            let start = std::time::Instant::now();
+            let workers: Vec<_> = (0..2)
+                .map(|_| {
+                    std::thread::spawn(move || {
+                        let mut i = 0;
+                        while start.elapsed() < std::time::Duration::from_millis(200) {
+                            work(i);
+                            i += 1;
+                        }
+                    })
+                })
+                .collect();
+            for w in workers {
+                let _ = w.join();
+            }
+        }
         // 2,000 short threads of 5 marked calls, one after the other
         // (`scripts/thread_churn_bench.sh` times it against `TICKPROF=off`).
         "churn" => {

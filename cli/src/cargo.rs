@@ -9,6 +9,7 @@ mod child;
 mod copy;
 mod deps;
 mod escape;
+mod linked;
 mod lock;
 mod manifest;
 mod meta;
@@ -43,6 +44,9 @@ pub(crate) fn main(args: Args) -> Result<ExitCode, String> {
     let manifest = meta::locate(args.manifest_path.as_deref())?;
     let ws = meta::load(&cargo, &manifest)?;
     let chosen = meta::select(&ws, &manifest, &args.packages, args.workspace)?;
+    for line in linked::warnings(&ws.root, &chosen) {
+        eprintln!("{line}");
+    }
     let source = tickprof_source(args.tickprof_path.as_deref())?;
     let cwd = std::env::current_dir().map_err(|e| format!("no current directory: {e}"))?;
     let base = args

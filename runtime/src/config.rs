@@ -11,7 +11,7 @@
 
 use crate::defaults::{
     DEFAULT_FAIL_SEED, DEFAULT_MAX_DELTA, DEFAULT_MAX_NODES, DEFAULT_SAMPLE_HZ,
-    DEFAULT_THREADS_KEPT, DEFAULT_TRACE_EVENTS, MIN_INTERVAL,
+    DEFAULT_THREADS_KEPT, DEFAULT_TRACE_EVENTS, MAX_SAMPLE_HZ, MIN_INTERVAL,
 };
 pub use crate::report::{Layout, SortKey};
 pub use log::LogOptions;
@@ -154,7 +154,7 @@ settings! {
             var: "TICKPROF_SAMPLE",
             parse: Whole(0),
             default: DEFAULT_SAMPLE_HZ,
-            help: "samples per second of each recording thread's current marked call, taken by a thread of tickprof's own: where the time of counted sites is found, and what the instrumentation costs (see [the sampler](accuracy.md#the-sampler)); `0`: no sampler: times are raw, and a counted site's come from its timed (learning) calls",
+            help: "samples per second of each recording thread's current marked call, taken by a thread of tickprof's own: where the time of counted sites is found, and what the instrumentation costs (see [the sampler](accuracy.md#the-sampler)); `0`: no sampler: times are raw, and a counted site's come from its timed (learning) calls; at most `10000` (above: one warning, and `10000`)",
         },
         /// Show figures with the instrumentation the sampler measured
         /// taken out (true) or raw (false).
@@ -395,6 +395,13 @@ impl Config {
         let mut c = Config::default();
         let mut warnings = Vec::new();
         c.read(get, &mut warnings);
+        if c.sample_hz > MAX_SAMPLE_HZ {
+            warnings.push(format!(
+                "tickprof: warning: TICKPROF_SAMPLE={} is above the most samples a second the sampler keeps; using {MAX_SAMPLE_HZ}",
+                c.sample_hz
+            ));
+            c.sample_hz = MAX_SAMPLE_HZ;
+        }
         c.outputs.retain(|path| {
             let known = crate::export::format_of(&path.to_string_lossy()).is_some();
             if !known {

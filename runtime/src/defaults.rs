@@ -23,3 +23,9 @@ pub const DEFAULT_FAIL_SEED: u64 = 0x7469_636b_7072_6f66;
 pub const MIN_INTERVAL: Duration = Duration::from_millis(100);
 /// Default `TICKPROF_SAMPLE`: the sampler's rate, per second.
 pub const DEFAULT_SAMPLE_HZ: u64 = 1000;
+/// The highest `TICKPROF_SAMPLE` the sampler keeps (a higher value is
+/// warned about and this used): a period of 100 µs, about three sweeps of
+/// one recording thread (~30 µs of CPU each, docs/measured.md) and twice
+/// Linux's default timer slack (50 µs). Above it the sampler's thread
+/// sweeps without pause and takes a core from the program.
+pub const MAX_SAMPLE_HZ: u64 = 10_000;

@@ -13,6 +13,7 @@ use crate::record::{self, Capture};
 use crate::report::{ClockSource, Layout, Report, TextOptions};
 use crate::switches;
 use core::sync::atomic::{AtomicU64, Ordering};
+#[cfg(not(unix))]
 use std::io::Write;
 use std::path::Path;
 use std::sync::OnceLock;
@@ -90,16 +91,13 @@ fn init_runtime() -> Runtime {
 }
 
 /// Unbuffered, lock-free, fallible write to file descriptor 2. Safe after
-/// `main` returned; errors are dropped.
+/// `main` returned; errors are dropped, and a closed pipe raises no
+/// `SIGPIPE` (`crate::nopipe`): a failed write never changes how the
+/// program ends.
 pub(crate) fn write_stderr(s: &str) {
     #[cfg(unix)]
     {
-        use std::os::fd::FromRawFd;
-        // SAFETY: fd 2 stays open for the life of the process (if it was
-        // closed, writes fail with EBADF and are dropped); `ManuallyDrop`
-        // keeps this `File` from closing it.
-        let mut f = std::mem::ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(2) });
-        let _ = f.write_all(s.as_bytes());
+        let _ = crate::nopipe::write_all(2, s.as_bytes());
     }
     #[cfg(not(unix))]
     {
@@ -232,13 +230,8 @@ mod fork {
 
     unsafe extern "C" fn child() {
         let _ = std::panic::catch_unwind(|| {
-            if super::copy::copying() {
-                // A copy writing a report (`copy::run`): the locks are
-                // released as in the parent, and the profile is kept.
-                fork::parent();
-                crate::log::live::fork_parent();
-                return;
-            }
+            // (The copy writing a report, `copy::run`, is made without
+            // `fork`: these handlers run for the program's forks only.)
             fork::child();
             crate::log::live::fork_child();
             if let Some(rt) = super::RUNTIME.get() {
@@ -274,15 +267,23 @@ fn write_everywhere(rt: &Runtime, mut report: Report, heading: Option<&str>) {
         after_inlining: rt.config.after_inlining,
         verbose: rt.config.report.verbose,
     };
+    // Each part once: a copy killed late may have written some (`copy::once`).
     if rt.config.stderr {
-        if let Some(h) = heading {
-            write_stderr(h);
-        }
-        write_stderr(&report.text(&opts));
+        copy::once(copy::STDERR, || {
+            if let Some(h) = heading {
+                write_stderr(h);
+            }
+            write_stderr(&report.text(&opts));
+        });
     }
-    for template in &outputs::templates(&rt.config) {
+    for (i, template) in outputs::templates(&rt.config).iter().enumerate() {
         let path = &outputs::expand_path(template);
-        match crate::export::write_file(&report, path, &opts) {
+        let Some(written) = copy::once(copy::FILES + i, || {
+            crate::export::write_file(&report, path, &opts)
+        }) else {
+            continue;
+        };
+        match written {
             Err(e) => outputs::warn_unwritten(path, &e),
             Ok(())
                 if heading.is_none()

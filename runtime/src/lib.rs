@@ -48,6 +48,8 @@ mod inlined;
 pub mod integrations;
 pub mod log;
 mod naming;
+#[cfg(all(feature = "enabled", unix))]
+mod nopipe;
 #[cfg(feature = "enabled")]
 mod pause;
 mod process;

@@ -375,3 +375,27 @@ fn output_paths_that_are_not_utf8_are_kept_exactly() {
     assert_eq!(c.outputs[0].as_os_str().as_bytes(), b"out/r\xff\xfe.json");
     assert_eq!(c.outputs[1], PathBuf::from("a.csv"));
 }
+
+#[test]
+fn a_sampling_rate_above_what_the_sampler_keeps_is_warned_and_capped() {
+    let (c, w) = parse(&[("TICKPROF_SAMPLE", "1000000000")]);
+    assert_eq!(c.sample_hz, MAX_SAMPLE_HZ);
+    assert_eq!(
+        w,
+        ["tickprof: warning: TICKPROF_SAMPLE=1000000000 is above the most samples a second the sampler keeps; using 10000"]
+    );
+    let (c, w) = parse(&[("TICKPROF_SAMPLE", "10000")]);
+    assert_eq!((c.sample_hz, w.len()), (10_000, 0));
+    // The help says the ceiling.
+    let mut rows = Vec::new();
+    Config::rows(&mut rows);
+    let help = rows
+        .iter()
+        .find(|r| r.var == "TICKPROF_SAMPLE")
+        .unwrap()
+        .help;
+    assert!(
+        help.contains(&format!("at most `{MAX_SAMPLE_HZ}`")),
+        "{help}"
+    );
+}

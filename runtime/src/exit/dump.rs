@@ -182,7 +182,9 @@ pub(super) fn final_report(cause: Option<&str>) -> bool {
         if push.is_some() || report {
             copy::run("the final report", || {
                 // The push count is the last line, after the report.
-                let _counted = Counted(push.map(crate::push::Final::finish));
+                let _counted = Counted(
+                    push.and_then(|p| copy::once(copy::PUSH, || crate::push::Final::finish(p))),
+                );
                 if report {
                     let r = super::collect();
                     if !r.sites.is_empty() {

@@ -30,6 +30,10 @@ pub(crate) enum Sink {
 impl Sink {
     fn write(&mut self, bytes: &[u8]) {
         let _ = match self {
+            // No `SIGPIPE` from tickprof's write (`crate::nopipe`).
+            #[cfg(all(feature = "enabled", unix))]
+            Sink::Stderr => crate::nopipe::write_all(2, bytes),
+            #[cfg(not(all(feature = "enabled", unix)))]
             Sink::Stderr => std::io::stderr().write_all(bytes),
             Sink::File(f) => f.write_all(bytes),
         };

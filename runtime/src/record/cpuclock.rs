@@ -49,13 +49,22 @@ pub(super) fn read_ns(clock: i64) -> Option<u64> {
     }
 }
 
-/// Opens the calling thread's `schedstat` (async-signal-safe: `gettid`
-/// and `open`, the path written on the stack); -1 when there is none.
-pub(super) fn open_own_schedstat() -> i32 {
+/// The calling thread's id (0 off Linux). Async-signal-safe.
+pub(super) fn own_tid() -> u64 {
     #[cfg(target_os = "linux")]
     {
         // SAFETY: `gettid` has no arguments and cannot fail.
-        let tid = unsafe { libc::syscall(libc::SYS_gettid) } as u64;
+        return unsafe { libc::syscall(libc::SYS_gettid) } as u64;
+    }
+    #[allow(unreachable_code)]
+    0
+}
+
+/// Opens the `schedstat` of this process's thread `tid` (async-signal-safe:
+/// `open`, the path written on the stack); -1 when there is none.
+pub(super) fn open_schedstat(tid: u64) -> i32 {
+    #[cfg(target_os = "linux")]
+    {
         let mut path = [0u8; 64];
         let mut n = 0;
         let mut put = |part: &[u8]| {
@@ -70,7 +79,10 @@ pub(super) fn open_own_schedstat() -> i32 {
         return fd.max(-1);
     }
     #[allow(unreachable_code)]
-    -1
+    {
+        let _ = tid;
+        -1
+    }
 }
 
 /// A thread's run-queue delay so far, in nanoseconds, from its open

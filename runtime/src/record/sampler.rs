@@ -49,7 +49,7 @@
 
 mod entry;
 
-use super::cpuclock::{self, delay_ns, mono_ns, open_own_schedstat};
+use super::cpuclock::{self, mono_ns};
 use super::node::bump;
 use super::stack::{Look, Sampled, ThreadState};
 use crate::clock::ticks;
@@ -69,6 +69,7 @@ static TABLE: [Entry; SLOTS] = [const {
     Entry {
         state: AtomicPtr::new(core::ptr::null_mut()),
         stat: AtomicI32::new(-1),
+        tid: AtomicU64::new(0),
         last: AtomicU64::new(0),
         last_ns: AtomicU64::new(0),
         last_delay: AtomicU64::new(0),
@@ -136,16 +137,9 @@ pub(super) fn register(s: &ThreadState) -> u32 {
         {
             continue;
         }
-        let fd = open_own_schedstat();
-        e.stat.store(fd, Ordering::Relaxed);
-        e.last_delay.store(
-            if fd >= 0 {
-                delay_ns(fd).unwrap_or(0)
-            } else {
-                0
-            },
-            Ordering::Relaxed,
-        );
+        // The `schedstat` is opened at the sampler's first look.
+        e.tid.store(cpuclock::own_tid(), Ordering::Relaxed);
+        e.stat.store(entry::UNOPENED, Ordering::Relaxed);
         e.set_clock(cpuclock::own());
         e.pending.store(0, Ordering::Relaxed);
         e.last_ns.store(mono_ns(), Ordering::Relaxed);
@@ -409,8 +403,9 @@ pub(super) fn fork_child(keep: u32) {
             }
         } else {
             // The forking thread is another thread in the child: its own
-            // schedstat from now on.
-            let fd = e.stat.swap(open_own_schedstat(), Ordering::Relaxed);
+            // schedstat from now on (opened at the first look).
+            e.tid.store(cpuclock::own_tid(), Ordering::Relaxed);
+            let fd = e.stat.swap(entry::UNOPENED, Ordering::Relaxed);
             if fd >= 0 {
                 // SAFETY: as above.
                 #[cfg(unix)]
@@ -419,15 +414,6 @@ pub(super) fn fork_child(keep: u32) {
                 };
             }
             e.set_clock(cpuclock::own());
-            let fd = e.stat.load(Ordering::Relaxed);
-            e.last_delay.store(
-                if fd >= 0 {
-                    delay_ns(fd).unwrap_or(0)
-                } else {
-                    0
-                },
-                Ordering::Relaxed,
-            );
         }
     }
     READING.store(NONE, Ordering::Relaxed);

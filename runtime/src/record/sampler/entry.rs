@@ -77,13 +77,20 @@ pub(super) fn split(look: Look, inside: bool, pending: u64) -> Split {
     }
 }
 
+/// [`Entry::stat`] of a thread whose `schedstat` is not opened yet.
+pub(super) const UNOPENED: i32 = -2;
+
 /// One listed thread.
 pub(super) struct Entry {
     /// The thread's state; null: free; [`super::CLAIMED`]: being listed.
     pub(super) state: AtomicPtr<ThreadState>,
     /// The thread's `/proc/self/task/TID/schedstat`, open (-1: none:
-    /// every moment counts as the program's).
+    /// every moment counts as the program's; [`UNOPENED`]: opened by the
+    /// sampler at its first look, so that a thread that ends before it is
+    /// never looked at costs no `open`).
     pub(super) stat: AtomicI32,
+    /// The thread's id (for the `schedstat` path).
+    pub(super) tid: AtomicU64,
     /// At the sampler's last look (sampler-owned; set by the thread when
     /// it is listed): the tick count, the monotonic clock, and the
     /// thread's run-queue delay, in nanoseconds.
@@ -132,7 +139,16 @@ impl Entry {
         }
         let of_dt = |ns: u64| ((ns as f64 / wall as f64).min(1.0) * dt as f64) as u64;
         let (ran, cap) = (ran.map(of_dt), of_dt(period_ns.saturating_mul(CAP_PERIODS)));
-        let fd = self.stat.load(Ordering::Relaxed);
+        let mut fd = self.stat.load(Ordering::Relaxed);
+        if fd == UNOPENED {
+            // The first look: the run-queue delay is known from now on;
+            // this interval is the program's, as where there is none.
+            fd = cpuclock::open_schedstat(self.tid.load(Ordering::Relaxed));
+            self.stat.store(fd, Ordering::Relaxed);
+            let delay = (fd >= 0).then(|| delay_ns(fd)).flatten();
+            self.last_delay.store(delay.unwrap_or(0), Ordering::Relaxed);
+            return look(dt, 0, ran, cap);
+        }
         let Some(delay_now) = (fd >= 0).then(|| delay_ns(fd)).flatten() else {
             return look(dt, 0, ran, cap);
         };

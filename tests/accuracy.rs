@@ -77,14 +77,14 @@ fn a_three_level_tree_has_exact_counts_and_nested_totals() {
 fn the_report_states_the_measured_instrumentation_and_its_share() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     // Long enough for the sampler (1,000 looks a second) to find the
-    // instrumentation of a million marked calls many times.
+    // instrumentation of a million marked calls many times: until it is
+    // measured (found in enough periods), not only found once (on a busy
+    // host a report came between the two: overhead_call_ticks 0).
     let mut r = tickprof::report();
     for _ in 0..20 {
         cases::leaf_case(cases::Leaf::Chain, 1_000_000, 1);
         r = tickprof::report();
-        // Found, and in enough periods to give a per-call figure (fewer
-        // give a bound and no figure: see `instrumentation_measured`).
-        if r.run.instrumentation_ns > 0 && r.run.overhead_call_ticks > 0.0 {
+        if r.run.overhead_call_ticks > 0.0 {
             break;
         }
     }

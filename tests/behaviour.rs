@@ -162,3 +162,22 @@ fn a_program_that_blocks_signals_for_a_sigwait_thread_is_sampled() {
         "{stderr}"
     );
 }
+
+#[test]
+fn marked_calls_in_signal_handlers_during_thread_exits_never_hang() {
+    // 500 threads a run, each signalled without pause while it lives and
+    // exits: plain, under the trace log, and counting allocations.
+    let log = std::env::temp_dir().join(format!("tickprof-behaviour-{}.log", std::process::id()));
+    let log = log.to_string_lossy().into_owned();
+    for (case, env) in [
+        ("exit_signals", vec![]),
+        ("exit_signals", vec![("TICKPROF_LOG", log.as_str())]),
+        ("exit_signals_alloc", vec![]),
+    ] {
+        for _ in 0..3 {
+            let (out, _) = same_as_off(case, &env, Duration::from_secs(60));
+            assert!(reported(&out), "{case} {env:?}");
+        }
+    }
+    let _ = std::fs::remove_file(&log);
+}

@@ -167,6 +167,8 @@ impl Instrumentation {
             period,
             cal: self.cal,
             too_little_found: self.measured_per_call(facts) == 0.0 && self.inside_ticks > 0,
+            // Set by `build` for each tree (its threads).
+            ceiling: 0.0,
         }
     }
 

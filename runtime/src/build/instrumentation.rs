@@ -184,8 +184,8 @@ impl Instrumentation {
                 "not measured: the system refused the sampler's thread".to_owned()
             } else if facts.sampler == Status::NotStarted {
                 "not measured: the sampler has not started (it starts at a marked call made \
-                 outside any signal handler: a thread that blocks a signal the process was \
-                 not started with may be running one)"
+                 outside any signal handler: a thread that blocks a signal with a handler, \
+                 which the process was not started with, may be running it)"
                     .to_owned()
             } else {
                 "not measured: no sample yet".to_owned()

@@ -162,3 +162,41 @@ fn a_program_that_blocks_signals_for_a_sigwait_thread_is_sampled() {
         "{stderr}"
     );
 }
+
+#[test]
+fn marked_calls_in_signal_handlers_during_thread_exits_never_hang() {
+    // 500 threads a run, each signalled without pause while it lives and
+    // exits: plain, under the trace log, and counting allocations.
+    let log = std::env::temp_dir().join(format!("tickprof-behaviour-{}.log", std::process::id()));
+    let log = log.to_string_lossy().into_owned();
+    for (case, env) in [
+        ("exit_signals", vec![]),
+        ("exit_signals", vec![("TICKPROF_LOG", log.as_str())]),
+        ("exit_signals_alloc", vec![]),
+    ] {
+        for _ in 0..3 {
+            let (out, _) = same_as_off(case, &env, Duration::from_secs(60));
+            assert!(reported(&out), "{case} {env:?}");
+        }
+    }
+    let _ = std::fs::remove_file(&log);
+}
+
+#[test]
+fn with_the_sampler_off_every_site_stays_within_its_threads_wall_time() {
+    let json = std::env::temp_dir().join(format!("tickprof-behaviour-{}.json", std::process::id()));
+    let path = json.to_string_lossy().into_owned();
+    let env = [("TICKPROF_SAMPLE", "0"), ("TICKPROF_OUT", path.as_str())];
+    for _ in 0..3 {
+        same_as_off("sigwait", &env, Duration::from_secs(30));
+        let text = std::fs::read_to_string(&json).expect("the JSON report");
+        let r: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+        let bound = r["run"]["wall_ns"].as_u64().unwrap() * r["run"]["threads"].as_u64().unwrap();
+        let sites = r["sites"].as_array().unwrap();
+        assert!(!sites.is_empty());
+        for s in sites {
+            assert!(s["total_ns"].as_u64().unwrap() <= bound, "{s} > {bound}");
+        }
+    }
+    let _ = std::fs::remove_file(&json);
+}

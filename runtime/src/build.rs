@@ -136,7 +136,13 @@ pub(crate) fn build(c: &Capture, facts: &Facts) -> Report {
     let merged = &c.merged;
     let inst = Instrumentation::of(merged, facts.calibration);
     let shown = inst.shown_rates(facts);
-    let est = inst.estimate(facts);
+    // What the threads could have spent: their number times the wall.
+    let wall_ticks = facts.wall_ns as f64 / ns.0;
+    let threads: u64 = c.threads.iter().map(|t| t.count).sum();
+    let est = Estimate {
+        ceiling: threads.max(1) as f64 * wall_ticks,
+        ..inst.estimate(facts)
+    };
     let fig = tree_figures(merged, ns.0, est);
     // Measured figures need samples; with none (the sampler off, or a run
     // shorter than one period) the report is raw and says so.
@@ -358,11 +364,13 @@ fn thread_stats(
     comp: bool,
     names: &HashMap<usize, String>,
 ) -> Vec<ThreadStats> {
+    let all: u64 = c.threads.iter().map(|t| t.count).sum();
     c.threads
         .iter()
         .filter(|t| t.tree.nodes.len() > 1)
         .filter_map(|t| {
-            let fig = tree_figures(&t.tree, ns.0, est);
+            let ceiling = est.ceiling / all.max(1) as f64 * t.count as f64;
+            let fig = tree_figures(&t.tree, ns.0, Estimate { ceiling, ..est });
             let mut sites: Vec<ThreadSite> = flatten(&t.tree, &fig)
                 .iter()
                 .filter(|(_, (_, f))| {

@@ -41,17 +41,36 @@ impl SpinAlloc {
     }
 }
 
-// SAFETY: every call is forwarded to `System`, under the lock.
+/// Whether allocations are counted by tickprof (`tickprof::Alloc`: the
+/// `*_alloc` cases).
+static COUNT: AtomicBool = AtomicBool::new(false);
+/// tickprof's counting allocator, used when [`COUNT`] is set.
+static COUNTING: tickprof::Alloc<System> = tickprof::Alloc::system();
+
+// SAFETY: every call is forwarded to `System` (or to tickprof's counting
+// wrapper of it), under the lock.
 unsafe impl GlobalAlloc for SpinAlloc {
     unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        if COUNT.load(Ordering::Relaxed) {
+            // SAFETY: as the caller's contract.
+            return unsafe { COUNTING.alloc(l) };
+        }
         // SAFETY: as the caller's contract.
         self.locked(|| unsafe { System.alloc(l) })
     }
     unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        if COUNT.load(Ordering::Relaxed) {
+            // SAFETY: as the caller's contract.
+            return unsafe { COUNTING.dealloc(p, l) };
+        }
         // SAFETY: as the caller's contract.
         self.locked(|| unsafe { System.dealloc(p, l) })
     }
     unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
+        if COUNT.load(Ordering::Relaxed) {
+            // SAFETY: as the caller's contract.
+            return unsafe { COUNTING.realloc(p, l, n) };
+        }
         // SAFETY: as the caller's contract.
         self.locked(|| unsafe { System.realloc(p, l, n) })
     }
@@ -197,6 +216,52 @@ fn main() {
             for w in workers {
                 let _ = w.join();
             }
+        }
+        // 500 threads, each interrupted by SIGUSR1 (whose handler makes
+        // a marked call) from another thread as fast as it can send, so
+        // that handlers run at every point of the threads' lives, their
+        // exit past the TLS destructors included. `exit_signals_alloc`:
+        // the same with tickprof counting allocations.
+        "exit_signals" | "exit_signals_alloc" => {
+            use std::sync::atomic::AtomicI64;
+            COUNT.store(case == "exit_signals_alloc", Ordering::Relaxed);
+            extern "C" fn on_usr1(_: i32) {
+                work(7);
+            }
+            // SAFETY: a handler that makes a marked call (what is tested).
+            unsafe {
+                let mut sa: libc::sigaction = std::mem::zeroed();
+                sa.sa_sigaction = on_usr1 as extern "C" fn(i32) as libc::sighandler_t;
+                sa.sa_flags = libc::SA_RESTART;
+                libc::sigaction(libc::SIGUSR1, &sa, std::ptr::null_mut());
+            }
+            static TARGET: AtomicI64 = AtomicI64::new(0);
+            static DONE: AtomicBool = AtomicBool::new(false);
+            let sender = std::thread::spawn(|| {
+                // SAFETY: getpid has no preconditions.
+                let pid = unsafe { libc::getpid() };
+                while !DONE.load(Ordering::Relaxed) {
+                    let tid = TARGET.load(Ordering::Relaxed);
+                    if tid > 0 {
+                        // SAFETY: signals a thread of this process (ESRCH
+                        // once it is gone).
+                        unsafe { libc::syscall(libc::SYS_tgkill, pid, tid, libc::SIGUSR1) };
+                    }
+                }
+            });
+            for t in 0..500 {
+                let h = std::thread::spawn(move || {
+                    // SAFETY: gettid has no arguments.
+                    let tid = unsafe { libc::syscall(libc::SYS_gettid) };
+                    TARGET.store(tid, Ordering::Relaxed);
+                    for i in 0..5 {
+                        work(t + i);
+                    }
+                });
+                let _ = h.join();
+            }
+            DONE.store(true, Ordering::Relaxed);
+            let _ = sender.join();
         }
         // 2,000 short threads of 5 marked calls, one after the other
         // (`scripts/thread_churn_bench.sh` times it against `TICKPROF=off`).

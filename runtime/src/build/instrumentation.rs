@@ -167,6 +167,8 @@ impl Instrumentation {
             period,
             cal: self.cal,
             too_little_found: self.measured_per_call(facts) == 0.0 && self.inside_ticks > 0,
+            // Set by `build` for each tree (its threads).
+            ceiling: 0.0,
         }
     }
 
@@ -182,8 +184,8 @@ impl Instrumentation {
                 "not measured: the system refused the sampler's thread".to_owned()
             } else if facts.sampler == Status::NotStarted {
                 "not measured: the sampler has not started (it starts at a marked call made \
-                 outside any signal handler: a thread that blocks a signal the process was \
-                 not started with may be running one)"
+                 outside any signal handler: a thread that blocks a signal with a handler, \
+                 which the process was not started with, may be running it)"
                     .to_owned()
             } else {
                 "not measured: no sample yet".to_owned()

@@ -1179,3 +1179,31 @@ fn an_unsampled_run_says_why() {
     assert!(basis(1_000, Status::Failed).contains("refused the sampler's thread"));
     assert!(basis(1_000, Status::Running).contains("no sample yet"));
 }
+
+/// With no sampler, a counted site's time is its timed sample's mean times
+/// its calls: one preempted call among the timed few read hundreds of
+/// times the wall time (issue 54). Those outside any timed call are held
+/// within the threads times the wall time; a counted leaf under a timed
+/// parent still fits in the parent.
+#[test]
+fn with_no_sampler_a_counted_estimate_stays_within_the_threads_wall_time() {
+    let mut f = facts(true);
+    (f.sample_hz, f.wall_ns) = (0, 100_000);
+    // 64,000 calls, 1,000 timed: one of them preempted for 50,000 ticks.
+    let top = calls_of(0, 0, 64_000, 63_000, 50_999, [1, 50_000]);
+    let two = |t: Tree| build(&capture(vec![t.clone(), t]), &f);
+    let r = two(tree(vec![TNode::ROOT, top]));
+    let s = r.site(SITES[0].name().as_str()).unwrap();
+    assert_eq!(s.timing, Timing::Counted);
+    // 2 threads × 100,000 ns (the estimate was 2 × 3.26 ms).
+    assert!(s.total_ns <= 200_000 && s.total_ns > 0, "{s:?}");
+    assert!(r.to_text().contains("their times (~) are unsampled"));
+    // Under a timed parent: fitted in the parent's 10,000 ticks as before.
+    let r = two(tree(vec![TNode::ROOT, timed_parent(), counted_leaf()]));
+    let (p, a) = (
+        r.site(SITES[0].name().as_str()).unwrap(),
+        r.site(SITES[1].name().as_str()).unwrap(),
+    );
+    assert!(a.total_ns <= p.total_ns, "{a:?} {p:?}");
+    assert_invariants(&r);
+}

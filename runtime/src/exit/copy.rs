@@ -131,7 +131,7 @@ pub(super) fn run(what: &str, work: impl FnOnce()) -> Ran {
 /// [`run`], with the line about a copy that ended badly given to `say`.
 fn run_saying(what: &str, work: impl FnOnce(), say: fn(&str)) -> Ran {
     #[cfg(target_os = "linux")]
-    if let Some(page) = map_page().filter(|_| !seccomp_filtered()) {
+    if let Some(page) = (!seccomp_filtered()).then(map_page).flatten() {
         let ran = in_a_copy(what, work, say, page);
         PAGE.with(|p| p.set(std::ptr::null_mut()));
         // SAFETY: unmaps the page `map_page` mapped; nothing refers to it

@@ -123,8 +123,13 @@ pub(crate) fn notes(report: &Report) -> Vec<Note> {
         )));
     }
     if r.counted_sites > 0 {
+        let whose = if r.sampled_ns == 0 {
+            "unsampled (no sampler's figures): their timed calls' mean times their calls, those outside any timed call held together within the threads times the wall time"
+        } else {
+            "the sampler's: the time it found them on top of the stack (self) and inside them (total)"
+        };
         v.push((INFORM, format!(
-            "{} site{} counted (TICKPROF_TIME): {} call{} counted without reading the clock; their times (~) are the sampler's: the time it found them on top of the stack (self) and inside them (total); their percentiles, their first calls' (timed while the site was decided)",
+            "{} site{} counted (TICKPROF_TIME): {} call{} counted without reading the clock; their times (~) are {whose}; their percentiles, their first calls' (timed while the site was decided)",
             r.counted_sites,
             plural(r.counted_sites),
             r.counted_calls,

@@ -16,7 +16,6 @@ use crate::clock::ticks;
 use crate::counters::Acc;
 use crate::site::CallSite;
 use crate::switches::{HOOK, LOG, MAX_TICKS, RECORD, RECORDED_ANY, TRACE};
-use crate::tree::Tree;
 use core::sync::atomic::Ordering;
 
 /// Makes `site`'s child of the node on top the top, setting the thread up
@@ -141,8 +140,9 @@ pub(super) fn unwound(node: *const Node) {
 }
 
 /// A detached call (made after its thread's state was torn down): recorded
-/// straight into the finished threads' tree, as a call with no marked
-/// caller, or counted as lost if that lock cannot be had promptly.
+/// into the detached calls' table (atomics: no allocation, no lock, as a
+/// signal handler past the thread's TLS destructors needs), reported as a
+/// call with no marked caller; counted as lost when the table is full.
 #[cold]
 #[inline(never)]
 fn record_detached(site: &'static CallSite, start: u64, end: u64) {
@@ -154,7 +154,7 @@ fn record_detached(site: &'static CallSite, start: u64, end: u64) {
     if !site.is_internal() {
         RECORDED_ANY.store(true, Ordering::Relaxed);
     }
-    // Merging allocates: with a marked global allocator that is a marked
-    // call, which must not be recorded detached in turn.
-    super::stack::current().while_busy(|| registry::add_detached(&Tree::single(site, one)));
+    if !super::detached::record(site, &one) {
+        registry::note_lost();
+    }
 }

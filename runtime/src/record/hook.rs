@@ -148,6 +148,27 @@ fn with_thread(f: impl FnOnce(u64, &str)) {
     }
 }
 
+/// This thread's hooks' cold path under way: [`IN_HOOK`] set from before
+/// the thread's name is looked up (a `OnceCell`) until the hooks return,
+/// so that a signal handler interrupting it, whose marked call comes here
+/// again, is turned away instead of re-entering the name's initialisation
+/// or a hook's own state (issue 54: "reentrant init" panics, a double
+/// free, a hook's lock taken twice).
+struct Busy;
+
+impl Busy {
+    /// `None` when this thread is in its hooks' cold path already.
+    fn take() -> Option<Busy> {
+        (!IN_HOOK.with(|h| h.replace(true))).then_some(Busy)
+    }
+}
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        IN_HOOK.with(|h| h.set(false));
+    }
+}
+
 /// Runs every installed hook with marked calls turned away.
 fn dispatch(f: &dyn Fn(&dyn Hook)) {
     let was = IN_HOOK.with(|h| h.replace(true));
@@ -176,6 +197,9 @@ fn hz() -> f64 {
 #[cold]
 #[inline(never)]
 pub(super) fn enter(site: &'static CallSite, depth: usize, ticks: u64, poll: bool) {
+    let Some(_busy) = Busy::take() else {
+        return;
+    };
     with_thread(|thread_id, thread_name| {
         let e = Enter {
             site,
@@ -232,6 +256,9 @@ pub(super) fn exit(x: &Ended) {
     let ticks = x.end.wrapping_sub(x.start);
     let duration_ns = ticks as f64 * 1e9 / hz();
     let unwinding = !x.returned && std::thread::panicking();
+    let Some(_busy) = Busy::take() else {
+        return;
+    };
     with_thread(|thread_id, thread_name| {
         let e = Exit {
             site: x.site,

@@ -51,6 +51,7 @@ pub(crate) mod calibrate;
 mod cold;
 pub(crate) mod counted;
 mod cpuclock;
+mod detached;
 pub(crate) mod fasthash;
 #[cfg(unix)]
 pub(crate) mod fork;

@@ -252,16 +252,6 @@ pub(super) fn finish_thread(arena: *const Arena) {
     unlist(&g, arena);
 }
 
-/// Adds a call made with no thread state (after the thread's teardown) to
-/// the finished threads' tree; counts it as lost if the lock cannot be had
-/// promptly.
-pub(super) fn add_detached(tree: &Tree) {
-    match try_lock(Duration::from_millis(100)) {
-        Some(mut g) => g.finished.merge(tree),
-        None => note_lost(),
-    }
-}
-
 /// Counts a call that could not be recorded.
 pub(super) fn note_lost() {
     LOST.fetch_add(1, Ordering::Relaxed);
@@ -303,9 +293,10 @@ pub(crate) fn capture(with_traces: bool) -> Capture {
         traces: Vec::new(),
         renamed: BTreeMap::new(),
     };
-    let Some(g) = try_lock(REPORT_LOCK_WAIT) else {
+    let Some(mut g) = try_lock(REPORT_LOCK_WAIT) else {
         return c;
     };
+    super::detached::drain_into(&mut g.finished);
     c.complete = true;
     c.renamed.clone_from(&g.renamed);
     if with_traces {
@@ -351,6 +342,7 @@ pub(crate) fn reset_all() {
             Arena::release(p);
         }
     }
+    super::detached::clear();
     forget_finished(&mut g);
 }
 
@@ -453,6 +445,7 @@ pub(super) fn fork_child(keep: Option<*const Arena>) {
         a.next.store(core::ptr::null_mut(), Ordering::Relaxed);
     }
     LIVE.store(kept.cast_mut(), Ordering::Release);
+    super::detached::clear();
     forget_finished(&mut g);
 }
 

@@ -89,6 +89,11 @@ pub(crate) struct Estimate {
     /// is). One sample of a short run (a look delayed on a busy machine,
     /// its waits shared out with it) took milliseconds off one node.
     pub too_little_found: bool,
+    /// What the threads could have spent, in ticks: their number times
+    /// the wall time (0: no bound). With no sampler's figures, the counted
+    /// nodes that no timed node holds are held within it beside the timed
+    /// ones ([`hold_within`]).
+    pub ceiling: f64,
 }
 
 /// Each node's own figure in ticks, raw (instrumentation left in) and
@@ -214,7 +219,47 @@ pub(crate) fn own_figures(
             own.measured[i] *= k;
         }
     }
+    if !est.sampled && est.ceiling > 0.0 {
+        hold_within(tree, counted, &mut own, est.ceiling);
+    }
     own
+}
+
+/// With no sampler's figures, a counted node's own time is its timed
+/// sample's mean times its calls: one preempted call among the timed few
+/// made that hundreds of times the run's wall time (issue 54). A counted
+/// node beneath a timed one is fitted in that one's measured time
+/// (`figures`); the others, with the top-most timed nodes beside them,
+/// are held within `ceiling` (the threads times the wall time), the
+/// counted ones scaled down together where they overfill it.
+fn hold_within(tree: &Tree, counted: &[bool], own: &mut Own, ceiling: f64) {
+    let n = tree.nodes.len();
+    // Whether a timed node holds node `i` (the root holds nothing).
+    let mut held = vec![false; n];
+    let (mut timed, mut estimated) = (0.0, 0.0);
+    for i in 1..n {
+        let p = tree.nodes[i].parent as usize;
+        held[i] = p != 0 && p < i && (held[p] || !counted[p]);
+        if held[i] {
+            continue;
+        }
+        if counted[i] {
+            estimated += own.raw[i];
+        } else {
+            timed += own.raw[i];
+        }
+    }
+    let room = (ceiling - timed).max(0.0);
+    if estimated <= room {
+        return;
+    }
+    let k = room / estimated;
+    for i in 1..n {
+        if counted[i] && !held[i] {
+            own.raw[i] *= k;
+            own.measured[i] *= k;
+        }
+    }
 }
 
 /// The instrumentation inside a timed node's calls, in ticks, waits left

@@ -22,6 +22,7 @@ mod adapt;
 mod alloc;
 mod alternating;
 mod async_tasks;
+mod behaviour;
 mod containers;
 mod counted_calls;
 mod counts;

@@ -16,7 +16,7 @@
 /// | `crate = path` | where the `tickprof` crate is, if renamed or re-exported | `::tickprof` |
 /// | `fail` | a failpoint's `return` (`TICKPROF_FAIL`, [`fail::cfg`]) makes the function return `Err(Injected{..}.into())` without running its body; the function must return `Result<_, E>` with `E: From<`[`Injected`]`>` (a compile error otherwise, and on `async fn`) | off: `panic`, `sleep`, `delay`, `print`, `yield` still work at every mark |
 /// | `skip` | on a function (or nested `impl`, `trait`, `mod`) inside a marked container: leave it unmarked; a compile error anywhere else | not given |
-/// | `always` | for a build that always records, as the copy `cargo tickprof` makes: a short body is emitted three times instead of four, the inline copy serving both a counted call and profiling off (`TICKPROF=off` then runs the body as written, in the function: semver's workload marked by `cargo tickprof` took 1.03× its unmarked CPU time with it, 1.55× when it ran out of line); pauses and the other modes go through `timed_in_mode`. On a container: every function inside | off: a short body twice, the plain copy run when off or paused |
+/// | `always` | for a build that always records, as the copy `cargo tickprof` makes: a short body is emitted three times instead of four, the inline copy serving both a counted call and profiling off (`TICKPROF=off` then runs the body as written, in the function: semver's workload marked by `cargo tickprof` took 1.03× its unmarked CPU time with it, 1.55× when it ran out of line); pauses and the other modes go through `timed_in_mode`. On a container: every function inside | off: a short body four times, the plain copy run when off or paused |
 ///
 /// # Containers: `impl`, `trait` and inline `mod`
 ///
@@ -111,10 +111,9 @@
 /// }
 /// ```
 ///
-/// The body is emitted up to four times (three with `always`, whose
-/// inline copy serves both): as written for profiling off or
-/// paused (after one load and two predictable branches), inline for a
-/// counted call, and as a closure in `timed` and in `timed_in_mode`,
+/// The body is emitted up to four times (three with `always`, whose inline
+/// copy serves both): as written for profiling off or paused (after one
+/// load and two predictable branches), inline for a counted call, and as a closure in `timed` and in `timed_in_mode`,
 /// out-of-line functions (one instance per marked function, the body
 /// inlined in it) that hold the guard: the marked function's off path
 /// then saves no register for the recording paths' calls. The closure's

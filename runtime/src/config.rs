@@ -343,7 +343,7 @@ pub enum DumpMode {
 
 /// What the text report shows (`TICKPROF_REPORT`).
 #[non_exhaustive]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct ReportSections {
     /// The table alone, or with a caller/callee section per site.
     pub layout: Layout,
@@ -352,16 +352,6 @@ pub struct ReportSections {
     /// The whole header (the clock, pauses, waits, set-up), not its
     /// three lines.
     pub verbose: bool,
-}
-
-impl Default for ReportSections {
-    fn default() -> Self {
-        ReportSections {
-            layout: Layout::Flat,
-            coverage: false,
-            verbose: false,
-        }
-    }
 }
 
 /// `TICKPROF_LOG`: `stderr` (or `on`, `1`), or a path; `off` (or `0`,

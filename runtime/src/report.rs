@@ -87,9 +87,10 @@ pub enum SortKey {
 
 /// Text report layouts (`TICKPROF_REPORT`).
 #[non_exhaustive]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Layout {
     /// The flat table (the default).
+    #[default]
     Flat,
     /// The flat table, then a caller/callee section per site.
     Tree,

@@ -384,34 +384,6 @@ pub(super) fn fork_parent() {
 /// in the child) but `keep`, the forking thread's arena; then releases the
 /// lock.
 #[cfg(unix)]
-/// Stops every thread's program-counter samples if the program has set
-/// its own disposition for their signal (its handler would get them):
-/// called by the sampler thread now and then. Takes the lock only then,
-/// and only if it is free within a millisecond (else the next check).
-#[cfg(all(feature = "inlined", target_os = "linux"))]
-pub(super) fn check_pc_signal() {
-    static STOPPED: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
-    if STOPPED.load(Ordering::Relaxed) {
-        return;
-    }
-    if !super::pcs::taken_over() && !super::pcs::given_up() {
-        return;
-    }
-    let Some(_g) = try_lock(Duration::from_millis(1)) else {
-        return;
-    };
-    let mut p = LIVE.load(Ordering::Acquire).cast_const();
-    // SAFETY: listed arenas stay allocated while the lock is held (a
-    // finishing thread unlists its arena under it).
-    while let Some(a) = unsafe { p.as_ref() } {
-        if let Some(pcs) = a.pcs() {
-            super::pcs::stop_other(pcs);
-        }
-        p = a.next.load(Ordering::Acquire);
-    }
-    STOPPED.store(true, Ordering::Relaxed);
-}
-
 pub(super) fn fork_child(keep: Option<*const Arena>) {
     let Some(mut g) = fork_lock::take(&HELD_FOR_FORK) else {
         return;
@@ -451,10 +423,14 @@ pub(super) fn fork_child(keep: Option<*const Arena>) {
 
 mod diff;
 mod live;
+#[cfg(all(feature = "inlined", target_os = "linux"))]
+mod signal;
 pub(super) use live::new_thread;
 #[cfg(unix)]
 use live::LIVE;
 use live::{live, unlist};
+#[cfg(all(feature = "inlined", target_os = "linux"))]
+pub(in crate::record) use signal::check_pc_signal;
 
 #[cfg(test)]
 mod tests;

@@ -17,7 +17,6 @@
 
 mod support;
 
-mod accuracy;
 mod adapt;
 mod alloc;
 mod alternating;

@@ -41,6 +41,7 @@ mod marked_allocator;
 mod metrics;
 mod names;
 mod paths;
+mod pprof;
 mod pprof_paths;
 mod push;
 mod quickstart;

@@ -23,6 +23,5 @@ mod hierarchy;
 mod histograms;
 mod no_alloc;
 mod pause;
-mod pprof;
 mod recorder_model;
 mod reset;

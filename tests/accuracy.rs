@@ -14,16 +14,12 @@
 
 use crate::support::accuracy_cases as cases;
 
-use std::sync::Mutex;
-
-/// The cases share the CPU: run them one at a time.
-static SERIAL: Mutex<()> = Mutex::new(());
-
 const ROUNDS: usize = 5;
 
 #[test]
 fn case_a_a_dependent_chain_of_20_ns_leaf_calls_keeps_its_invariants() {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    // The cases share the CPU: one at a time, and none beside them.
+    let _serial = crate::support::alone();
     let e = cases::leaf_case(cases::Leaf::Chain, 1_000_000, ROUNDS);
     assert!(e.broken.is_empty(), "{:?}", e.broken);
     // The leaf's body is pure arithmetic: unless the marked function keeps
@@ -40,7 +36,8 @@ fn case_a_a_dependent_chain_of_20_ns_leaf_calls_keeps_its_invariants() {
 
 #[test]
 fn case_b_overlapping_4_ns_leaf_calls_keep_their_invariants() {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    // The cases share the CPU: one at a time, and none beside them.
+    let _serial = crate::support::alone();
     let e = cases::leaf_case(cases::Leaf::Overlap, 1_000_000, ROUNDS);
     assert!(e.broken.is_empty(), "{:?}", e.broken);
 }
@@ -48,7 +45,8 @@ fn case_b_overlapping_4_ns_leaf_calls_keep_their_invariants() {
 #[cfg(target_arch = "x86_64")]
 #[test]
 fn a_three_level_tree_has_exact_counts_and_nested_totals() {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    // The cases share the CPU: one at a time, and none beside them.
+    let _serial = crate::support::alone();
     let before = tickprof::snapshot();
     let errors = cases::spin_tree(20, 2);
     let r = &tickprof::snapshot() - &before;
@@ -75,7 +73,8 @@ fn a_three_level_tree_has_exact_counts_and_nested_totals() {
 
 #[test]
 fn the_report_states_the_measured_instrumentation_and_its_share() {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    // The cases share the CPU: one at a time, and none beside them.
+    let _serial = crate::support::alone();
     // Long enough for the sampler (1,000 looks a second) to find the
     // instrumentation of a million marked calls many times: until it is
     // measured (found in enough periods), not only found once (on a busy
@@ -89,14 +88,26 @@ fn the_report_states_the_measured_instrumentation_and_its_share() {
         }
     }
     assert!(r.run.sampled_ns > 0, "{:?}", r.run);
-    assert!(r.run.instrumentation_ns > 0, "{:?}", r.run);
     assert!(r.run.instrumentation_ns <= r.run.sampled_ns);
-    // Found in enough periods for a per-call figure on a quiet host; on a
-    // busy one (load 10, the test binary's other tests beside it) 20
-    // rounds have not sufficed: the figures must then agree, not exist.
-    assert!(r.run.overhead_call_ticks >= 0.0);
     let ns = r.run.overhead_call_ticks * 1e9 / r.run.frequency_hz;
     assert!((r.run.overhead_call_ns - ns).abs() < 0.01);
+    let text = r.to_text();
+    assert!(
+        text.contains("instrumentation measured by sampling every thread 1000 times a second"),
+        "{text}"
+    );
+    if r.run.overhead_call_ticks == 0.0 {
+        // Found in too few sampling periods to measure: a host busy
+        // enough (two CPU hogs on two cores) leaves the sampler and this
+        // thread too little time together. The header says so, and
+        // takes out only each call's calibrated cost.
+        assert!(
+            text.contains("fewer samples than it takes to measure it"),
+            "{text}"
+        );
+        return;
+    }
+    assert!(r.run.instrumentation_ns > 0, "{:?}", r.run);
     let share = r.run.instrumentation_ns as f64 / r.run.sampled_ns as f64;
     assert!(
         (r.run.overhead_share - share).abs() < 0.01,
@@ -104,15 +115,5 @@ fn the_report_states_the_measured_instrumentation_and_its_share() {
         r.run.overhead_share
     );
     assert!(r.run.compensated);
-    let text = r.to_text();
-    assert!(
-        text.contains("instrumentation measured by sampling every thread 1000 times a second"),
-        "{text}"
-    );
-    let said = if r.run.overhead_call_ticks > 0.0 {
-        "taken out of every time below"
-    } else {
-        "too little to take out"
-    };
-    assert!(text.contains(said), "{text}");
+    assert!(text.contains("taken out of every time below"), "{text}");
 }

@@ -17,7 +17,6 @@
 
 mod support;
 
-mod accuracy;
 mod adapt;
 mod alloc;
 mod alternating;
@@ -43,6 +42,7 @@ mod marked_allocator;
 mod metrics;
 mod names;
 mod paths;
+mod pprof;
 mod pprof_paths;
 mod push;
 mod quickstart;

@@ -87,6 +87,7 @@ known_profile!(
 #[test]
 fn csv_round_trips_through_a_csv_reader() {
     let _turn = crate::support::alone();
+    fresh();
     let (a, b, c) = ("csv, a \"quoted\"", "csv Foo<A, B>", "csv; naïve ✓ & <c>");
     csv_case::a();
     let report = tickprof::report();
@@ -137,6 +138,7 @@ known_profile!(json_case, "json <a> & \"b\"", "json, b; ß", "json\nc\t✓");
 #[test]
 fn json_holds_the_whole_report_with_a_version() {
     let _turn = crate::support::alone();
+    fresh();
     let (a, b, c) = ("json <a> & \"b\"", "json, b; ß", "json\nc\t✓");
     json_case::a();
     let report = tickprof::report();
@@ -267,6 +269,7 @@ known_profile!(
 #[test]
 fn folded_stacks_are_one_line_per_path_with_self_time() {
     let _turn = crate::support::alone();
+    fresh();
     let (a, b, c) = ("folded <a> & \"q\"", "folded [u8; 4], b", "folded retry 3");
     folded_case::a();
     let report = tickprof::report();
@@ -319,11 +322,19 @@ fn folded_stacks_are_one_line_per_path_with_self_time() {
     }
 }
 
+/// A profile of this test's calls only, as in a process of its own: the
+/// other tests of this binary ran before (their time made this test's
+/// frames too narrow for the flame graph to draw).
+fn fresh() {
+    tickprof::reset();
+}
+
 known_profile!(svg_case, "svg <g> & \"a\"", "svg b; ünï", "svg c, C");
 
 #[test]
 fn svg_flamegraph_draws_the_frames_inferno_draws_with_escaped_names() {
     let _turn = crate::support::alone();
+    fresh();
     let (a, b, c) = ("svg <g> & \"a\"", "svg b; ünï", "svg c, C");
     svg_case::a();
     let report = tickprof::report();
@@ -446,6 +457,7 @@ known_profile!(
 #[test]
 fn html_links_resolve_and_names_cannot_inject() {
     let _turn = crate::support::alone();
+    fresh();
     let (a, b, c) = (
         "<script>alert(1)</script>",
         "html <img src=x onerror=alert(2)> 'b'",
@@ -538,6 +550,7 @@ known_profile!(
 #[test]
 fn html_for_ten_thousand_sites_is_complete_and_compact() {
     let _turn = crate::support::alone();
+    fresh();
     big_case::a();
     let real = tickprof::report();
     let report = synthetic(&real, 10_000);
@@ -570,6 +583,7 @@ known_profile!(
 #[test]
 fn odd_names_survive_every_format() {
     let _turn = crate::support::alone();
+    fresh();
     let names = [
         "odd <a> & \"a\", 'x'; é",
         "odd Foo<A, B>; \"b\" ✓",
@@ -632,6 +646,7 @@ fn odd_names_survive_every_format() {
 #[test]
 fn unknown_extension_and_unwritable_path_are_errors_not_panics() {
     let _turn = crate::support::alone();
+    fresh();
     let report = tickprof::report();
     let opts = TextOptions::default();
     let e = tickprof::export::render(&report, "out.xlsx", &opts).unwrap_err();
@@ -672,6 +687,7 @@ fn child_writes_tickprof_out() {
 #[test]
 fn tickprof_out_writes_every_format() {
     let _turn = crate::support::alone();
+    fresh();
     let dir = temp_dir("out");
     let files = ["a.json", "b.html", "c.folded", "d.svg"];
     let out: Vec<String> = files

@@ -3,11 +3,16 @@
 //! line, and sums: pprof's flat is each site's self figure and its cum
 //! (each sample counted once per function) the site's total, recursion
 //! included.
+//!
+//! In a child process of its own: the difference of two snapshots is
+//! checked against its sites one for one, which holds when no other site
+//! ran in the process (beside other tests, even after a reset, the
+//! difference's profile had functions and samples of other sites: 7 for
+//! 3).
 #![cfg(feature = "enabled")]
 
-use crate::support::pprof_proto;
-
-use pprof_proto::{unstore, Function, Profile};
+use crate::support::child;
+use crate::support::pprof_proto::{unstore, Function, Profile};
 use std::collections::{HashMap, HashSet};
 use tickprof::profile;
 
@@ -33,13 +38,19 @@ fn rec(n: u32) -> u32 {
     }
 }
 
+const CHILD: &str = "TPTEST_PPROF_CHILD";
+
 #[test]
 fn pprof_decodes_with_one_function_per_site_and_flat_self_cum_total() {
-    let _turn = crate::support::alone();
-    // As in a process of its own: no site ran before the first snapshot
-    // (with sites of other tests behind it, the difference's profile had
-    // functions for sites with no calls in it: 5 for 3).
-    tickprof::reset();
+    child::run_checks(CHILD, &[]);
+}
+
+/// The child: the calls between two snapshots and the checks.
+#[test]
+fn child_workload() {
+    if std::env::var_os(CHILD).is_none() {
+        return;
+    }
     let before = tickprof::snapshot();
     for _ in 0..3 {
         outer();

@@ -46,9 +46,11 @@ pprof -top -sample_index=alloc_space -unit=B "$out/alloc.pb.gz" >"$out/top-bytes
 pprof -top -sample_index=alloc_objects "$out/alloc.pb.gz" >"$out/top-allocs.txt" 2>&1
 
 start_service 6
-(cd "$out" && HOME="$PWD" go tool pprof -seconds 1 -top -unit=ns \
-    "http://127.0.0.1:$port/debug/pprof/profile") >"$out/http-top.txt" 2>&1 || true
+(cd "$out" && HOME="$PWD" go tool pprof -seconds 1 -proto \
+    "http://127.0.0.1:$port/debug/pprof/profile") >"$out/http.pb.gz" 2>"$out/http-fetch.txt" || true
 stop_service
+(cd "$out" && HOME="$PWD" pprof -top -unit=ns http.pb.gz) >"$out/http-top.txt" 2>&1 || true
+(cd "$out" && HOME="$PWD" pprof -top -sample_index=calls http.pb.gz) >"$out/http-calls.txt" 2>&1 || true
 
 python3 - "$out" <<'PY'
 import json, re, sys
@@ -113,9 +115,16 @@ rank = [s for s in plain if s["name"].endswith("::rank")]
 if not rank:
     fail.append("the recursive site rank is missing")
 http = top(f"{out}/http-top.txt", "ns")
+http_calls = top(f"{out}/http-calls.txt", "")
 names = ["service::handle", "service::parse", "service::respond"]
+# A site decided counted (a host slow at its learning calls can make
+# `respond`, ~0.5 us, one) has no time of its own in the time view: its
+# calls' time is its caller's self. It is then in the calls view.
+for n in names:
+    if n not in http and http_calls.get(n, (0,))[0] > 0:
+        http[n] = (0, 0)
 if sorted(n for n in http) != names:
-    fail.append(f"TICKPROF_HTTP: sites {sorted(http)}, want {names}")
+    fail.append(f"TICKPROF_HTTP: sites {sorted(http)} (calls {sorted(http_calls)}), want {names}")
 elif http["service::handle"][1] != sum(http[n][0] for n in names):
     fail.append(f"TICKPROF_HTTP: handle cum {http['service::handle'][1]} is not the sum of the flats")
 asites = json.load(open(f"{out}/alloc.json"))["sites"]

@@ -5,8 +5,9 @@
 //! tool) would be killed by tickprof's write where it exits 0 without
 //! tickprof (issue 54). `MSG_NOSIGNAL` is for sockets only, so the
 //! writing thread blocks `SIGPIPE` for the write, takes back the one its
-//! own failed write raised (`sigtimedwait`, no wait), and restores its
-//! mask: the write fails with `EPIPE`, and the error is the caller's to
+//! own failed write raised (`sigpending`, then `sigwait` only when it is
+//! pending, so it never waits: POSIX, unlike `sigtimedwait`, which macOS
+//! lacks), and restores its mask: the write fails with `EPIPE`, and the error is the caller's to
 //! drop. A leaf: it imports nothing of the crate.
 
 use std::io;
@@ -77,19 +78,23 @@ impl Drop for Blocked {
         if !self.changed {
             return;
         }
-        // SAFETY: as in `new`; `sigtimedwait` with a zero timeout only
-        // takes a pending `SIGPIPE` (the one this thread's write raised)
-        // and never waits; the mask saved in `new` is restored.
+        // SAFETY: as in `new`; `sigpending` writes the pending set, and
+        // `sigwait` runs only when `SIGPIPE` is in it (the one this
+        // thread's write raised, blocked here), so it returns at once; the
+        // mask saved in `new` is restored.
         unsafe {
             if self.raised {
                 let mut set: libc::sigset_t = std::mem::zeroed();
+                let mut pending: libc::sigset_t = std::mem::zeroed();
                 libc::sigemptyset(&mut set);
                 libc::sigaddset(&mut set, libc::SIGPIPE);
-                let zero = libc::timespec {
-                    tv_sec: 0,
-                    tv_nsec: 0,
-                };
-                libc::sigtimedwait(&set, std::ptr::null_mut(), &zero);
+                libc::sigemptyset(&mut pending);
+                if libc::sigpending(&mut pending) == 0
+                    && libc::sigismember(&pending, libc::SIGPIPE) == 1
+                {
+                    let mut sig = 0;
+                    libc::sigwait(&set, &mut sig);
+                }
             }
             libc::pthread_sigmask(libc::SIG_SETMASK, &self.old, std::ptr::null_mut());
         }

@@ -404,7 +404,9 @@ impl ThreadState {
         unsafe { arena.as_ref() }
     }
 
-    /// The thread's entry in the sampler's table (`u32::MAX`: none).
+    /// The thread's entry in the sampler's table (`u32::MAX`: none); read by
+    /// the `fork` child handler (unix only).
+    #[cfg(unix)]
     pub(super) fn sampler_slot(&self) -> u32 {
         self.sampler_slot.get()
     }

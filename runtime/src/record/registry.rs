@@ -311,6 +311,15 @@ pub(crate) fn capture(with_traces: bool) -> Capture {
     for &p in &live {
         // SAFETY: `live` took a reference to each; given back below.
         let a = unsafe { &*p };
+        if a.is_tools() {
+            // tickprof's own thread: its tree holds the calibration's
+            // internal sites (in no report) and, under a marked global
+            // allocator, the allocations of std's start of the thread,
+            // which are tickprof's, not the program's.
+            // SAFETY: the reference `live` took, given back once.
+            unsafe { Arena::release(p) };
+            continue;
+        }
         let t = a.snapshot();
         c.merged.merge(&t);
         c.events.add(StackEvents::of(a));

@@ -252,6 +252,19 @@ impl ThreadState {
     /// sets it up first ([`ThreadState::needs_setup`]).
     pub(super) fn push(&self, site: &'static CallSite) -> Frame {
         let parent = self.top();
+        // A sentinel parent (not set up, tickprof's own work, torn down)
+        // gets no frame, before any cache is read: a sentinel's index is
+        // 0, the root's, so the thread's table of recent lookups could
+        // take the root's child of `site` for the sentinel's when their
+        // slots meet (it did: a report's own allocations, made while the
+        // top was the busy sentinel, counted on the root's marked
+        // allocator, 1 run in ~100 under load).
+        if [&UNSET, &BUSY, &DEAD]
+            .iter()
+            .any(|&s| core::ptr::eq(parent, s))
+        {
+            return self.no_frame(site);
+        }
         // SAFETY: the top is a sentinel or a node of this thread's arena,
         // which outlives the state.
         let (node, word) = match self.cached(unsafe { &*parent }, site) {

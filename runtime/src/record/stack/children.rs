@@ -3,7 +3,7 @@
 //! which creates the node (or, past `TICKPROF_MAX_NODES`, picks the site's
 //! overflow node).
 
-use super::{Frame, ThreadState, BUSY, DEAD, UNSET};
+use super::{Frame, ThreadState};
 use crate::record::node::Node;
 use crate::record::pagemap::PageMap;
 use crate::record::sigmask;
@@ -142,9 +142,9 @@ impl ThreadState {
     }
 
     /// A push whose parent's caches do not hold `site` (`parent`: the
-    /// node on top, untagged): a lookup, then the node cached in the
-    /// parent's one-entry cache and made the top. A sentinel parent (not
-    /// set up, tickprof's own work, torn down) gets no frame.
+    /// node on top, untagged, never a sentinel: [`ThreadState::push`]
+    /// turns those away): a lookup, then the node cached in the parent's
+    /// one-entry cache and made the top.
     #[cold]
     #[inline(never)]
     pub(in crate::record) fn push_miss(
@@ -152,13 +152,7 @@ impl ThreadState {
         site: &'static CallSite,
         parent: *const Node,
     ) -> Frame {
-        let sentinel = [&UNSET, &BUSY, &DEAD]
-            .iter()
-            .any(|&s| core::ptr::eq(parent, s));
-        if sentinel {
-            return self.no_frame(site);
-        }
-        // SAFETY: any other top is a node of this thread's arena.
+        // SAFETY: a top that is no sentinel is a node of this thread's arena.
         let p = unsafe { &*parent };
         let slot = self.recent_slot(p, site);
         let node = match slot.and_then(|slot| recent_child(slot, p, site)) {

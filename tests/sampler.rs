@@ -140,15 +140,16 @@ fn a_counted_sites_time_is_its_own_not_its_callers() {
 fn a_programs_own_sigprof_profiler_runs_beside_it() {
     let (r, err) = run("sigprof", &[]);
     assert!(err.contains("SIGPROF handled "), "{err}");
-    let handled: u64 = err
-        .split("SIGPROF handled ")
-        .nth(1)
-        .and_then(|s| s.split_whitespace().next())
-        .and_then(|n| n.parse().ok())
-        .unwrap();
-    assert!(handled > 0, "{err}");
+    let word = |after: &str| -> u64 {
+        err.split(after)
+            .nth(1)
+            .and_then(|s| s.split_whitespace().next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("no {after:?} in {err}"))
+    };
+    assert!(word("SIGPROF handled ") > 0, "{err}");
     assert!(u(&r["run"], "sampled_ns") > 0);
-    assert_eq!(u(site(&r, "::outer"), "calls"), 1);
+    assert_eq!(u(site(&r, "::outer"), "calls"), word(" passes "), "{err}");
 }
 
 #[test]
@@ -342,8 +343,25 @@ fn child_workload() {
                     0
                 );
             }
-            std::hint::black_box(outer(300_000));
-            eprintln!("SIGPROF handled {}", PROF_SIGNALS.load(Ordering::Relaxed));
+            // The timer counts the process's CPU time: beside CPU hogs one
+            // pass of the work can end before it fires (it did, 1 run in
+            // ~20). The work runs again until the program's handler ran,
+            // for 10 s at most: a handler tickprof displaced never runs.
+            let start = std::time::Instant::now();
+            let mut passes = 0u64;
+            loop {
+                std::hint::black_box(outer(300_000));
+                passes += 1;
+                if PROF_SIGNALS.load(Ordering::Relaxed) > 0
+                    || start.elapsed() > std::time::Duration::from_secs(10)
+                {
+                    break;
+                }
+            }
+            eprintln!(
+                "SIGPROF handled {} passes {passes}",
+                PROF_SIGNALS.load(Ordering::Relaxed)
+            );
         }
         "eintr" => {
             let mut fds = [0i32; 2];

@@ -7,8 +7,8 @@
 //! writing thread blocks `SIGPIPE` for the write, takes back the one its
 //! own failed write raised (`sigpending`, then `sigwait` only when it is
 //! pending, so it never waits: POSIX, unlike `sigtimedwait`, which macOS
-//! lacks), and restores its mask: the write fails with `EPIPE`, and the error is the caller's to
-//! drop. A leaf: it imports nothing of the crate.
+//! lacks), and restores its mask: the write fails with `EPIPE`, and the
+//! error is the caller's to drop. A leaf: it imports nothing of the crate.
 
 use std::io;
 

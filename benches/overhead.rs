@@ -275,7 +275,56 @@ fn criterion_benches(c: &mut Criterion) {
     g.finish();
 }
 
+/// The counted call beside the floor, in a process of its own (the timing
+/// mode is the process's): `TICKPROF_TIME=counted`, every site counted
+/// after its learning calls. Interleaved rounds of the unmarked function,
+/// the floor and the marked one, each the median of [`ROUNDS`]; 1 thread.
+fn counted_summary() {
+    let variants = [Variant::Unmarked, Variant::Floor, Variant::Profile];
+    // The learning calls, before any round.
+    black_box(Variant::Profile.run(BATCH));
+    let mut samples: Vec<Vec<f64>> = vec![Vec::new(); variants.len()];
+    for _ in 0..ROUNDS {
+        for (i, v) in variants.iter().enumerate() {
+            samples[i].push(batch(*v, 1));
+        }
+    }
+    let med: Vec<f64> = samples.into_iter().map(median).collect();
+    let over = med[2] - med[0];
+    println!("-- a counted call (TICKPROF_TIME=counted, in a child process; 1 thread)");
+    println!(
+        "unmarked {:.2} ns, floor {:.2} ns, counted #[profile] {:.2} ns: overhead {:.2} ns, {:.3}x the floor's",
+        med[0],
+        med[1],
+        med[2],
+        over,
+        over / (med[1] - med[0])
+    );
+}
+
+/// Runs [`counted_summary`] in a child process (this bench again).
+fn counted_child() {
+    let Ok(exe) = std::env::current_exe() else {
+        return;
+    };
+    let status = std::process::Command::new(exe)
+        .env("TICKPROF_TIME", "counted")
+        .env("TICKPROF_STDERR", "off")
+        .env(COUNTED_CHILD, "1")
+        .status();
+    if !status.is_ok_and(|s| s.success()) {
+        println!("-- a counted call: the child process failed ({status:?})");
+    }
+}
+
+/// Set in the child process that measures the counted call.
+const COUNTED_CHILD: &str = "TICKPROF_OVERHEAD_COUNTED_CHILD";
+
 fn main() {
+    if std::env::var_os(COUNTED_CHILD).is_some() {
+        counted_summary();
+        return;
+    }
     let mut c = Criterion::default()
         .configure_from_args()
         .warm_up_time(std::time::Duration::from_millis(500))
@@ -283,5 +332,6 @@ fn main() {
     criterion_benches(&mut c);
     c.final_summary();
     summary();
+    counted_child();
     alternating_summary();
 }

@@ -81,25 +81,7 @@ impl Guard {
             s.set_top(node);
             return Guard::counted(node, parent as usize);
         }
-        // The two extra entries (a parent whose calls alternate between
-        // children: semver's parsers, 7 M of 18.5 M marked calls a run,
-        // missed the one-entry cache, and the cold path cost 79
-        // instructions a call before the timing or the count).
-        let way = p.way_child(site_ptr as *mut CallSite);
-        let kind = way as usize & KIND_BITS;
-        let node = way.wrapping_byte_sub(kind).cast_const();
-        if kind == Kind::Counted as usize {
-            // SAFETY: a cached child is a node of this thread's arena.
-            timing::count(unsafe { &*node });
-            s.set_top(node);
-            return Guard::counted(node, parent as usize);
-        }
-        if kind == Kind::Timed as usize && !node.is_null() {
-            let start = start_stamp();
-            s.set_top(node);
-            return Guard::timed(node, parent as usize, start);
-        }
-        Guard::from_slow(enter_slow(s, site))
+        Guard::from_slow(enter_other(s, p, site))
     }
 
     /// The guard of a frame a slow path returned: counted when its node
@@ -233,7 +215,33 @@ pub(super) fn pop_counted(s: &ThreadState, node: *const Node, parent: usize, che
     }
 }
 
-/// A guard's entry that the one-entry cache could not answer plainly:
+/// A guard's entry that the one-entry cache did not hold: the parent's
+/// two extra entries, then [`enter_slow`]. A parent whose calls alternate
+/// between children finds them here (semver's parsers: 7 M of 18.5 M
+/// marked calls a run missed the one-entry cache, and the cold path cost
+/// 79 instructions a call before the timing or the count). Out of line
+/// and cold, as the cold path: the fast path's code stays as it was.
+#[cold]
+#[inline(never)]
+pub(super) fn enter_other(s: &ThreadState, p: &Node, site: &'static CallSite) -> Frame {
+    let way = p.way_child((site as *const CallSite).cast_mut());
+    let kind = way as usize & KIND_BITS;
+    let node = way.wrapping_byte_sub(kind).cast_const();
+    let parent = p as *const Node as usize;
+    if kind == Kind::Counted as usize {
+        // SAFETY: a cached child is a node of this thread's arena.
+        timing::count(unsafe { &*node });
+        s.set_top(node);
+        return (node.wrapping_byte_add(COUNTED_TAG), parent);
+    }
+    if kind == Kind::Timed as usize && !node.is_null() {
+        s.set_top(node);
+        return (node, parent);
+    }
+    enter_slow(s, site)
+}
+
+/// A guard's entry that the child cache could not answer plainly:
 /// [`cold::enter_recording`] (the extra entries and the table of recent
 /// lookups, a miss, a thread not set up); then the node's kind as on the
 /// fast path (an overflow node's call is timed, its frame tagged so that

@@ -312,7 +312,7 @@ fn counted_child() {
         .env("TICKPROF_STDERR", "off")
         .env(COUNTED_CHILD, "1")
         .status();
-    if !status.is_ok_and(|s| s.success()) {
+    if !status.as_ref().is_ok_and(|s| s.success()) {
         println!("-- a counted call: the child process failed ({status:?})");
     }
 }

@@ -43,6 +43,13 @@ fn probe_guarded(x: u64) -> u64 {
     black_box(x) + 1
 }
 
+/// `probe_marked` with its body once, the guard around it (`once`).
+#[inline(never)]
+#[tickprof::profile(once)]
+fn probe_once(x: u64) -> u64 {
+    black_box(x) + 1
+}
+
 /// A hook that does nothing: what the hooks' cold path costs by itself.
 struct Empty;
 
@@ -59,6 +66,7 @@ fn main() {
     run("floor", probe_floor, &mut s);
     run("marked", probe_marked, &mut s);
     run("guarded", probe_guarded, &mut s);
+    run("once", probe_once, &mut s);
     println!("{s}");
 }
 

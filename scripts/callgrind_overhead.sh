@@ -23,8 +23,9 @@ probe() {
     | grep -E "::probe_($1) " \
     | awk -v as="$2" '{gsub(",","",$1); name=$0; sub(/.*::probe_/,"",name); sub(/ .*/,"",name); if (as != "") name=as; printf "%-10s %6.1f instructions per call\n", name, $1/1000000}'
 }
-TICKPROF_TIME=all probe 'unmarked|floor|marked|guarded' ''
+TICKPROF_TIME=all probe 'unmarked|floor|marked|guarded|once' ''
 if [ "${TICKPROF:-on}" != off ]; then
   TICKPROF_TIME=counted probe 'marked' counted
   TICKPROF_TIME=counted probe 'guarded' counted-guarded
+  TICKPROF_TIME=counted probe 'once' counted-once
 fi

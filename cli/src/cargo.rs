@@ -81,6 +81,7 @@ pub(crate) fn main(args: Args) -> Result<ExitCode, String> {
             source: &source,
             action,
             cargo_args: &args.cargo_args,
+            once_bytes: args.once_bytes.unwrap_or(crate::mark::ONCE_BYTES),
             min_bytes: args
                 .min_bytes
                 .unwrap_or(if optimised(action, &args.cargo_args) {

@@ -113,7 +113,26 @@ pub(crate) struct Built {
     /// Kept, but its largest copy is smaller than `--min-bytes`: left
     /// unmarked.
     pub(crate) small: bool,
+    /// Kept, and an instance holds a function inlined into its own code
+    /// of at least [`ONCE_BYTES`]: marked with `once` (the body emitted
+    /// once, the guard around it), so that the optimiser inlines it
+    /// again: a body emitted three times calls it from three places, and
+    /// one inlined at its only call in the unmarked build stays a call.
+    pub(crate) once: bool,
 }
+
+/// The size of an inlined function (bytes of code, at a call in a kept
+/// function's own code) from which the kept function's mark emits its
+/// body once (`#[profile(always, once)]`), measured on the four crates of
+/// docs/measured.md ("One copy of the body"): the body emitted three
+/// times kept out of line what the unmarked build inlined into indexmap's
+/// `insert_full` (397 bytes inlined there), `swap_remove_full` (240) and
+/// the workload's `main` (1,268): 1.77 times the unmarked CPU time, 1.33
+/// with one copy. A call of a body emitted once costs more (callgrind:
+/// counted 43 instructions against 20, with profiling off 27 against 11),
+/// which on semver's small parsers (inlining 100 to 250 bytes each, 18
+/// M calls a run) outweighed what it saved.
+pub(crate) const ONCE_BYTES: u64 = 200;
 
 /// What to mark, and how the mark is spelled.
 #[derive(Clone, Debug)]
@@ -138,15 +157,13 @@ pub(crate) struct Options {
 impl Options {
     /// The attribute inserted before each marked function, with the
     /// space that separates it from the function.
-    pub(crate) fn attribute(&self) -> String {
+    pub(crate) fn attribute(&self, once: bool) -> String {
         let root = if self.edition2015 { "" } else { "::" };
+        let how = if once { "always, once" } else { "always" };
         if self.dep == "tickprof" {
-            format!("#[{root}tickprof::profile(always)] ")
+            format!("#[{root}tickprof::profile({how})] ")
         } else {
-            format!(
-                "#[{root}{0}::profile(crate = {root}{0}, always)] ",
-                self.dep
-            )
+            format!("#[{root}{0}::profile(crate = {root}{0}, {how})] ", self.dep)
         }
     }
 
@@ -214,24 +231,25 @@ pub(crate) fn rewrite(src: &str, module: &[String], opts: &Options) -> Result<Re
     let mut line_starts = vec![0usize];
     line_starts.extend(body.match_indices('\n').map(|(i, _)| i + 1));
     // proc-macro2 columns count chars: convert to byte offsets.
-    let mut offsets: Vec<usize> = found
+    let mut offsets: Vec<(usize, bool)> = found
         .insert_at
         .iter()
-        .filter_map(|&(line, col)| {
+        .filter_map(|&(line, col, once)| {
             let start = *line_starts.get(line.checked_sub(1)?)?;
             let rest = &body[start..];
-            Some(start + rest.char_indices().nth(col).map_or(rest.len(), |(i, _)| i))
+            let at = start + rest.char_indices().nth(col).map_or(rest.len(), |(i, _)| i);
+            Some((at, once))
         })
         .collect();
     offsets.sort_unstable();
-    offsets.dedup();
-    let attribute = opts.attribute();
-    let mut text = String::with_capacity(src.len() + offsets.len() * attribute.len());
+    offsets.dedup_by_key(|o| o.0);
+    let attribute = [opts.attribute(false), opts.attribute(true)];
+    let mut text = String::with_capacity(src.len() + offsets.len() * attribute[1].len());
     text.push_str(&src[..bom]);
     let mut last = 0;
-    for &o in &offsets {
+    for &(o, once) in &offsets {
         text.push_str(&body[last..o]);
-        text.push_str(&attribute);
+        text.push_str(&attribute[usize::from(once)]);
         last = o;
     }
     text.push_str(&body[last..]);

@@ -3,7 +3,9 @@
 //! build keeps — a loop, a generic instantiated twice, one of two impls
 //! of a trait method — and leaves the small ones inlined (one of them
 //! inlined at one call and kept for another) and the unused one
-//! unmarked; `--all` marks them all; the probe build's debug info
+//! unmarked; a kept function holding a large inlined one emits its body
+//! once, and the marked build inlines it as the unmarked one did;
+//! `--all` marks them all; the probe build's debug info
 //! does not change the code it makes; a small function inlined into a
 //! long loop shows as an inlined row under the loop's function, from
 //! program-counter samples.
@@ -94,31 +96,31 @@ fn marks_what_the_optimised_build_keeps() {
     assert_eq!(result.status.code(), Some(0), "{err}");
     assert_eq!(
         String::from_utf8_lossy(&result.stdout),
-        "31853229228 42 Some(999) Some(297) 13305790246015925304 9 6 7827484112836963801\n"
+        "16790658490965430842 31853229228 42 Some(999) Some(297) 13305790246015925304 9 6 7827484112836963801\n"
     );
     assert!(
         err.contains(
-            "cargo tickprof: marked 5 functions in 2 files of inl \
-             (after inlining: 4 left inlined, 1 not in the build; skipped 0)"
+            "cargo tickprof: marked 6 functions in 2 files of inl \
+             (after inlining: 5 left inlined, 1 not in the build; skipped 0)"
         ),
         "{err}"
     );
     assert!(
-        err.contains("  skipped inl::add_one (src/main.rs:9): inlined"),
+        err.contains("  skipped inl::add_one (src/main.rs:10): inlined"),
         "{err}"
     );
     assert!(
-        err.contains("  skipped inl::unused (src/main.rs:37): not in the build"),
+        err.contains("  skipped inl::unused (src/main.rs:38): not in the build"),
         "{err}"
     );
     // Kept for the call through a pointer, inlined into the direct one:
     // small, so left inlined.
     assert!(
-        err.contains("  skipped inl::mix (src/main.rs:43): inlined"),
+        err.contains("  skipped inl::mix (src/main.rs:44): inlined"),
         "{err}"
     );
     assert!(
-        err.contains("  skipped inl::spread (src/main.rs:50): inlined"),
+        err.contains("  skipped inl::spread (src/main.rs:51): inlined"),
         "{err}"
     );
     assert!(
@@ -129,6 +131,7 @@ fn marks_what_the_optimised_build_keeps() {
     );
     let expected: BTreeMap<String, u64> = [
         ("inl::main", 1),
+        ("inl::tally", 1),
         ("inl::smooth", 1),
         ("inl::checksum", 1),
         ("inl::largest", 2),
@@ -167,8 +170,8 @@ fn marks_what_the_optimised_build_keeps() {
     let text = std::fs::read_to_string(&txt).unwrap();
     assert!(
         text.contains(
-            "tickprof: cargo tickprof marked the 5 functions the unmarked build keeps \
-             as functions of their own, 4 left inlined into them"
+            "tickprof: cargo tickprof marked the 6 functions the unmarked build keeps \
+             as functions of their own, 5 left inlined into them"
         ),
         "{text}"
     );
@@ -196,7 +199,36 @@ fn marks_what_the_optimised_build_keeps() {
     let err = String::from_utf8_lossy(&again.stderr);
     assert_eq!(again.status.code(), Some(0), "{err}");
     assert!(!err.contains("Compiling"), "{err}");
-    assert!(err.contains("marked 5 functions"), "{err}");
+    assert!(err.contains("marked 6 functions"), "{err}");
+
+    // A kept function holding a large inlined one (`tally`, `fold_into`
+    // at its one call; `main`) emits its body once: `fold_into` stays
+    // inlined in the marked build, as in the unmarked one. Emitted three
+    // times (`--once-bytes` past any size), the body calls it from three
+    // places, and the optimiser keeps it out of line.
+    let ws = target.join("tickprof/ws/src/main.rs");
+    let marked = std::fs::read_to_string(&ws).unwrap();
+    assert!(
+        marked.contains("#[::tickprof::profile(always, once)] fn tally("),
+        "{marked}"
+    );
+    assert!(
+        marked.contains("#[::tickprof::profile(always)] pub fn checksum("),
+        "{marked}"
+    );
+    let program = target.join("tickprof/target/release/inl");
+    let has_fold = |p: &Path| code(p).0.iter().any(|(n, _)| n.contains("fold_into"));
+    assert!(!has_fold(&target.join("tickprof/probe/release/inl")));
+    assert!(!has_fold(&program));
+    let thrice = run(
+        &user,
+        &target,
+        &["build", "--release", "--once-bytes", "1000000000"],
+        &out,
+    );
+    assert_eq!(thrice.status.code(), Some(0), "{thrice:?}");
+    assert!(!std::fs::read_to_string(&ws).unwrap().contains("once)]"));
+    assert!(has_fold(&program));
 
     // --all: every function, no probe.
     let all = run(&user, &target, &["build", "--release", "--all"], &out);
@@ -204,7 +236,7 @@ fn marks_what_the_optimised_build_keeps() {
     assert_eq!(all.status.code(), Some(0), "{err}");
     assert!(!err.contains("unmarked program"), "{err}");
     assert!(
-        err.contains("cargo tickprof: marked 10 functions in 2 files of inl (skipped 0)"),
+        err.contains("cargo tickprof: marked 12 functions in 2 files of inl (skipped 0)"),
         "{err}"
     );
     assert_eq!(snapshot(&user), before);

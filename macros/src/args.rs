@@ -9,7 +9,7 @@ use syn::punctuated::Punctuated;
 use syn::{Error, Expr, Ident, Lit, LitStr, Path, Result, Token};
 
 /// Valid option keys, as listed in error messages.
-const VALID_KEYS: &str = "`name = \"...\"`, `crate = path`, `fail`, `skip` and `always`";
+const VALID_KEYS: &str = "`name = \"...\"`, `crate = path`, `fail`, `skip`, `always` and `once`";
 
 /// Validated arguments of `#[profile(...)]`.
 #[derive(Default)]
@@ -28,6 +28,9 @@ pub(crate) struct Args {
     /// tickprof`): one body under a guard, no plain copy for the off
     /// path (the key, for error spans).
     pub(crate) always: Option<Ident>,
+    /// `once`: the body emitted once, in the function, the guard's entry
+    /// and exit inline around it (the key, for error spans).
+    pub(crate) once: Option<Ident>,
 }
 
 /// Syntax of `#[profile(...)]`: comma-separated `key` or `key = value`,
@@ -110,6 +113,7 @@ fn validate(raw: RawArgs) -> Result<Args> {
     // Keys already given, valid or not, so a repeat is always a duplicate.
     let (mut seen_name, mut seen_crate) = (false, false);
     let (mut seen_fail, mut seen_skip, mut seen_always) = (false, false, false);
+    let mut seen_once = false;
     for RawArg { key, value } in raw.entries {
         let key_name = key.unraw().to_string();
         let checked = match key_name.as_str() {
@@ -123,6 +127,8 @@ fn validate(raw: RawArgs) -> Result<Args> {
                 .map(|()| args.skip = Some(key.clone())),
             "always" => check_flag(&key, value, std::mem::replace(&mut seen_always, true))
                 .map(|()| args.always = Some(key.clone())),
+            "once" => check_flag(&key, value, std::mem::replace(&mut seen_once, true))
+                .map(|()| args.once = Some(key.clone())),
             _ => Err(Error::new(
                 key.span(),
                 format!("unknown option `{key}`; valid options are {VALID_KEYS}"),
@@ -135,7 +141,7 @@ fn validate(raw: RawArgs) -> Result<Args> {
     errors.map_or(Ok(args), Err)
 }
 
-/// Validates a bare flag (`fail`, `skip`, `always`): no value.
+/// Validates a bare flag (`fail`, `skip`, `always`, `once`): no value.
 fn check_flag(key: &Ident, value: Option<(Token![=], Expr)>, seen: bool) -> Result<()> {
     if seen {
         return Err(duplicate(key));

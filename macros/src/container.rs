@@ -138,7 +138,11 @@ fn check_container(args: &Args, item: &Item, top: bool) -> Result<()> {
 fn skip_alone(args: &Args) -> Result<()> {
     match (
         &args.skip,
-        args.name.is_some() || args.krate.is_some() || args.fail.is_some() || args.always.is_some(),
+        args.name.is_some()
+            || args.krate.is_some()
+            || args.fail.is_some()
+            || args.always.is_some()
+            || args.once.is_some(),
     ) {
         (Some(skip), true) => Err(Error::new(
             skip.span(),
@@ -362,13 +366,16 @@ impl Walker {
 }
 
 /// `own` with the container's `crate = path` when it gives none, and its
-/// `always`.
+/// `always` and `once`.
 fn inherit(mut own: Args, outer: &Args) -> Args {
     if own.krate.is_none() {
         own.krate.clone_from(&outer.krate);
     }
     if own.always.is_none() {
         own.always.clone_from(&outer.always);
+    }
+    if own.once.is_none() {
+        own.once.clone_from(&outer.once);
     }
     own
 }

@@ -50,6 +50,7 @@ pub(crate) fn instrument(args: &Args, marked: Marked) -> TokenStream2 {
         Kind::Plain => {
             let fail = crate::fail::early_return(args, &private);
             let run = match returned_type(&sig.output) {
+                ty if args.once.is_some() => once(&private, ty.as_ref(), &fail, &block),
                 Some(ty) if twin_bodies(&outer, &block) => {
                     // Profiling off or paused: the body as written, inline,
                     // after one compare with memory and one branch.
@@ -214,6 +215,48 @@ fn guarded(
                 #private::barrier(&#value);
                 #guard.exit();
                 #value
+            }
+        }
+        None => quote! {
+            #enter
+            #label: #block
+        },
+    }
+}
+
+/// `once`: the body emitted once, in the function, the guard's entry and
+/// exit inline around it (the runtime's `Guard`).
+/// A body emitted several times (inline for a counted call and profiling
+/// off, in closures for timed calls) calls each function it calls from
+/// several places, and the optimiser keeps out of line what it inlined
+/// at the one call of the unmarked build (indexmap's `IndexMap::get` in
+/// the workload's `main`, `Core::push_entry` in `insert_full`: see
+/// docs/measured.md, "One copy of the body"). The value passes to the
+/// exit, which hands it back (through an opaque pass on a timed call's
+/// path only); an unnameable return type leaves through the guard's drop.
+fn once(
+    private: &TokenStream2,
+    ty: Option<&TokenStream2>,
+    fail: &TokenStream2,
+    block: &Block,
+) -> TokenStream2 {
+    let guard = Ident::new("__tickprof_guard", Span::mixed_site());
+    let label = Lifetime::new("'__tickprof_body", Span::mixed_site());
+    let enter = quote! {
+        let #guard = #private::Guard::enter(&__TICKPROF_SITE);
+        #fail
+    };
+    match ty {
+        Some(ty) => {
+            let value = Ident::new("__tickprof_value", Span::mixed_site());
+            quote! {
+                #enter
+                let #value: #ty = if #private::ALWAYS {
+                    #label: #block
+                } else {
+                    #private::never_taken()
+                };
+                #guard.exit_with(#value)
             }
         }
         None => quote! {
@@ -405,6 +448,27 @@ mod tests {
         );
         assert!(!out.contains("OFF"), "{out}");
         assert!(out.contains("BodyGuard :: enter"), "{out}");
+    }
+
+    /// `once`: the body once, the inline guard around it, whatever else
+    /// is given (`always`) and whatever the return type.
+    #[test]
+    fn once_emits_the_body_once_under_an_inline_guard() {
+        for args in [quote!(once), quote!(always, once)] {
+            let out = expanded(args, quote! { fn f(x: u8) -> u8 { x + 1 } });
+            assert_eq!(out.matches("x + 1").count(), 1, "{out}");
+            assert!(out.contains("__private :: Guard :: enter"), "{out}");
+            assert!(out.contains("__tickprof_guard . exit_with"), "{out}");
+            assert!(!out.contains("timed"), "{out}");
+            assert!(!out.contains("Counted"), "{out}");
+        }
+        let out = expanded(
+            quote!(once),
+            quote! { fn f() -> impl Fn(u8) -> u8 { |x| x + 1 } },
+        );
+        assert_eq!(out.matches("x + 1").count(), 1, "{out}");
+        assert!(out.contains("__private :: Guard :: enter"), "{out}");
+        assert!(!out.contains("exit_with"), "{out}");
     }
 
     #[test]

@@ -54,6 +54,9 @@ pub(crate) struct Args {
     /// `--min-bytes N`: a kept function with less code is left unmarked
     /// (default: `probe::MIN_BYTES`).
     pub(crate) min_bytes: Option<u64>,
+    /// `--once-bytes N`: a kept function holding an inlined function of
+    /// at least N bytes emits its body once (default: `mark::ONCE_BYTES`).
+    pub(crate) once_bytes: Option<u64>,
     /// `--deps NAME[,NAME…]` (globs; `--all-deps` is `*`): dependencies
     /// marked too.
     pub(crate) deps: Vec<String>,
@@ -109,6 +112,9 @@ Options:
       --min-bytes N      leave unmarked a function the optimiser keeps whose
                          code is under N bytes (default: MINB in an
                          optimised build, else 0; 0 marks them)
+      --once-bytes N     emit the body once, the guard around it, in a kept
+                         function holding an inlined function of N bytes
+                         or more (default: ONCEB; 0: every mark)
       --deps NAME,...    mark these registry or git dependencies too (globs,
                          repeatable); never tickprof's own, proc macros
       --all-deps         mark every dependency that can be (slow to build)
@@ -130,7 +136,9 @@ Exit code: the program's (run), cargo's (test, bench, or a failed build);
 
 /// The usage text with its defaults filled in.
 pub(crate) fn usage() -> String {
-    USAGE.replace("MINB", &super::probe::MIN_BYTES.to_string())
+    USAGE
+        .replace("MINB", &super::probe::MIN_BYTES.to_string())
+        .replace("ONCEB", &crate::mark::ONCE_BYTES.to_string())
 }
 
 /// Parses the arguments after the program name (and after cargo's
@@ -207,6 +215,13 @@ pub(crate) fn parse(mut argv: Vec<String>) -> Result<Args, String> {
                 args.min_bytes =
                     Some(v.parse().map_err(|_| {
                         format!("--min-bytes takes a number of bytes, found `{v}`")
+                    })?);
+            }
+            "--once-bytes" => {
+                let v = value("--once-bytes")?;
+                args.once_bytes =
+                    Some(v.parse().map_err(|_| {
+                        format!("--once-bytes takes a number of bytes, found `{v}`")
                     })?);
             }
             "--deps" => args.deps.extend(

@@ -114,6 +114,9 @@ pub(crate) struct Request<'a> {
     /// `--min-bytes`: a kept function whose code is smaller is left
     /// unmarked.
     pub(crate) min_bytes: u64,
+    /// `--once-bytes`: a kept function holding an inlined function of
+    /// this size emits its body once.
+    pub(crate) once_bytes: u64,
 }
 
 /// Builds the user's program unmarked and reads which functions it keeps.
@@ -189,6 +192,7 @@ pub(crate) fn probe(r: &Request<'_>) -> Result<Outcome, String> {
     );
     let wanted = |p: &Path| dirs.iter().any(|d| p.starts_with(d));
     let (mut kept, mut inlined) = (BTreeMap::new(), BTreeSet::new());
+    let mut holds: BTreeMap<dwarf::Decl, u64> = BTreeMap::new();
     for program in &built.programs {
         match dwarf::read(program, &wanted) {
             // None at all, though cargo gave some: something else took
@@ -205,6 +209,10 @@ pub(crate) fn probe(r: &Request<'_>) -> Result<Outcome, String> {
                     *largest = size.max(*largest);
                 }
                 inlined.extend(seen.inlined);
+                for (d, size) in seen.holds {
+                    let largest = holds.entry(d).or_default();
+                    *largest = size.max(*largest);
+                }
             }
             Err(e) => return Ok(Outcome::Blind(format!("cannot read {e}"))),
         }
@@ -231,18 +239,22 @@ pub(crate) fn probe(r: &Request<'_>) -> Result<Outcome, String> {
     // Inlined at some calls and kept for others: marked (the mark makes
     // every call a call) only when large.
     // Small: under `--min-bytes` (XRay's instruction threshold).
+    // Holding a large inlined function: the body once (`--once-bytes`,
+    // `mark::ONCE_BYTES`).
     let kept = kept.iter().map(|(d, size)| {
         let is_kept = !inlined.contains(d) || *size >= MIN_SPLIT_BYTES;
-        (d, is_kept, is_kept && *size < r.min_bytes)
+        let once = r.once_bytes == 0 || holds.get(d).is_some_and(|&h| h >= r.once_bytes);
+        (d, is_kept, is_kept && *size < r.min_bytes, once)
     });
-    let only_inlined = only_inlined.map(|(d, k)| (d, k, false));
-    for (d, is_kept, small) in only_inlined.chain(kept) {
+    let only_inlined = only_inlined.map(|(d, k)| (d, k, false, false));
+    for (d, is_kept, small, once) in only_inlined.chain(kept) {
         let path = paths.entry(&d.file).or_insert_with(|| user(&d.file));
         files.entry(path.clone()).or_default().push(Built {
             line: d.line,
             name: d.name.clone(),
             kept: is_kept,
             small,
+            once,
         });
     }
     for list in files.values_mut() {
@@ -407,6 +419,7 @@ mod tests {
             name: "f".into(),
             kept: true,
             small: false,
+            once: false,
         };
         let kept = Kept {
             files: [(PathBuf::from("/w/a/src/lib.rs"), vec![built.clone()])].into(),

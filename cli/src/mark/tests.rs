@@ -155,13 +155,18 @@ fn tiny() {}
         name: name.into(),
         kept,
         small: false,
+        once: false,
     };
     let mut o = opts();
     o.built = Some(vec![
         // rustc's line: the first token after the attributes.
         built(3, "kept", true),
         built(5, "small", false),
-        built(7, "type", true),
+        // Holding a large inlined function: its body once.
+        Built {
+            once: true,
+            ..built(7, "type", true)
+        },
         // Another function's name on the line: not this one.
         built(7, "kept", true),
         built(8, "{async_fn#0}", true),
@@ -190,6 +195,8 @@ fn tiny() {}
         ]
     );
     assert!(text.contains("#[::tickprof::profile(always)] pub(crate)\nfn kept"));
+    assert!(text.contains("impl S { #[::tickprof::profile(always, once)] fn r#type(&self)"));
+    assert_eq!(text.matches("once").count(), 1, "{text}");
     // `--mark` marks what it names, inlined or not.
     o.mark = vec![Glob::new("app::m::small")];
     let (_, fns) = run(src, &o);

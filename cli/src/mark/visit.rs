@@ -12,8 +12,9 @@ use syn::{Attribute, Signature, Stmt, Type, Visibility};
 
 /// What [`find`] found.
 pub(super) struct Found {
-    /// (line, char column) of each mark to insert.
-    pub(super) insert_at: Vec<(usize, usize)>,
+    /// (line, char column) of each mark to insert, and whether the mark
+    /// emits the body once ([`super::Built::once`]).
+    pub(super) insert_at: Vec<(usize, usize, bool)>,
     /// Every function seen.
     pub(super) functions: Vec<Function>,
 }
@@ -34,6 +35,29 @@ pub(super) fn find(file: &syn::File, path: Vec<String>, opts: &Options) -> Found
     };
     finder.visit_file(file);
     finder.found
+}
+
+/// The declarations of `built` that are the function whose first token
+/// is on line `first`: on a line from there to its name, under its name
+/// or, for an `async fn`, its body's `{async_fn#N}`; a function returning
+/// one `async` block is that block's `{async_block#N}` too.
+fn ours<'b>(
+    built: &'b [super::Built],
+    first: usize,
+    sig: &Signature,
+    body: &[Stmt],
+) -> impl Iterator<Item = &'b super::Built> {
+    let ident = sig.ident.to_string();
+    let ident = ident.strip_prefix("r#").unwrap_or(&ident).to_owned();
+    let last = sig.ident.span().start().line;
+    let block = returned_future(&sig.output)
+        .and(future_block(body))
+        .map(|b| b.async_token.span.start().line);
+    built.iter().filter(move |b| {
+        let line = usize::try_from(b.line).unwrap_or(usize::MAX);
+        ((first..=last).contains(&line) && (b.name == ident || b.name.starts_with("{async_fn#")))
+            || (Some(line) == block && b.name.starts_with("{async_block#"))
+    })
 }
 
 /// The `impl` or `trait` a method belongs to.
@@ -109,7 +133,8 @@ impl Finder<'_> {
         };
         if skipped.is_none() {
             let at = first.start();
-            self.found.insert_at.push((at.line, at.column));
+            let once = self.once(first.start().line, sig, body);
+            self.found.insert_at.push((at.line, at.column, once));
         }
         self.found.functions.push(Function {
             name: names.into_iter().next().unwrap_or_default(),
@@ -130,20 +155,8 @@ impl Finder<'_> {
         if !self.opts.mark.is_empty() {
             return None;
         }
-        let ident = sig.ident.to_string();
-        let ident = ident.strip_prefix("r#").unwrap_or(&ident);
-        let last = sig.ident.span().start().line;
-        let block = returned_future(&sig.output)
-            .and(future_block(body))
-            .map(|b| b.async_token.span.start().line);
-        let ours = built.iter().filter(|b| {
-            let line = usize::try_from(b.line).unwrap_or(usize::MAX);
-            ((first..=last).contains(&line)
-                && (b.name == ident || b.name.starts_with("{async_fn#")))
-                || (Some(line) == block && b.name.starts_with("{async_block#"))
-        });
         let (mut seen, mut small) = (false, false);
-        for b in ours {
+        for b in ours(built, first, sig, body) {
             if b.kept && !b.small {
                 return None;
             }
@@ -157,6 +170,15 @@ impl Finder<'_> {
         } else {
             Reason::NotBuilt
         })
+    }
+
+    /// Marks after inlining: whether the mark emits the body once (a kept
+    /// instance holds a large inlined function: see [`super::Built::once`]).
+    fn once(&self, first: usize, sig: &Signature, body: &[Stmt]) -> bool {
+        self.opts
+            .built
+            .as_ref()
+            .is_some_and(|built| ours(built, first, sig, body).any(|b| b.kept && b.once))
     }
 
     /// Records a function left unmarked for `reason` (no body to look at).

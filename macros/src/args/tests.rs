@@ -63,7 +63,7 @@ fn unknown_key() {
     let messages = errors(quote!(label = "x"));
     assert_eq!(
         messages,
-        ["unknown option `label`; valid options are `name = \"...\"`, `crate = path`, `fail`, `skip` and `always`"]
+        ["unknown option `label`; valid options are `name = \"...\"`, `crate = path`, `fail`, `skip`, `always` and `once`"]
     );
 }
 
@@ -156,7 +156,7 @@ fn bare_literal_and_garbage() {
     );
     assert_eq!(
         errors(quote!(5)),
-        ["expected an option of the form `key = value`; valid options are `name = \"...\"`, `crate = path`, `fail`, `skip` and `always`"]
+        ["expected an option of the form `key = value`; valid options are `name = \"...\"`, `crate = path`, `fail`, `skip`, `always` and `once`"]
     );
     assert_eq!(
         errors(quote!(name = "a" "b")),

@@ -45,6 +45,12 @@ pub(crate) struct Seen {
     pub(crate) kept: BTreeMap<Decl, u64>,
     /// Functions inlined into another somewhere (kept ones included).
     pub(crate) inlined: BTreeSet<Decl>,
+    /// Kept functions, with the size in bytes of the largest function
+    /// inlined at a call of their own code (not inside another inlined
+    /// function) in any instance: what a body emitted several times would
+    /// call from several places, and the optimiser might then keep out
+    /// of line.
+    pub(crate) holds: BTreeMap<Decl, u64>,
     /// Compilation units read (0: the program has no debug info).
     pub(crate) units: usize,
 }
@@ -106,6 +112,7 @@ pub(crate) fn read(path: &Path, wanted: &dyn Fn(&Path) -> bool) -> Result<Seen, 
         entries: HashMap::new(),
         concrete: Vec::new(),
         inlined: HashSet::new(),
+        holds: HashMap::new(),
         units: 0,
     };
     let mut headers = dwarf.units();
@@ -128,6 +135,12 @@ pub(crate) fn read(path: &Path, wanted: &dyn Fn(&Path) -> bool) -> Result<Seen, 
             seen.inlined.insert(d.clone());
         }
     }
+    for (&at, &size) in &walk.holds {
+        if let Some(d) = walk.resolve(at) {
+            let largest = seen.holds.entry(d.clone()).or_default();
+            *largest = (*largest).max(size);
+        }
+    }
     Ok(seen)
 }
 
@@ -143,6 +156,9 @@ struct Walk<'w> {
     concrete: Vec<(usize, u64)>,
     /// The origins of inlined instances.
     inlined: HashSet<usize>,
+    /// Subprograms with code of their own, and the largest function
+    /// inlined directly into that code (see [`Seen::holds`]).
+    holds: HashMap<usize, u64>,
     units: usize,
 }
 
@@ -161,7 +177,19 @@ impl Walk<'_> {
         // File index → the wanted path, if it is one.
         let mut files: HashMap<u64, Option<PathBuf>> = HashMap::new();
         let mut cursor = unit.entries();
-        while let Some((_, e)) = cursor.next_dfs()? {
+        // The depth of the entry, and of the innermost open subprogram
+        // with code (and its offset) and inlined instance, if any.
+        let mut depth = 0isize;
+        let mut in_code: Option<(isize, usize)> = None;
+        let mut in_inlined: Option<isize> = None;
+        while let Some((delta, e)) = cursor.next_dfs()? {
+            depth += delta;
+            if in_code.is_some_and(|(d, _)| depth <= d) {
+                in_code = None;
+            }
+            if in_inlined.is_some_and(|d| depth <= d) {
+                in_inlined = None;
+            }
             let reference = |name| -> gimli::Result<Option<usize>> {
                 Ok(match e.attr_value(name)? {
                     Some(AttributeValue::UnitRef(o)) => Some(base + o.0),
@@ -173,21 +201,25 @@ impl Walk<'_> {
                 if let Some(origin) = reference(gimli::DW_AT_abstract_origin)? {
                     self.inlined.insert(origin);
                 }
+                if let (Some((_, holder)), None) = (in_code, in_inlined) {
+                    let size = code_size(dwarf, unit, e, in_text)?;
+                    let largest = self.holds.entry(holder).or_default();
+                    *largest = (*largest).max(size);
+                }
+                if in_inlined.is_none() {
+                    in_inlined = Some(depth);
+                }
                 continue;
             }
             if e.tag() != gimli::DW_TAG_subprogram {
                 continue;
             }
             let at = base + e.offset().0;
-            let mut ranges = dwarf.die_ranges(unit, e)?;
-            let mut size = 0;
-            while let Some(r) = ranges.next()? {
-                if r.begin < r.end && in_text(r.begin) {
-                    size += r.end - r.begin;
-                }
-            }
+            let size = code_size(dwarf, unit, e, in_text)?;
             if size > 0 {
                 self.concrete.push((at, size));
+                in_code = Some((depth, at));
+                in_inlined = None;
             }
             let file = match e.attr_value(gimli::DW_AT_decl_file)? {
                 Some(AttributeValue::FileIndex(i) | AttributeValue::Udata(i)) => Some(i),
@@ -239,6 +271,24 @@ impl Walk<'_> {
         }
         None
     }
+}
+
+/// The bytes of code an entry's address ranges cover in executable
+/// sections.
+fn code_size(
+    dwarf: &gimli::Dwarf<R>,
+    unit: &Unit<R>,
+    e: &gimli::DebuggingInformationEntry<R>,
+    in_text: &dyn Fn(u64) -> bool,
+) -> gimli::Result<u64> {
+    let mut ranges = dwarf.die_ranges(unit, e)?;
+    let mut size = 0;
+    while let Some(r) = ranges.next()? {
+        if r.begin < r.end && in_text(r.begin) {
+            size += r.end - r.begin;
+        }
+    }
+    Ok(size)
 }
 
 /// A symbol's name without what LLVM appends to it (`.llvm.123` to a

@@ -17,6 +17,7 @@
 /// | `fail` | a failpoint's `return` (`TICKPROF_FAIL`, [`fail::cfg`]) makes the function return `Err(Injected{..}.into())` without running its body; the function must return `Result<_, E>` with `E: From<`[`Injected`]`>` (a compile error otherwise, and on `async fn`) | off: `panic`, `sleep`, `delay`, `print`, `yield` still work at every mark |
 /// | `skip` | on a function (or nested `impl`, `trait`, `mod`) inside a marked container: leave it unmarked; a compile error anywhere else | not given |
 /// | `always` | for a build that always records, as the copy `cargo tickprof` makes: a short body is emitted three times instead of four, the inline copy serving both a counted call and profiling off (`TICKPROF=off` then runs the body as written, in the function: semver's workload marked by `cargo tickprof` took 1.03× its unmarked CPU time with it, 1.55× when it ran out of line); pauses and the other modes go through `timed_in_mode`. On a container: every function inside | off: a short body four times, the plain copy run when off or paused |
+/// | `once` | the body emitted once, in the function, the guard's entry and exit inline around it (see *Expansion*): the optimiser inlines into the marked function what it inlines into the unmarked one, where a body emitted several times calls its callees from several places and may keep out of line one the unmarked build inlined at its only call (indexmap's workload marked by `cargo tickprof`: 1.77× its unmarked CPU time with three copies, 1.26× with one). A call costs a little more: 65 instructions timed, 43 counted, 27 with profiling off, against 71, 20 and 11 (callgrind, `scripts/callgrind_overhead.sh`). `cargo tickprof` gives it to a kept function holding a large inlined one (`--once-bytes`). On a container: every function inside | off |
 ///
 /// # Containers: `impl`, `trait` and inline `mod`
 ///
@@ -152,14 +153,23 @@
 ///     } else {
 ///         ::tickprof::__private::never_taken() // never taken: only a value of the type
 ///     };
-///     ::tickprof::__private::barrier(&__tickprof_value); // computed before the exit
-///     __tickprof_guard.exit(); // the call returned: no unwinding check
-///     __tickprof_value
+///     // the value through an opaque pass (computed before the exit), the
+///     // call ended (it returned: no unwinding check), the value back
+///     __tickprof_guard.exit_with(__tickprof_value)
 /// ```
 ///
 /// The guard's entry and exit run out of line, so the function stays
 /// small; with profiling off or paused its guard is inert: the mode test
 /// at entry, a test of the guard at the exit.
+///
+/// With `once`, every body takes this form with the inline guard
+/// (`__private::Guard`) instead: its entry and exit in the function, the
+/// opaque pass on a timed call's path only. The body is compiled once,
+/// so the optimiser inlines into it what it inlines into the unmarked
+/// function: a body emitted three or four times calls each function it
+/// calls from as many places, and one the unmarked build inlined at its
+/// only call can stay a call (the reason `cargo tickprof` gives `once`
+/// to a kept function holding a large inlined one: `--once-bytes`).
 /// Type errors and lints in a duplicated body are reported once (both
 /// copies' diagnostics are identical, and the compiler prints each once); a
 /// borrow-check error is reported for each copy, the closure's naming a

@@ -212,9 +212,7 @@ fn guarded(
                 } else {
                     #private::never_taken()
                 };
-                #private::barrier(&#value);
-                #guard.exit();
-                #value
+                #guard.exit_with(#value)
             }
         }
         None => quote! {
@@ -240,30 +238,7 @@ fn once(
     fail: &TokenStream2,
     block: &Block,
 ) -> TokenStream2 {
-    let guard = Ident::new("__tickprof_guard", Span::mixed_site());
-    let label = Lifetime::new("'__tickprof_body", Span::mixed_site());
-    let enter = quote! {
-        let #guard = #private::Guard::enter(&__TICKPROF_SITE);
-        #fail
-    };
-    match ty {
-        Some(ty) => {
-            let value = Ident::new("__tickprof_value", Span::mixed_site());
-            quote! {
-                #enter
-                let #value: #ty = if #private::ALWAYS {
-                    #label: #block
-                } else {
-                    #private::never_taken()
-                };
-                #guard.exit_with(#value)
-            }
-        }
-        None => quote! {
-            #enter
-            #label: #block
-        },
-    }
+    guarded(private, quote!(Guard), ty, fail, block)
 }
 
 /// The output type of an `async fn`, to pin the body's future to it so
@@ -401,7 +376,7 @@ mod tests {
             "{out}"
         );
         assert!(
-            out.contains(&quote!(__tickprof_guard.exit();).to_string()),
+            out.contains(&quote!(__tickprof_guard.exit_with(__tickprof_value)).to_string()),
             "{out}"
         );
     }

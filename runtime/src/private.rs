@@ -84,15 +84,6 @@ pub const OFF: u32 = crate::switches::OFF as u32;
 #[cfg(feature = "enabled")]
 pub const RECORD: u32 = crate::switches::RECORD as u32;
 
-/// An opaque use of a guarded body's value before its guard's exit: the
-/// compiler would otherwise compute a pure body after the exit's clock
-/// read.
-#[cfg(feature = "enabled")]
-#[inline(always)]
-pub fn barrier<T: ?Sized>(value: &T) {
-    core::hint::black_box(value);
-}
-
 /// Always true. `#[profile]` takes the body's value as
 /// `if ALWAYS { body } else { never_taken() }`: the `else` does not
 /// diverge, so a body that never returns leaves no unreachable code

@@ -29,6 +29,16 @@ impl BodyGuard {
         core::mem::ManuallyDrop::new(self).end(false);
     }
 
+    /// [`BodyGuard::exit`] of a call that returned `value`, handed back
+    /// after an opaque use (the compiler would otherwise compute a pure
+    /// body after the exit's clock read).
+    #[inline(always)]
+    pub fn exit_with<T>(self, value: T) -> T {
+        core::hint::black_box(&value);
+        self.exit();
+        value
+    }
+
     #[inline(always)]
     fn end(&self, check: bool) {
         if !self.0.is_inert() {

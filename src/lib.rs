@@ -31,10 +31,9 @@
 /// `trait`s.
 ///
 /// - `#[profile(skip)]` on a function or a nested container inside leaves
-///   it unmarked.
-/// - A function inside with its own `#[profile(...)]` keeps its options
-///   (`name`, `fail`) and is marked once; it takes the container's
-///   `crate = path` unless it gives its own.
+///   it unmarked; one with its own `#[profile(...)]` keeps its options
+///   (`name`, `fail`), is marked once, and takes the container's `crate =
+///   path`, `always` and `once` unless it gives its own.
 /// - Functions `#[profile]` cannot mark (`const fn`, C-variadic, a returned
 ///   future whose body is not one `async` block) are left alone inside a
 ///   container, not rejected; so are `macro_rules!` and item macros.
@@ -47,7 +46,6 @@
 ///
 /// A site marked by its container is reported at the line of the
 /// container's `#[profile]`.
-///
 /// ```
 /// # #[derive(Default)]
 /// # struct Stack(Vec<usize>);
@@ -162,14 +160,10 @@
 /// small; with profiling off or paused its guard is inert: the mode test
 /// at entry, a test of the guard at the exit.
 ///
-/// With `once`, every body takes this form with the inline guard
-/// (`__private::Guard`) instead: its entry and exit in the function, the
-/// opaque pass on a timed call's path only. The body is compiled once,
-/// so the optimiser inlines into it what it inlines into the unmarked
-/// function: a body emitted three or four times calls each function it
-/// calls from as many places, and one the unmarked build inlined at its
-/// only call can stay a call (the reason `cargo tickprof` gives `once`
-/// to a kept function holding a large inlined one: `--once-bytes`).
+/// With `once` every body takes this form, with the inline guard
+/// (`__private::Guard`): its entry and exit in the function, the opaque
+/// pass on a timed call's path only (why: the `once` option above).
+///
 /// Type errors and lints in a duplicated body are reported once (both
 /// copies' diagnostics are identical, and the compiler prints each once); a
 /// borrow-check error is reported for each copy, the closure's naming a
@@ -218,20 +212,16 @@
 ///
 /// # Overhead
 ///
-/// A timed call costs 71 instructions in a release build (the two clock
-/// reads alone: 16); a counted call 20 and no clock read; with
-/// `TICKPROF=off` or paused, 11 instructions against 5 unmarked (a
-/// duplicated body; 27 for one kept once); with the `enabled` feature
-/// off, nothing. The figures, their commands and host are in the crate
-/// documentation (section *Overhead*) and `docs/overhead.md`.
+/// A timed call costs 71 instructions in a release build (two clock
+/// reads alone: 16), a counted call 20, one with `TICKPROF=off` or paused
+/// 11 against 5 unmarked (`once`: 65, 43, 27); with the `enabled` feature
+/// off, nothing. Figures, commands and host: `docs/overhead.md`.
 ///
 /// # Compile cost
 ///
-/// Each mark adds compiler time and code, most of it the recording paths
-/// inlined in the marked function; the figures per mark, against
-/// `tracing` and `fastrace`, with their command and host, are in
-/// `docs/guide.md` (*Compile cost*). With the feature off a mark adds no
-/// code; the attribute only parses and checks the function.
+/// Each mark adds compiler time and code (figures against `tracing` and
+/// `fastrace`: `docs/guide.md`, *Compile cost*); with the feature off, no
+/// code: the attribute only parses and checks the function.
 ///
 /// # Examples
 ///

@@ -14,13 +14,21 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from perf_compare import HASH, Sites, bare, last_segment, src_rel  # noqa: E402
 
 
+STD_CRATES = ("addr2line", "adler2", "cfg_if", "compiler_builtins", "gimli", "hashbrown",
+              "libc", "memchr", "miniz_oxide", "object", "panic_unwind", "rustc_demangle",
+              "std_detect", "unwind")
+
+
 def is_program(name, file):
     """Whether a frame may be a row: the runtime's `is_program` (a Rust
-    path, not the standard library's, the allocator shim's or tickprof's)."""
+    path, not the standard library's, the crates it is built from, the
+    allocator shim's or tickprof's)."""
     n = HASH.sub("", name).lstrip("<")
     return ("::" in name
             and not n.startswith(("core::", "std::", "alloc::", "__rustc::", "tickprof"))
-            and "/rustc/" not in file)
+            and "/rustc/" not in file
+            and not file.startswith("/rust/deps/")
+            and not (file in ("", "??") and n.split("::")[0] in STD_CRATES))
 
 
 def shown(name):

@@ -120,8 +120,12 @@ fn is_tickprof(name: &str) -> bool {
 }
 
 /// Whether a function is the program's (a row may be made of it): a Rust
-/// path, not the standard library's (its sources are the toolchain's, under
-/// `/rustc/`), not tickprof's.
+/// path, not the standard library's, not tickprof's. The standard
+/// library's sources are the toolchain's, under `/rustc/`; the crates it
+/// is built from are under `/rust/deps/` (its `HashMap` is `hashbrown`'s:
+/// a program's `HashMap::entry` showed as `hashbrown::map::make_hash
+/// (inlined)` and four more such rows), or have no line information at
+/// all (its symboliser's `miniz_oxide`, `gimli`: a panic's backtrace).
 fn is_program(name: &str, file: &str) -> bool {
     let n = name.trim_start_matches('<');
     name.contains("::")
@@ -130,6 +134,31 @@ fn is_program(name: &str, file: &str) -> bool {
             .iter()
             .any(|p| n.starts_with(p))
         && !file.contains("/rustc/")
+        && !file.starts_with("/rust/deps/")
+        && !(file.is_empty() && is_std_dependency(n))
+}
+
+/// Whether a path's crate is one the standard library is built from
+/// (its `Cargo.toml`'s dependencies, and theirs).
+fn is_std_dependency(path: &str) -> bool {
+    const CRATES: [&str; 14] = [
+        "addr2line",
+        "adler2",
+        "cfg_if",
+        "compiler_builtins",
+        "gimli",
+        "hashbrown",
+        "libc",
+        "memchr",
+        "miniz_oxide",
+        "object",
+        "panic_unwind",
+        "rustc_demangle",
+        "std_detect",
+        "unwind",
+    ];
+    let krate = path.split("::").next().unwrap_or(path);
+    CRATES.contains(&krate)
 }
 
 /// `name` without generic arguments (`a::b<T>::c` → `a::b::c`), for
@@ -533,6 +562,25 @@ mod tests {
             panic!("instrumentation?");
         };
         assert!(c.iter().any(|(n, _)| n.ends_with("marker")), "{c:?}");
+    }
+
+    /// The standard library's own crates are not the program's, by their
+    /// sources' place or, without line information, by name; the same
+    /// crates built from the registry are.
+    #[test]
+    fn the_standard_librarys_crates_are_no_rows() {
+        let std_hashbrown = "/rust/deps/hashbrown-0.16.1/src/map.rs";
+        assert!(!is_program("hashbrown::map::make_hash", std_hashbrown));
+        assert!(!is_program(
+            "miniz_oxide::inflate::core::decompress_fast",
+            ""
+        ));
+        assert!(!is_program("<gimli::read::abbrev::Abbreviation>::new", ""));
+        let registry = "/home/u/.cargo/registry/src/index.crates.io-1/hashbrown-0.17.1/src/map.rs";
+        assert!(is_program("hashbrown::map::make_hash", registry));
+        assert!(is_program("app::parse", ""));
+        assert!(is_program("app::parse", "/w/app/src/lib.rs"));
+        assert!(!is_program("core::fmt::write", ""));
     }
 
     /// An address in the C library is not resolved: the marked

@@ -135,7 +135,7 @@ fn is_program(name: &str, file: &str) -> bool {
             .any(|p| n.starts_with(p))
         && !file.contains("/rustc/")
         && !file.starts_with("/rust/deps/")
-        && !(file.is_empty() && is_std_dependency(n))
+        && (!file.is_empty() || !is_std_dependency(n))
 }
 
 /// Whether a path's crate is one the standard library is built from

@@ -699,6 +699,25 @@ fn timed_and_counted_calls_are_priced_apart() {
     let text = r.to_text();
     assert!(!text.contains(" a timed call, "), "{text}");
     assert!(text.contains(" per call measured: "), "{text}");
+    // With a calibrated cost of 10 ticks a timed call, a timed call reads
+    // that at least, the counted calls the rest of the whole (243 ticks
+    // over 12 timed and 630 counted calls).
+    let t = Tree::from_nodes(vec![
+        with(TNode::ROOT, 20, 20),
+        with(sampled(timed_parent(), 4_000, 0, 0), 103, 100),
+        sampled(counted_leaf(), 60, 0, 0),
+    ]);
+    let mut f = facts(true);
+    f.calibration = Calibration { timed: 10.0 };
+    let r = build(&capture(vec![t]), &f);
+    let (timed, counted) = r.run.per_kind_ns();
+    assert!((timed - 10.0).abs() < 1e-9, "{:?}", r.run);
+    assert!(
+        (counted - (243.0 - 120.0) / 630.0).abs() < 1e-9,
+        "{:?}",
+        r.run
+    );
+    assert!((12.0 * timed + 630.0 * counted - 243.0).abs() < 1e-6);
 }
 
 /// A counted subtree: a counted parent whose children count too. Each

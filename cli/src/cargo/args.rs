@@ -134,6 +134,12 @@ Exit code: the program's (run), cargo's (test, bench, or a failed build);
 2 when cargo tickprof itself cannot go on (one line on stderr says why).
 ";
 
+/// A byte count given to `flag`, or the error that says what it takes.
+fn bytes(flag: &str, v: String) -> Result<u64, String> {
+    v.parse()
+        .map_err(|_| format!("{flag} takes a number of bytes, found `{v}`"))
+}
+
 /// The usage text with its defaults filled in.
 pub(crate) fn usage() -> String {
     USAGE
@@ -210,19 +216,9 @@ pub(crate) fn parse(mut argv: Vec<String>) -> Result<Args, String> {
             "--all" => args.all = true,
             "--mark" => args.mark.push(value("--mark")?),
             "--skip" => args.skip.push(value("--skip")?),
-            "--min-bytes" => {
-                let v = value("--min-bytes")?;
-                args.min_bytes =
-                    Some(v.parse().map_err(|_| {
-                        format!("--min-bytes takes a number of bytes, found `{v}`")
-                    })?);
-            }
+            "--min-bytes" => args.min_bytes = Some(bytes("--min-bytes", value("--min-bytes")?)?),
             "--once-bytes" => {
-                let v = value("--once-bytes")?;
-                args.once_bytes =
-                    Some(v.parse().map_err(|_| {
-                        format!("--once-bytes takes a number of bytes, found `{v}`")
-                    })?);
+                args.once_bytes = Some(bytes("--once-bytes", value("--once-bytes")?)?);
             }
             "--deps" => args.deps.extend(
                 value("--deps")?

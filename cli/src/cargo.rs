@@ -4,6 +4,7 @@
 //! (see [`probe`]). The user's tree is only read.
 
 pub(crate) mod args;
+mod busy;
 mod cache;
 mod child;
 mod copy;
@@ -54,6 +55,9 @@ pub(crate) fn main(args: Args) -> Result<ExitCode, String> {
         .as_ref()
         .map_or(ws.target_dir.clone(), |t| cwd.join(t));
     let dir = base.join("tickprof");
+    // Held until this command ends: the copy and the builds in `dir` are
+    // this run's until then.
+    let _held = busy::hold(&dir)?;
     let copy = dir.join("ws");
     let mut tally = Tally::default();
     // Compared as canonical paths: a target directory named through a link

@@ -8,6 +8,7 @@ mod support;
 mod trees;
 
 mod after_inlining;
+mod busy;
 mod cargo_tickprof;
 mod cli;
 mod diff_runs;

@@ -20,12 +20,21 @@ use trees::{copy_tree, snapshot};
 
 const BIN: &str = env!("CARGO_BIN_EXE_cargo-tickprof");
 
-/// The user's tree and the target directory, set up once; the lock keeps
-/// the cases from running at the same time.
-fn fixture() -> (MutexGuard<'static, ()>, PathBuf, PathBuf) {
+/// The target directory the cases share (its dependencies built once),
+/// and the lock that keeps them, and the other files' cases using it,
+/// from running at the same time: a case's copy is not rewritten by
+/// another's between its runs.
+pub(crate) fn shared_target() -> (MutexGuard<'static, ()>, PathBuf) {
     static LOCK: Mutex<()> = Mutex::new(());
-    static DIRS: OnceLock<(PathBuf, PathBuf)> = OnceLock::new();
     let guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let base = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cargo-tickprof");
+    (guard, base.join("target"))
+}
+
+/// The user's tree and the target directory, set up once, and the lock.
+fn fixture() -> (MutexGuard<'static, ()>, PathBuf, PathBuf) {
+    static DIRS: OnceLock<(PathBuf, PathBuf)> = OnceLock::new();
+    let (guard, _) = shared_target();
     let (user, target) = DIRS
         .get_or_init(|| {
             let base = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cargo-tickprof");

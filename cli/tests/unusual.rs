@@ -144,7 +144,7 @@ fn links_large_and_invalid_files_build_as_in_the_original() {
     );
     std::fs::write(user.join("src/latin1.rs"), b"// caf\xe9\n").unwrap();
     write(&user.join("tests/it.rs"), "#[test]\nfn t() {}\n");
-    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cargo-tickprof/target");
+    let (_guard, target) = crate::cargo_tickprof::shared_target();
     let json = base.join("run.json");
     let before = snapshot(&base);
     // Stamps of files changed less than 2 s before a run are not trusted

@@ -7,10 +7,18 @@
 //! `PROBE_HOOK=1` installs an empty hook first (the cost of a hooked call);
 //! `TICKPROF_LOG=/dev/null` measures the trace log. `PROBE_TIME=1` prints
 //! the wall-clock time per marked call (`scripts/log_cost.sh`).
+//! `PROBE_CALLS=N` calls each probe N times instead of 1,000,000 (the
+//! script's steady-state figure: the difference of two runs).
 
 use std::hint::black_box;
 
-const CALLS: u64 = 1_000_000;
+/// Calls of each probe: `PROBE_CALLS`, else 1,000,000.
+fn calls() -> u64 {
+    std::env::var("PROBE_CALLS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1_000_000)
+}
 
 #[path = "../benches/support/floor.rs"]
 mod floor;
@@ -70,16 +78,17 @@ fn main() {
     println!("{s}");
 }
 
-/// Calls `probe` `CALLS` times, adding what it returns to `s`; with
+/// Calls `probe` [`calls`] times, adding what it returns to `s`; with
 /// `PROBE_TIME` set, prints the wall-clock time per call of the marked
 /// probes.
 fn run(name: &str, probe: fn(u64) -> u64, s: &mut u64) {
+    let calls = calls();
     let t = std::time::Instant::now();
-    for i in 0..CALLS {
+    for i in 0..calls {
         *s = s.wrapping_add(probe(black_box(i)));
     }
     if std::env::var_os("PROBE_TIME").is_some() && name != "unmarked" && name != "floor" {
-        let ns = t.elapsed().as_nanos() as f64 / CALLS as f64;
+        let ns = t.elapsed().as_nanos() as f64 / calls as f64;
         eprintln!("{name}: {ns:.1} ns per call (wall clock)");
     }
 }

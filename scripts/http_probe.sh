@@ -3,6 +3,7 @@
 #
 #   scripts/http_probe.sh            # release build of the service example
 #   HTTP_PROBE_BUILD=debug scripts/http_probe.sh
+#   SERVICE_BUILT=1 scripts/http_probe.sh   # the example already built
 #
 # 1. Starts the `service` example with TICKPROF_HTTP=127.0.0.1:PORT (traffic
 #    to 127.0.0.1 only).
@@ -26,7 +27,11 @@ set -euo pipefail
 
 cd "$(dirname "$0")/.."
 build=${HTTP_PROBE_BUILD:-release}
-if [ "$build" = release ]; then
+# SERVICE_BUILT=1: the caller built it (CI runs this script in the
+# background, where a build would wait on cargo's lock beside a step's).
+if [ -n "${SERVICE_BUILT:-}" ]; then
+    :
+elif [ "$build" = release ]; then
     cargo build --quiet --release --example service
 else
     cargo build --quiet --example service

@@ -15,12 +15,13 @@ fresh_dir() {
     mkdir -p "$1"
 }
 
-# start_service SECONDS: builds the `service` example and runs it for
+# start_service SECONDS: builds the `service` example (not with
+# SERVICE_BUILT=1: the caller built it) and runs it for
 # SECONDS with TICKPROF_HTTP on a random loopback port ($port; its process
 # id in $service, stopped at exit or by stop_service), then waits (10 s at
 # most) until the port takes connections.
 start_service() {
-    cargo build --quiet --release --example service
+    [ -n "${SERVICE_BUILT:-}" ] || cargo build --quiet --release --example service
     port=$((20000 + RANDOM % 20000))
     TICKPROF_STDERR=0 TICKPROF_HTTP="127.0.0.1:$port" target/release/examples/service --seconds "$1" >/dev/null &
     service=$!

@@ -11,7 +11,8 @@
 //! and waits, as cargo does for its build directory. The lock is the
 //! kernel's (`flock`): it goes with the process, so a run killed leaves
 //! none behind, and the file descriptor is not inherited by cargo or the
-//! program (close-on-exec). Not taken on other systems than Unix.
+//! program (close-on-exec). Not taken on other systems than Unix, nor on
+//! a file system that has no locks (some network ones: as cargo does).
 
 use std::path::Path;
 
@@ -53,6 +54,14 @@ mod imp {
         }
     }
 
+    /// The file system does not lock (`flock` says so, not "busy").
+    fn unsupported(e: &std::io::Error) -> bool {
+        let code = e.raw_os_error();
+        [libc::ENOTSUP, libc::EOPNOTSUPP, libc::ENOLCK, libc::ENOSYS]
+            .iter()
+            .any(|c| code == Some(*c))
+    }
+
     pub(super) fn hold(dir: &Path) -> Result<Held, String> {
         let path = dir.join("lock");
         let file = std::fs::OpenOptions::new()
@@ -64,6 +73,9 @@ mod imp {
         let err = |e: std::io::Error| format!("cannot lock {}: {e}", path.display());
         match flock(&file, libc::LOCK_EX | libc::LOCK_NB) {
             Ok(()) => {}
+            // A file system without locks (some network ones): go on
+            // unlocked, as cargo does for its own locks.
+            Err(e) if unsupported(&e) => {}
             Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
                 eprintln!(
                     "cargo tickprof: waiting for another cargo tickprof using {} to end \

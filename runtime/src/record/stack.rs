@@ -212,7 +212,7 @@ impl ThreadState {
 
     /// What `parent`'s child caches hold for `site`: its one-entry cache,
     /// then its two extra entries, then the thread's table of recent
-    /// lookups (read only: a hit changes nothing).
+    /// lookups (a hit there is cached in the parent's caches).
     #[inline(always)]
     pub(super) fn cached(&self, parent: &Node, site: &'static CallSite) -> Cached {
         let site_ptr = (site as *const CallSite).cast_mut();
@@ -239,10 +239,18 @@ impl ThreadState {
         let Some(recent) = (unsafe { self.recent.get().as_ref() }) else {
             return Cached::Miss;
         };
-        match children::recent_child(recent.slot(parent, site), parent, site) {
-            Some(node) => Cached::Hit(node),
-            None => Cached::Miss,
-        }
+        let Some(node) = children::recent_child(recent.slot(parent, site), parent, site) else {
+            return Cached::Miss;
+        };
+        // Cached as a lookup's node is (`push_miss`): left out, a child
+        // found only here took the whole cold path on every call, for
+        // good (a parent alternating between two children after it had
+        // called others: 1.4x a single child's cost, the overhead bench).
+        // SAFETY: the table's nodes are nodes of this thread's arena.
+        let kind = crate::record::timing::kind(unsafe { &*node });
+        let site_ptr = (site as *const CallSite).cast_mut();
+        parent.cache_child(site_ptr, node.cast_mut(), kind, self.coin());
+        Cached::Hit(node)
     }
 
     /// Makes `site`'s child of the node on top the top, whatever its

@@ -285,3 +285,46 @@ fn a_parent_cycling_through_many_children_finds_each_one_node() {
         assert!(pop(s, p, 1));
     });
 }
+
+/// Whether `parent`'s one-entry cache or its extra entries hold `site`.
+fn in_caches(parent: &Node, site: &'static CallSite) -> bool {
+    let site = site as *const CallSite as usize;
+    parent.mru_site.load(Ordering::Relaxed) as usize & !KIND_BITS == site
+        || parent
+            .ways
+            .iter()
+            .any(|w| w.site.load(Ordering::Relaxed) as usize == site)
+}
+
+/// A child the thread's table of recent lookups finds, out of its
+/// parent's caches (other children called since), is cached again by
+/// that call: left out, it took the whole cold path on every call after,
+/// for good (a parent then alternating between it and another).
+#[test]
+fn a_child_found_in_the_recent_table_is_cached_again() {
+    on_fresh_thread(|s| {
+        let p = push(s, &A);
+        let parent = node(p.0);
+        let first = push(s, &KIDS[0]);
+        assert!(pop(s, first, 1));
+        // Others called until the first is out of the caches (their
+        // replacement is random).
+        for kid in KIDS[1..].iter().cycle().take(100) {
+            if !in_caches(parent, &KIDS[0]) {
+                break;
+            }
+            let c = push(s, kid);
+            assert!(pop(s, c, 1));
+        }
+        assert!(!in_caches(parent, &KIDS[0]), "evicted by the others");
+        for _ in 0..4 {
+            for kid in [&KIDS[0], &KIDS[3]] {
+                let c = push(s, kid);
+                assert!(in_caches(parent, kid));
+                assert!(pop(s, c, 1));
+            }
+        }
+        assert_eq!(node(first.0).c.calls.load(Ordering::Relaxed), 5);
+        assert!(pop(s, p, 1));
+    });
+}

@@ -17,16 +17,18 @@ trap 'rm -rf "$out"' EXIT
 # body makes its site counted after 256 learning calls (`counted`: 1 in 64
 # of its calls is the timed sample, as in a real counted site). With
 # TICKPROF=off both runs give the off path.
-# probe REGEX NAME: instructions per call of each probe matching REGEX
-# (named NAME when given) over PROBE_CALLS calls (1,000,000).
 calls=1000000
-inclusive() { # REGEX: "name instructions" of each probe matching it
+# inclusive REGEX: "name instructions" of each probe matching REGEX, over
+# PROBE_CALLS calls of each.
+inclusive() {
   valgrind --tool=callgrind --callgrind-out-file="$out/cg.out" \
     target/release/examples/overhead_probe >/dev/null 2>"$out/log" || { cat "$out/log"; exit 1; }
   callgrind_annotate --inclusive=yes "$out/cg.out" 2>/dev/null \
     | grep -E "::probe_($1) " \
     | awk '{gsub(",","",$1); name=$0; sub(/.*::probe_/,"",name); sub(/ .*/,"",name); print name, $1}'
 }
+# probe REGEX NAME: instructions per call of each probe matching REGEX
+# (named NAME when given) over 1,000,000 calls.
 probe() {
   PROBE_CALLS=$calls inclusive "$1" \
     | awk -v as="$2" -v n=$calls '{name=$1; if (as != "") name=as; printf "%-10s %6.1f instructions per call\n", name, $2/n}'

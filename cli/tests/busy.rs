@@ -7,6 +7,7 @@
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 const BIN: &str = env!("CARGO_BIN_EXE_cargo-tickprof");
 
@@ -67,9 +68,27 @@ fn a_second_run_on_the_same_target_dir_waits_for_the_first() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let mut b_err = BufReader::new(b.stderr.take().unwrap());
+    // The second run's stderr, line by line, read on a thread: waiting
+    // for its line with a deadline, so that a second run blocked without
+    // saying so fails the test instead of hanging it.
+    let b_err = BufReader::new(b.stderr.take().unwrap());
+    let (tx, rx) = std::sync::mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        for line in b_err.lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
     let mut said = String::new();
-    while b_err.read_line(&mut said).unwrap() > 0 && !said.contains("waiting for another") {}
+    let deadline = Instant::now() + Duration::from_secs(300);
+    while !said.contains("waiting for another") {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match rx.recv_timeout(left) {
+            Ok(line) => said += &(line + "\n"),
+            Err(_) => break,
+        }
+    }
+    // The first run is still running its program: let it end.
+    a.stdin.take().unwrap().write_all(b"\n").unwrap();
     assert!(
         said.contains(&format!(
             "cargo tickprof: waiting for another cargo tickprof using {} to end",
@@ -77,15 +96,13 @@ fn a_second_run_on_the_same_target_dir_waits_for_the_first() {
         )),
         "{said}"
     );
-    // The first run is still running its program: let it end.
-    a.stdin.take().unwrap().write_all(b"\n").unwrap();
     let a = a.wait().unwrap();
     let mut rest = String::new();
     std::io::Read::read_to_string(&mut a_out, &mut rest).unwrap();
     assert_eq!((a.code(), rest.as_str()), (Some(0), "first\n"));
-    let mut err = String::new();
-    std::io::Read::read_to_string(&mut b_err, &mut err).unwrap();
     let b = b.wait_with_output().unwrap();
+    reader.join().unwrap();
+    let err: String = rx.try_iter().map(|l| l + "\n").collect();
     assert_eq!(b.status.code(), Some(0), "{said}{err}");
     assert_eq!(String::from_utf8_lossy(&b.stdout), "second 2\n");
     let report = std::fs::read_to_string(base.join("second.json")).unwrap();

@@ -99,28 +99,30 @@ alternating_children!(
     child15 / plain15
 );
 
-/// A marked parent calling `k` marked children in turn (A, B, A, B… for
-/// `k = 2`), through the same indirect call for every `k`, so that the
-/// variants differ only in how many children the parent alternates
-/// between (`k` a power of two).
+/// Calls `k` of `children` in turn (A, B, A, B… for `k = 2`), through
+/// the same indirect call for every `k`, so that the variants differ only
+/// in how many children the caller alternates between (`k` a power of
+/// two).
+#[inline(always)]
+fn alternate(children: &[fn(u64) -> u64; 16], n: u64, k: usize) -> u64 {
+    let mut s = 0u64;
+    for i in 0..n {
+        s = s.wrapping_add(children[(i as usize) & (k - 1)](black_box(i)));
+    }
+    s
+}
+
+/// A marked parent alternating between `k` marked children.
 #[inline(never)]
 #[profile]
 fn alternating_parent(n: u64, k: usize) -> u64 {
-    let mut s = 0u64;
-    for i in 0..n {
-        s = s.wrapping_add(CHILDREN[(i as usize) & (k - 1)](black_box(i)));
-    }
-    s
+    alternate(&CHILDREN, n, k)
 }
 
 /// [`alternating_parent`] unmarked, calling the unmarked children.
 #[inline(never)]
 fn alternating_plain(n: u64, k: usize) -> u64 {
-    let mut s = 0u64;
-    for i in 0..n {
-        s = s.wrapping_add(PLAIN_CHILDREN[(i as usize) & (k - 1)](black_box(i)));
-    }
-    s
+    alternate(&PLAIN_CHILDREN, n, k)
 }
 
 /// The alternating-children summary: ns per child call with the parent

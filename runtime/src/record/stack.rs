@@ -228,7 +228,8 @@ impl ThreadState {
     /// [`ThreadState::cached`] past the one-entry cache.
     #[inline(always)]
     fn other_child(&self, parent: &Node, site: &'static CallSite) -> Cached {
-        let way = parent.way_child((site as *const CallSite).cast_mut());
+        let site_ptr = (site as *const CallSite).cast_mut();
+        let way = parent.way_child(site_ptr);
         if !way.is_null() {
             let bits = way as usize & KIND_BITS;
             return Cached::Hit(way.cast_const().wrapping_byte_sub(bits));
@@ -248,7 +249,6 @@ impl ThreadState {
         // called others: 1.4x a single child's cost, the overhead bench).
         // SAFETY: the table's nodes are nodes of this thread's arena.
         let kind = crate::record::timing::kind(unsafe { &*node });
-        let site_ptr = (site as *const CallSite).cast_mut();
         parent.cache_child(site_ptr, node.cast_mut(), kind, self.coin());
         Cached::Hit(node)
     }

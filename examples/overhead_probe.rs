@@ -3,7 +3,7 @@
 //! `bash scripts/callgrind_overhead.sh` runs this under
 //! `valgrind --tool=callgrind` and prints instructions per call of the
 //! unmarked function, the floor (two `rdtsc`) and `#[profile]` (with its
-//! body duplicated, and with one guarded body).
+//! body duplicated, with one guarded body, with `once` and with `always`).
 //! `PROBE_HOOK=1` installs an empty hook first (the cost of a hooked call);
 //! `TICKPROF_LOG=/dev/null` measures the trace log. `PROBE_TIME=1` prints
 //! the wall-clock time per marked call (`scripts/log_cost.sh`).
@@ -58,6 +58,14 @@ fn probe_once(x: u64) -> u64 {
     black_box(x) + 1
 }
 
+/// `probe_marked` as `cargo tickprof` marks it (`always`): one inline
+/// copy of the body serves profiling off and a counted call.
+#[inline(never)]
+#[tickprof::profile(always)]
+fn probe_always(x: u64) -> u64 {
+    black_box(x) + 1
+}
+
 /// A hook that does nothing: what the hooks' cold path costs by itself.
 struct Empty;
 
@@ -75,6 +83,7 @@ fn main() {
     run("marked", probe_marked, &mut s);
     run("guarded", probe_guarded, &mut s);
     run("once", probe_once, &mut s);
+    run("always", probe_always, &mut s);
     println!("{s}");
 }
 

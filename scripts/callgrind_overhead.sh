@@ -6,7 +6,9 @@
 # Usage: bash scripts/callgrind_overhead.sh   (TICKPROF=off for the off mode)
 # Prints unmarked, floor, marked (timed: TICKPROF_TIME=all) and counted
 # (over 1,000,000 calls, and in steady state);
-# guarded and counted-guarded: the same with one guarded body (#[track_caller]).
+# guarded and counted-guarded: the same with one guarded body (#[track_caller]);
+# once and always: `#[profile(once)]` and `#[profile(always)]` (as `cargo
+# tickprof` marks).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --example overhead_probe
@@ -41,10 +43,11 @@ steady() {
   paste <(PROBE_CALLS=$((2 * calls)) inclusive "$1") <(PROBE_CALLS=$calls inclusive "$1") \
     | awk -v as="$2" -v n=$calls '{printf "%-10s %6.1f instructions per call (steady state: the second %d calls)\n", as, ($2-$4)/n, n}'
 }
-TICKPROF_TIME=all probe 'unmarked|floor|marked|guarded|once' ''
+TICKPROF_TIME=all probe 'unmarked|floor|marked|guarded|once|always' ''
 if [ "${TICKPROF:-on}" != off ]; then
   TICKPROF_TIME=counted probe 'marked' counted
   TICKPROF_TIME=counted steady 'marked' counted
   TICKPROF_TIME=counted probe 'guarded' counted-guarded
   TICKPROF_TIME=counted probe 'once' counted-once
+  TICKPROF_TIME=counted probe 'always' counted-always
 fi

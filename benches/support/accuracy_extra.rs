@@ -197,11 +197,32 @@ fn plain_e_parent(x: u64) -> u64 {
     acc
 }
 
+/// The median of `n` calls of `f`, each timed alone (a chain, as in
+/// [`plain_alone`]), less the median of an empty timing: a call's true
+/// median, which a mean over a loop is not where some calls wait for
+/// the CPU (a busy host preempts a few calls for milliseconds).
+fn plain_median(f: fn(u64) -> u64, n: u64) -> f64 {
+    let mut acc = 0u64;
+    let (mut calls, mut empty) = (Vec::new(), Vec::new());
+    for i in 0..n {
+        let t = Instant::now();
+        acc = f(acc ^ i);
+        calls.push(t.elapsed().as_nanos() as f64);
+        let t = Instant::now();
+        empty.push(black_box(t).elapsed().as_nanos() as f64);
+    }
+    black_box(acc);
+    median(calls) - median(empty)
+}
+
 /// Errors of case E, medians over the rounds.
 pub struct CaseE {
-    /// The parent's true cost per call (the unmarked twin's), ns.
+    /// The parent's true cost per call (the unmarked twin's mean), ns.
     pub truth_ns: f64,
-    /// (p50 − truth) ÷ truth, measured and raw.
+    /// The parent's true median call (the unmarked twin's, each call
+    /// timed alone), ns.
+    pub truth_p50_ns: f64,
+    /// (p50 − true median) ÷ true median, measured and raw.
     pub p50: (f64, f64),
     /// (mean − truth) ÷ truth, measured and raw.
     pub mean: (f64, f64),
@@ -212,11 +233,13 @@ pub struct CaseE {
 /// Case E: a parent of known per-call duration (its unmarked twin, timed
 /// just before each round) making `E_KIDS` marked calls beneath each call:
 /// its median call, with its own instrumentation taken out, against the
-/// truth. `n` calls a round.
+/// twin's median call, and its mean against the twin's. `n` calls a
+/// round.
 pub fn case_e(n: u64, rounds: usize) -> CaseE {
-    let mut v: [Vec<f64>; 5] = Default::default();
+    let mut v: [Vec<f64>; 6] = Default::default();
     let mut broken = Vec::new();
     for _ in 0..rounds {
+        let truth_p50 = plain_median(plain_e_parent, n);
         let t = Instant::now();
         let a = plain_alone(plain_e_parent, n);
         let truth = t.elapsed().as_nanos() as f64 / n as f64;
@@ -238,14 +261,16 @@ pub fn case_e(n: u64, rounds: usize) -> CaseE {
         // The raw median: the histogram's, without correction.
         let raw_p50 = raw_quantile(&p.hist, 0.5);
         v[0].push(truth);
-        v[1].push((p.p50_ns as f64 - truth) / truth);
-        v[2].push((raw_p50 - truth) / truth);
+        v[1].push((p.p50_ns as f64 - truth_p50) / truth_p50);
+        v[2].push((raw_p50 - truth_p50) / truth_p50);
         v[3].push((p.mean_ns - truth) / truth);
         v[4].push((p.raw_total_ns as f64 / p.calls as f64 - truth) / truth);
+        v[5].push(truth_p50);
     }
-    let [t, p50, p50r, m, mr] = v.map(|x| if x.is_empty() { f64::NAN } else { median(x) });
+    let [t, p50, p50r, m, mr, tp] = v.map(|x| if x.is_empty() { f64::NAN } else { median(x) });
     CaseE {
         truth_ns: t,
+        truth_p50_ns: tp,
         p50: (p50, p50r),
         mean: (m, mr),
         broken,

@@ -16,7 +16,7 @@
 /// | `crate = path` | where the `tickprof` crate is, if renamed or re-exported | `::tickprof` |
 /// | `fail` | a failpoint's `return` (`TICKPROF_FAIL`, [`fail::cfg`]) makes the function return `Err(Injected{..}.into())` without running its body; the function must return `Result<_, E>` with `E: From<`[`Injected`]`>` (a compile error otherwise, and on `async fn`) | off: `panic`, `sleep`, `delay`, `print`, `yield` still work at every mark |
 /// | `skip` | on a function (or nested `impl`, `trait`, `mod`) inside a marked container: leave it unmarked; a compile error anywhere else | not given |
-/// | `always` | for a build that always records, as the copy `cargo tickprof` makes: the body is emitted twice instead of three times, the inline copy serving both a counted call and profiling off (`TICKPROF=off` then runs the body as written, in the function: semver's workload marked by `cargo tickprof` took 1.03× its unmarked CPU time with it, 1.55× when it ran out of line); pauses and the other modes go through `timed_in_mode`. On a container: every function inside | off: the body three times, the plain copy run when off or paused |
+/// | `always` | for a build that always records, as the copy `cargo tickprof` makes: a short body is emitted three times instead of four, the inline copy serving both a counted call and profiling off (`TICKPROF=off` then runs the body as written, in the function: semver's workload marked by `cargo tickprof` took 1.03× its unmarked CPU time with it, 1.55× when it ran out of line); pauses and the other modes go through `timed_in_mode`. On a container: every function inside | off: a short body four times, the plain copy run when off or paused |
 /// | `once` | the body emitted once, in the function, the guard's entry and exit inline around it (see *Expansion*): the optimiser inlines into the marked function what it inlines into the unmarked one, where a body emitted several times calls its callees from several places and may keep out of line one the unmarked build inlined at its only call (indexmap's workload marked by `cargo tickprof`: 1.77× its unmarked CPU time with three copies, 1.26× with one). A call costs a little more: 65 instructions timed, 43 counted, 27 with profiling off, against 71, 20 and 11 (callgrind, `scripts/callgrind_overhead.sh`). `cargo tickprof` gives it to a kept function holding a large inlined one (`--once-bytes`). On a container: every function inside | off |
 ///
 /// # Containers: `impl`, `trait` and inline `mod`
@@ -81,41 +81,41 @@
 ///     static __TICKPROF_SITE: ::tickprof::__private::CallSite = /* path, name, file, line */;
 ///     ::tickprof::__private::mark!(__TICKPROF_SITE); // in the list of every mark (coverage)
 ///     let __tickprof_mode = ::tickprof::__private::mode(); // one load
-///     '__tickprof_run: {
-///         if __tickprof_mode == ::tickprof::__private::RECORD {
-///             if let Some(__tickprof_counted) = ::tickprof::__private::Counted::enter(&__TICKPROF_SITE) {
-///                 // a counted call its caller's child cache holds: one add, its node current
-///                 // with `fail`: the same check as below
-///                 let __tickprof_value: u32 = /* the original body */;
-///                 __tickprof_counted.exit(); // the caller's node back
-///                 break '__tickprof_run __tickprof_value;
-///             }
-///         } else if __tickprof_mode == ::tickprof::__private::OFF {
-///             break '__tickprof_run { /* the original body: profiling off or paused */ };
-///         }
-///         // any other call, out of line: enter the guard (the lookup, the
-///         // clock read or the count), run the closure, end the call
-///         let __tickprof_closure = ::tickprof::__private::run_once(move || -> u32 {
-///             // with `fail`: if let Some(e) = ::tickprof::__private::injected(&__TICKPROF_SITE) { return Err(From::from(e)); }
-///             /* the original body */
-///         });
-///         if __tickprof_mode == ::tickprof::__private::RECORD {
-///             ::tickprof::__private::timed(__tickprof_closure, &__TICKPROF_SITE)
+///     if __tickprof_mode == ::tickprof::__private::RECORD {
+///         if let Some(__tickprof_counted) = ::tickprof::__private::Counted::enter(&__TICKPROF_SITE) {
+///             // a counted call its caller's child cache holds: counted
+///             // with one add, its node the thread's current one
+///             // with `fail`: the same check as below
+///             let __tickprof_value: u32 = /* the original body */;
+///             __tickprof_counted.exit(); // the caller's node back
+///             __tickprof_value
 ///         } else {
-///             // hooks, tracing, failpoints: the mode read again
-///             ::tickprof::__private::timed_in_mode(__tickprof_closure, &__TICKPROF_SITE)
+///             // any other call, out of line: enter the guard (the
+///             // lookup, the clock read or the count), run the closure,
+///             // end the call
+///             ::tickprof::__private::timed(
+///                 move || -> u32 {
+///                     // with `fail`: if let Some(e) = ::tickprof::__private::injected(&__TICKPROF_SITE) { return Err(From::from(e)); }
+///                     /* the original body */
+///                 },
+///                 &__TICKPROF_SITE,
+///             )
 ///         }
+///     } else if __tickprof_mode == ::tickprof::__private::OFF {
+///         /* the original body: profiling off or paused */
+///     } else {
+///         // hooks, tracing, failpoints: the same closure, the mode read again
+///         ::tickprof::__private::timed_in_mode(move || -> u32 { /* … */ }, &__TICKPROF_SITE)
 ///     }
 /// }
 /// ```
 ///
-/// The body is emitted three times (twice with `always`, whose inline
+/// The body is emitted up to four times (three with `always`, whose inline
 /// copy serves both): as written for profiling off or paused (after one
-/// load and two predictable branches), inline for a counted call, and as
-/// one closure run by `timed` or by `timed_in_mode`, out-of-line
-/// functions (one instance per marked function: a short body inlined in
-/// each, a long one called by both) that hold the guard: the marked
-/// function's off path then saves no register for the recording paths' calls. The closure's
+/// load and two predictable branches), inline for a counted call, and as a closure in `timed` and in `timed_in_mode`,
+/// out-of-line functions (one instance per marked function, the body
+/// inlined in it) that hold the guard: the marked function's off path
+/// then saves no register for the recording paths' calls. The closure's
 /// declared return type is the function's, so `return` and `?` in the
 /// body mean what they mean in the function; they end the call normally,
 /// with no unwinding check. The closure is a `move` closure: the

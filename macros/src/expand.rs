@@ -73,36 +73,37 @@ pub(crate) fn instrument(args: &Args, marked: Marked) -> TokenStream2 {
                     let label = Lifetime::new("'__tickprof_body", Span::mixed_site());
                     // Recording plainly, a counted call whose parent caches
                     // it: counted inline (`Counted`), the body again, in
-                    // the function; any other call but with profiling off:
-                    // the body in one closure, timed out of line (`timed`
-                    // recording plainly, `timed_in_mode` for hooks,
-                    // tracing, failpoints, pause). The plain recording's
-                    // test first: with profiling off, two tests of the
-                    // mode read once, then the body.
-                    let run = Lifetime::new("'__tickprof_run", Span::mixed_site());
-                    let counted_body = quote! {
-                        let #value: #ty = if #private::ALWAYS {
-                            #label: #block
+                    // the function; any other call: the body in a closure,
+                    // timed out of line (`timed`; `timed_in_mode` for the
+                    // other modes: hooks, tracing, failpoints, pause). The
+                    // plain recording's test first: with profiling off, two
+                    // tests of the mode read once, then the body.
+                    let closure = quote!(move || -> #ty #timed);
+                    let counted_or_timed = quote! {
+                        if let #private::Some(#counted) = #private::Counted::enter(&__TICKPROF_SITE) {
+                            #fail
+                            let #value: #ty = if #private::ALWAYS {
+                                #label: #block
+                            } else {
+                                #private::never_taken()
+                            };
+                            #counted.exit();
+                            #value
                         } else {
-                            #private::never_taken()
-                        };
+                            #private::timed(#closure, &__TICKPROF_SITE)
+                        }
                     };
-                    // The paths that do not time break out of `run` with
-                    // the body's value; the others fall through to one
-                    // closure, timed out of line (`timed`, or
-                    // `timed_in_mode` in the other modes). One closure, so
-                    // the body is compiled once for both: the optimiser
-                    // inlines a short body into each and keeps a long one
-                    // out of line, called by both.
-                    let inline = if args.always.is_some() {
+                    let in_mode = quote!(#private::timed_in_mode(#closure, &__TICKPROF_SITE));
+                    if args.always.is_some() {
                         // `always` (a build that records, as `cargo
-                        // tickprof` makes): the inline copy serves a
-                        // counted call and profiling off alike
-                        // (`TICKPROF=off` runs the body as written, in the
-                        // function, as unmarked code would: out of line it
-                        // cost semver's workload 1.5 times its unmarked
-                        // time).
+                        // tickprof` makes): three copies of the body, not
+                        // four. The inline one serves a counted call and
+                        // profiling off alike (`TICKPROF=off` runs the body
+                        // as written, in the function, as unmarked code
+                        // would: out of line in `timed_in_mode` it cost
+                        // semver's workload 1.5 times its unmarked time).
                         quote! {
+                            let #mode = #private::mode();
                             let #counted = if #mode == #private::RECORD {
                                 #private::Counted::enter(&__TICKPROF_SITE)
                             } else {
@@ -112,48 +113,26 @@ pub(crate) fn instrument(args: &Args, marked: Marked) -> TokenStream2 {
                                 if #counted.is_some() {
                                     #fail
                                 }
-                                #counted_body
+                                let #value: #ty = if #private::ALWAYS {
+                                    #label: #block
+                                } else {
+                                    #private::never_taken()
+                                };
                                 if let #private::Some(#counted) = #counted {
                                     #counted.exit();
                                 }
-                                break #run #value;
+                                #value
+                            } else if #mode == #private::RECORD {
+                                #private::timed(#closure, &__TICKPROF_SITE)
+                            } else {
+                                #in_mode
                             }
                         }
                     } else {
+                        let other = quote!(if #mode == #private::OFF #block else { #in_mode });
                         quote! {
-                            if #mode == #private::RECORD {
-                                if let #private::Some(#counted) = #private::Counted::enter(&__TICKPROF_SITE) {
-                                    #fail
-                                    #counted_body
-                                    #counted.exit();
-                                    break #run #value;
-                                }
-                            } else if #mode == #private::OFF {
-                                break #run if #private::ALWAYS #block else {
-                                    #private::never_taken()
-                                };
-                            }
-                        }
-                    };
-                    let body = Ident::new("__tickprof_closure", Span::mixed_site());
-                    // The closure's declared return type is the function's
-                    // (`return` and `?` in the body mean what they mean in
-                    // the function); none for `()`, which clippy's
-                    // `unused_unit` would flag in the user's code.
-                    let arrow = match &sig.output {
-                        ReturnType::Default => TokenStream2::new(),
-                        ReturnType::Type(..) => quote!(-> #ty),
-                    };
-                    quote! {
-                        let #mode = #private::mode();
-                        #run: {
-                            #inline
-                            let #body = #private::run_once(move || #arrow #timed);
-                            if #mode == #private::RECORD {
-                                #private::timed(#body, &__TICKPROF_SITE)
-                            } else {
-                                #private::timed_in_mode(#body, &__TICKPROF_SITE)
-                            }
+                            let #mode = #private::mode();
+                            if #mode == #private::RECORD { #counted_or_timed } else { #other }
                         }
                     }
                 }
@@ -346,29 +325,25 @@ mod tests {
                     );
                 my::tp::__private::mark!(__TICKPROF_SITE);
                 let __tickprof_mode = my::tp::__private::mode();
-                '__tickprof_run: {
-                    if __tickprof_mode == my::tp::__private::RECORD {
-                        if let my::tp::__private::Some(__tickprof_counted) =
-                            my::tp::__private::Counted::enter(&__TICKPROF_SITE)
-                        {
-                            let __tickprof_value: T = if my::tp::__private::ALWAYS {
-                                '__tickprof_body: { x }
-                            } else {
-                                my::tp::__private::never_taken()
-                            };
-                            __tickprof_counted.exit();
-                            break '__tickprof_run __tickprof_value;
-                        }
-                    } else if __tickprof_mode == my::tp::__private::OFF {
-                        break '__tickprof_run if my::tp::__private::ALWAYS { x } else {
+                if __tickprof_mode == my::tp::__private::RECORD {
+                    if let my::tp::__private::Some(__tickprof_counted) =
+                        my::tp::__private::Counted::enter(&__TICKPROF_SITE)
+                    {
+                        let __tickprof_value: T = if my::tp::__private::ALWAYS {
+                            '__tickprof_body: { x }
+                        } else {
                             my::tp::__private::never_taken()
                         };
-                    }
-                    let __tickprof_closure = my::tp::__private::run_once(move || -> T { x });
-                    if __tickprof_mode == my::tp::__private::RECORD {
-                        my::tp::__private::timed(__tickprof_closure, &__TICKPROF_SITE)
+                        __tickprof_counted.exit();
+                        __tickprof_value
                     } else {
-                        my::tp::__private::timed_in_mode(__tickprof_closure, &__TICKPROF_SITE)
+                        my::tp::__private::timed(move || -> T { x }, &__TICKPROF_SITE)
+                    }
+                } else {
+                    if __tickprof_mode == my::tp::__private::OFF {
+                        x
+                    } else {
+                        my::tp::__private::timed_in_mode(move || -> T { x }, &__TICKPROF_SITE)
                     }
                 }
             }
@@ -413,15 +388,8 @@ mod tests {
     #[test]
     fn twin_bodies_and_their_exceptions() {
         let twin = expanded(quote!(), quote! { fn f(x: u8) -> u8 { x + 1 } });
-        assert!(
-            twin.contains(
-                "OFF { break '__tickprof_run if :: tickprof :: __private :: ALWAYS { x + 1 }"
-            ),
-            "{twin}"
-        );
+        assert!(twin.contains("__private :: OFF { x + 1 }"), "{twin}");
         assert!(twin.contains("move || -> u8 { x + 1 }"), "{twin}");
-        // Three copies, not four: one closure for both modes that time.
-        assert_eq!(twin.matches("x + 1").count(), 3, "{twin}");
         assert!(!twin.contains("Guard"), "{twin}");
         for item in [
             quote! { #[track_caller] fn f(x: u8) -> u8 { x + 1 } },
@@ -433,26 +401,22 @@ mod tests {
         }
     }
 
-    /// `always`: two copies of the body, not three: the inline one for a
-    /// counted call and profiling off alike, and the closure `timed` and
-    /// `timed_in_mode` run; a body kept once keeps its guard.
+    /// `always`: three copies of the body, not four: the inline one for a
+    /// counted call and profiling off alike, and the two closures; a body
+    /// kept once keeps its guard.
     #[test]
     fn always_runs_the_inline_body_when_off_or_counted() {
         let out = expanded(quote!(always), quote! { fn f(x: u8) -> u8 { x + 1 } });
         assert!(out.contains("__private :: Counted :: enter"), "{out}");
         assert!(
-            out.contains("let __tickprof_closure = :: tickprof :: __private :: run_once (move || -> u8 { x + 1 })"),
-            "{out}"
-        );
-        assert!(
-            out.contains("__private :: timed_in_mode (__tickprof_closure"),
+            out.contains("__private :: timed_in_mode (move || -> u8 { x + 1 }"),
             "{out}"
         );
         assert!(
             out.contains("__private :: OFF || __tickprof_counted . is_some ()"),
             "{out}"
         );
-        assert_eq!(out.matches("x + 1").count(), 2, "{out}");
+        assert_eq!(out.matches("x + 1").count(), 3, "{out}");
         let out = expanded(
             quote!(always),
             quote! { fn f(x: u8) -> u8 { my_macro!(x) } },

@@ -215,10 +215,16 @@ fn instrumentation(report: &Report) -> Option<String> {
         .map(|(ns, name)| format!("{name} {}", fmt_ns(*ns)))
         .collect();
     let at = match r.per_kind_apart_ns() {
-        Some((timed, counted)) => format!(
+        Some((timed, counted)) if counted > 0.0 => format!(
             "at the {} per timed call and {} per counted call measured",
             fmt_ns(timed),
             fmt_ns(counted)
+        ),
+        // Too little found to measure a counted call: its cost is not
+        // known, not 0 (see `text::counted_cost`).
+        Some((timed, _)) => format!(
+            "at the {} per timed call measured (a counted call: too little found to measure)",
+            fmt_ns(timed)
         ),
         None => format!("at the {} per call measured", fmt_ns(r.overhead_call_ns)),
     };
@@ -285,5 +291,36 @@ mod tests {
             n.iter().map(|n| n.0).collect::<Vec<_>>(),
             [false, false, true, true]
         );
+    }
+
+    /// A counted call's cost of 0 beside a timed call's (too little found
+    /// to measure it) reads as not measured in the header and in the
+    /// costliest-marks note, not as 0 ns; a measured one reads as before.
+    #[test]
+    fn a_counted_call_not_measured_does_not_read_0_ns() {
+        let mut r = Report::empty();
+        let mut s = crate::export::test_site("f", crate::SiteKind::Function);
+        (s.calls, s.timed_calls) = (1_000, 10);
+        r.sites.push(s);
+        (r.run.overhead_call_ns, r.run.overhead_timed_ns) = (2.0, 19.0);
+        (r.run.overhead_counted_ns, r.run.counted_calls) = (0.0, 990);
+        let header = crate::export::text::per_kind(&r.run);
+        assert_eq!(
+            header,
+            " (19 ns a timed call, a counted one: too little found to measure)"
+        );
+        let note = instrumentation(&r).unwrap();
+        assert!(
+            note.starts_with("costliest marks, at the 19 ns per timed call measured (a counted call: too little found to measure): f "),
+            "{note}"
+        );
+        r.run.overhead_counted_ns = 0.4;
+        assert_eq!(
+            crate::export::text::per_kind(&r.run),
+            " (19 ns a timed call, 0.4 ns a counted one)"
+        );
+        assert!(instrumentation(&r).unwrap().starts_with(
+            "costliest marks, at the 19 ns per timed call and 0.4 ns per counted call measured: f "
+        ));
     }
 }

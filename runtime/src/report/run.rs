@@ -131,7 +131,9 @@ pub struct RunInfo {
     /// The instrumentation per call of a counted node (one whose calls
     /// were counted, its timed sample included), in nanoseconds, measured
     /// the same way: a counted call reads no clock and costs a fraction of
-    /// a timed one (0 when nothing was measured or no call was counted).
+    /// a timed one (0 when nothing was measured or no call was counted,
+    /// and when what was found is no more than the timed calls' calibrated
+    /// cost: too little to measure a counted call, which the text says).
     pub overhead_counted_ns: f64,
     /// Sites most of whose calls were counted
     /// ([`Timing::Counted`](super::Timing::Counted)): their calls are

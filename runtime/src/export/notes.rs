@@ -223,8 +223,9 @@ fn instrumentation(report: &Report) -> Option<String> {
         // Too little found to measure a counted call: its cost is not
         // known, not 0 (see `text::counted_cost`).
         Some((timed, _)) => format!(
-            "at the {} per timed call measured (a counted call: too little found to measure)",
-            fmt_ns(timed)
+            "at the {} per timed call measured (a counted call: {})",
+            fmt_ns(timed),
+            super::text::UNMEASURED
         ),
         None => format!("at the {} per call measured", fmt_ns(r.overhead_call_ns)),
     };

@@ -192,6 +192,10 @@ fn inlined(report: &Report) -> Option<String> {
     Some(line)
 }
 
+/// What the header and the costliest-marks note say of a counted call's
+/// cost of 0 (see `text::counted_cost`).
+pub(crate) const UNMEASURED: &str = "too little found to measure";
+
 /// Marks named in the instrumentation note.
 const COSTLIEST: usize = 3;
 
@@ -225,7 +229,7 @@ fn instrumentation(report: &Report) -> Option<String> {
         Some((timed, _)) => format!(
             "at the {} per timed call measured (a counted call: {})",
             fmt_ns(timed),
-            super::text::UNMEASURED
+            UNMEASURED
         ),
         None => format!("at the {} per call measured", fmt_ns(r.overhead_call_ns)),
     };

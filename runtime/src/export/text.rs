@@ -224,13 +224,9 @@ pub(crate) fn counted_cost(ns: f64) -> String {
     if ns > 0.0 {
         format!("{} a counted one", fmt_ns(ns))
     } else {
-        format!("a counted one: {UNMEASURED}")
+        format!("a counted one: {}", super::notes::UNMEASURED)
     }
 }
-
-/// What the header and the costliest-marks note say of a counted call's
-/// cost of 0 (see [`counted_cost`]).
-pub(crate) const UNMEASURED: &str = "too little found to measure";
 
 fn table(r: &Report, s: &mut String, opts: &TextOptions) {
     let shown = opts.top.map_or(r.sites.len(), |t| t.min(r.sites.len()));

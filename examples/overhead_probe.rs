@@ -3,7 +3,8 @@
 //! `bash scripts/callgrind_overhead.sh` runs this under
 //! `valgrind --tool=callgrind` and prints instructions per call of the
 //! unmarked function, the floor (two `rdtsc`) and `#[profile]` (with its
-//! body duplicated, with one guarded body, with `once` and with `always`).
+//! body duplicated, with one guarded body, with `once` and with `always`),
+//! and three marked children called in turn (`probe_turns`).
 //! `PROBE_HOOK=1` installs an empty hook first (the cost of a hooked call);
 //! `TICKPROF_LOG=/dev/null` measures the trace log. `PROBE_TIME=1` prints
 //! the wall-clock time per marked call (`scripts/log_cost.sh`).
@@ -66,6 +67,46 @@ fn probe_always(x: u64) -> u64 {
     black_box(x) + 1
 }
 
+/// Three marked children, `always` as `cargo tickprof` marks: a parent
+/// calls them in turn (`probe_turns`), so that each call finds its child
+/// in the parent's cache past the one-entry one.
+#[inline(never)]
+#[tickprof::profile(always)]
+fn turn_a(x: u64) -> u64 {
+    black_box(x) + 1
+}
+
+#[inline(never)]
+#[tickprof::profile(always)]
+fn turn_b(x: u64) -> u64 {
+    black_box(x) + 2
+}
+
+#[inline(never)]
+#[tickprof::profile(always)]
+fn turn_c(x: u64) -> u64 {
+    black_box(x) + 3
+}
+
+/// An unmarked caller of the three marked children in turn.
+#[inline(never)]
+fn probe_turns(x: u64) -> u64 {
+    turn_a(x) ^ turn_b(x) ^ turn_c(x)
+}
+
+/// An unmarked child of `probe_turns_unmarked`.
+#[inline(never)]
+fn plain(x: u64) -> u64 {
+    black_box(x) + 1
+}
+
+/// `probe_turns` with unmarked children: the difference is what the
+/// three marks cost.
+#[inline(never)]
+fn probe_turns_unmarked(x: u64) -> u64 {
+    plain(x) ^ plain(x + 1) ^ plain(x + 2)
+}
+
 /// A hook that does nothing: what the hooks' cold path costs by itself.
 struct Empty;
 
@@ -84,6 +125,8 @@ fn main() {
     run("guarded", probe_guarded, &mut s);
     run("once", probe_once, &mut s);
     run("always", probe_always, &mut s);
+    run("turns", probe_turns, &mut s);
+    run("turns_unmarked", probe_turns_unmarked, &mut s);
     println!("{s}");
 }
 

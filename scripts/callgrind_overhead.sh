@@ -8,7 +8,8 @@
 # (over 1,000,000 calls, and in steady state);
 # guarded and counted-guarded: the same with one guarded body (#[track_caller]);
 # once and always: `#[profile(once)]` and `#[profile(always)]` (as `cargo
-# tickprof` marks).
+# tickprof` marks); turns: a parent calling three marked children in turn
+# (default timing: the children counted), against turns_unmarked.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --example overhead_probe
@@ -44,6 +45,9 @@ steady() {
     | awk -v as="$2" -v n=$calls '{printf "%-10s %6.1f instructions per call (steady state: the second %d calls)\n", as, ($2-$4)/n, n}'
 }
 TICKPROF_TIME=all probe 'unmarked|floor|marked|guarded|once|always' ''
+# Three marked children called in turn by one unmarked parent, per call
+# of the parent (three marked calls), and its unmarked twin.
+probe 'turns|turns_unmarked' ''
 if [ "${TICKPROF:-on}" != off ]; then
   TICKPROF_TIME=counted probe 'marked' counted
   TICKPROF_TIME=counted steady 'marked' counted

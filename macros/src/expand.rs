@@ -105,7 +105,7 @@ pub(crate) fn instrument(args: &Args, marked: Marked) -> TokenStream2 {
                         quote! {
                             let #mode = #private::mode();
                             let #counted = if #mode == #private::RECORD {
-                                #private::Counted::enter(&__TICKPROF_SITE)
+                                #private::Counted::enter_any(&__TICKPROF_SITE)
                             } else {
                                 #private::None
                             };

@@ -217,10 +217,11 @@ pub(super) fn pop_counted(s: &ThreadState, node: *const Node, parent: usize, che
 
 /// A guard's entry that the one-entry cache did not hold: the parent's
 /// two extra entries, then [`enter_slow`]. A parent whose calls alternate
-/// between children finds them here (semver's parsers: 7 M of 18.5 M
-/// marked calls a run missed the one-entry cache, and the cold path cost
-/// 79 instructions a call before the timing or the count). Out of line
-/// and cold, as the cold path: the fast path's code stays as it was.
+/// between children finds a timed one here (a counted one is found
+/// inline, by `Counted::enter`; semver's parsers: 7 M of 18.5 M marked
+/// calls a run missed the one-entry cache, and the cold path cost 79
+/// instructions a call before the timing or the count). Out of line and
+/// cold, as the cold path: the fast path's code stays as it was.
 #[cold]
 #[inline(never)]
 pub(super) fn enter_other(s: &ThreadState, p: &Node, site: &'static CallSite) -> Frame {

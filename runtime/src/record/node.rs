@@ -33,22 +33,23 @@ pub(crate) struct Node {
     pub(crate) depth: AtomicU32,
     /// Two more entries of the child cache, for a node whose calls
     /// alternate between children (in the padding of the last cache line:
-    /// the node stays three lines). Filled by a cache miss, which moves
+    /// the node stays 256 bytes). Filled by a cache miss, which moves
     /// the one-entry cache's previous child here (see
     /// [`Node::cache_child`]); a hit changes nothing.
     pub(super) ways: [Way; 2],
 }
 
-/// One entry of a node's extra child cache: a child's site and node, the
-/// node plus its [`Kind`] (nodes are aligned to 64 bytes).
+/// One entry of a node's extra child cache: a child's site plus its
+/// [`Kind`] (as in the one-entry cache: one compare tells both), and its
+/// node. A counted call checks these inline after the one-entry cache
+/// ([`super::counted::Counted::enter`]).
 pub(crate) struct Way {
     pub(super) site: AtomicPtr<CallSite>,
     pub(super) child: AtomicPtr<Node>,
 }
 
 /// How a cached child's calls are measured, kept beside it in the child
-/// cache (added to the site's address in the one-entry cache, to the
-/// node's in the extra entries), so that a cache hit tells the guard
+/// cache (added to the site's address in every entry), so that a cache hit tells the guard
 /// what to do with one compare and no load of the child's state.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(usize)]
@@ -130,8 +131,11 @@ impl Node {
     #[inline(always)]
     pub(super) fn way_child(&self, site: *mut CallSite) -> *mut Node {
         for way in &self.ways {
-            if way.site.load(Ordering::Relaxed) == site {
-                return way.child.load(Ordering::Relaxed);
+            let held = way.site.load(Ordering::Relaxed) as usize;
+            // One xor tells the site and leaves its kind.
+            let kind = held ^ site as usize;
+            if kind <= KIND_BITS {
+                return way.child.load(Ordering::Relaxed).wrapping_byte_add(kind);
             }
         }
         core::ptr::null_mut()
@@ -152,17 +156,14 @@ impl Node {
     ) {
         let old_site = self.mru_site.load(Ordering::Relaxed);
         if !old_site.is_null() {
-            let bits = old_site as usize & KIND_BITS;
             let old_child = self.mru_child.load(Ordering::Relaxed);
             let way = self
                 .ways
                 .iter()
                 .find(|w| w.site.load(Ordering::Relaxed).is_null())
                 .unwrap_or(&self.ways[usize::from(coin)]);
-            way.site
-                .store(old_site.wrapping_byte_sub(bits), Ordering::Relaxed);
-            way.child
-                .store(old_child.wrapping_byte_add(bits), Ordering::Relaxed);
+            way.site.store(old_site, Ordering::Relaxed);
+            way.child.store(old_child, Ordering::Relaxed);
         }
         self.mru_site
             .store(site.wrapping_byte_add(kind as usize), Ordering::Relaxed);
@@ -172,26 +173,20 @@ impl Node {
     /// `child`'s calls are measured as `kind` from now on: whichever entry
     /// of the child cache holds it says so (owner thread only).
     pub(super) fn recache(&self, child: *const Node, kind: Kind) {
+        // SAFETY: callers pass nodes of the owner thread's arena, which
+        // outlive the call.
+        let Some(site) = unsafe { &*child }.site() else {
+            return;
+        };
+        let entry = (site as *const CallSite)
+            .cast_mut()
+            .wrapping_byte_add(kind as usize);
         if self.mru_child.load(Ordering::Relaxed).cast_const() == child {
-            // SAFETY: callers pass nodes of the owner thread's arena, which
-            // outlive the call.
-            if let Some(site) = unsafe { &*child }.site() {
-                let site = (site as *const CallSite).cast_mut();
-                self.mru_site
-                    .store(site.wrapping_byte_add(kind as usize), Ordering::Relaxed);
-            }
+            self.mru_site.store(entry, Ordering::Relaxed);
         }
         for way in &self.ways {
-            let held = way.child.load(Ordering::Relaxed);
-            if held
-                .wrapping_byte_sub(held as usize & KIND_BITS)
-                .cast_const()
-                == child
-            {
-                way.child.store(
-                    child.cast_mut().wrapping_byte_add(kind as usize),
-                    Ordering::Relaxed,
-                );
+            if way.child.load(Ordering::Relaxed).cast_const() == child {
+                way.site.store(entry, Ordering::Relaxed);
             }
         }
     }

@@ -304,11 +304,10 @@ fn judge(n: &Node, last: bool) -> Option<bool> {
 /// three children a short function has; 1 when none is held), and those
 /// children's calls.
 fn children_of(n: &Node) -> (f64, u64) {
-    let strip = |p: *mut Node| p.wrapping_byte_sub(p as usize & super::node::KIND_BITS);
     let mut kids = [core::ptr::null::<Node>(); 3];
     kids[0] = n.mru_child.load(Ordering::Relaxed).cast_const();
     for (k, way) in kids[1..].iter_mut().zip(&n.ways) {
-        *k = strip(way.child.load(Ordering::Relaxed)).cast_const();
+        *k = way.child.load(Ordering::Relaxed).cast_const();
     }
     let (timed, calls) = kids
         .iter()

@@ -262,10 +262,9 @@ fn a_parent_cycling_through_many_children_finds_each_one_node() {
             parent.mru_child.load(Ordering::Relaxed) as usize,
         )];
         for w in &parent.ways {
-            let child = w.child.load(Ordering::Relaxed) as usize;
             entries.push((
-                w.site.load(Ordering::Relaxed) as usize + (child & KIND_BITS),
-                child,
+                w.site.load(Ordering::Relaxed) as usize,
+                w.child.load(Ordering::Relaxed) as usize,
             ));
         }
         for (i, &(site, child)) in entries.iter().enumerate() {
@@ -293,7 +292,7 @@ fn in_caches(parent: &Node, site: &'static CallSite) -> bool {
         || parent
             .ways
             .iter()
-            .any(|w| w.site.load(Ordering::Relaxed) as usize == site)
+            .any(|w| w.site.load(Ordering::Relaxed) as usize & !KIND_BITS == site)
 }
 
 /// A child the thread's table of recent lookups finds, out of its
@@ -325,6 +324,76 @@ fn a_child_found_in_the_recent_table_is_cached_again() {
             }
         }
         assert_eq!(node(first.0).c.calls.load(Ordering::Relaxed), 5);
+        assert!(pop(s, p, 1));
+    });
+}
+
+/// A parent alternating between three counted children finds each one
+/// inline (`Counted::enter_any`, as `#[profile(always)]` calls it), in
+/// whichever entry of its child cache it
+/// sits: the child's node on top while it runs, its call counted once on
+/// it, the parent back on top at its exit; a fourth child, in no entry,
+/// takes the guard's path (`None`), and so does a tagged parent.
+#[test]
+fn counted_children_in_turn_are_found_in_every_cache_entry() {
+    use crate::record::counted::Counted;
+    on_fresh_thread(|s| {
+        let p = push(s, &A);
+        let parent = node(p.0);
+        let kids: Vec<*const Node> = KIDS[..3]
+            .iter()
+            .map(|site| {
+                let c = push(s, site);
+                assert!(pop(s, c, 1));
+                c.0
+            })
+            .collect();
+        for &c in &kids {
+            parent.recache(c, Kind::Counted);
+        }
+        // The last child called holds the one-entry cache.
+        let mru = 2;
+        let counted = |c: *const Node| node(c).c.untimed.load(Ordering::Relaxed);
+        let before: Vec<u64> = kids.iter().map(|&c| counted(c)).collect();
+        let rounds = 10u64;
+        for _ in 0..rounds {
+            for (i, site) in KIDS[..3].iter().enumerate() {
+                // `enter` reads the one-entry cache only.
+                match Counted::enter(site) {
+                    Some(c) => {
+                        assert_eq!(i, mru, "child {i}");
+                        c.exit();
+                    }
+                    None => {
+                        assert_ne!(i, mru, "child {i}");
+                        s.set_top(p.0);
+                    }
+                }
+                let c = Counted::enter_any(site).expect("a cached counted child");
+                assert_eq!(s.top(), kids[i], "child {i} on top");
+                c.exit();
+                assert_eq!(s.top(), p.0, "the parent back on top");
+            }
+        }
+        for (i, &c) in kids.iter().enumerate() {
+            let added = counted(c) - before[i];
+            let calls = if i == mru { 2 * rounds } else { rounds };
+            assert_eq!(added, calls << crate::counters::STATE_BITS, "child {i}");
+        }
+        // Out of the cache: the guard's path, the top as it was.
+        assert!(Counted::enter_any(&KIDS[3]).is_none());
+        assert_eq!(s.top_word(), p.0.wrapping_byte_add(ENTRY));
+        s.set_top(p.0);
+        // A tagged parent (a signal handler's call inside a window): no
+        // entry reads as a site.
+        for tag in [ENTRY, EXIT] {
+            s.set_top_tagged(p.0, tag);
+            for site in &KIDS[..3] {
+                assert!(Counted::enter_any(site).is_none(), "tag {tag}");
+                s.set_top_tagged(p.0, tag);
+            }
+        }
+        s.set_top(p.0);
         assert!(pop(s, p, 1));
     });
 }

@@ -129,7 +129,7 @@ pub(crate) fn build(c: &Capture, facts: &Facts) -> Report {
     let c = if c.merged.pcs.is_empty() {
         c
     } else {
-        expanded = crate::inlined::expand_capture(c);
+        expanded = crate::inlined::expand::expand_capture(c);
         &expanded
     };
     let ns = Ns(if facts.hz > 0.0 { 1e9 / facts.hz } else { 1.0 });

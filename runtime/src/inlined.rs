@@ -7,9 +7,13 @@
 //!
 //! A sample of node N (a marked call path) at address A counts for:
 //!
-//! - tickprof's instrumentation when the innermost function at A is
-//!   tickprof's own (the guard inlined into the marked function): left
-//!   out of the shares;
+//! - tickprof's instrumentation when the innermost function at A that is
+//!   not the standard library's is tickprof's own (the guard inlined into
+//!   the marked function, a counted child's entry, `timed`'s frame): left
+//!   out of the shares, and N's own time in the share its samples found
+//!   there (weighed with the run's) is the instrumentation's
+//!   ([`expand::expand`]): the windows the sampler's looks find (a
+//!   lookup, a count, a clock read) are only part of a mark's code;
 //! - an **inlined row** when, inside N's function (its frame, or its
 //!   body's closure, found in A's chain), a function of the program (not
 //!   the standard library's, not tickprof's) was inlined: the innermost
@@ -27,9 +31,10 @@
 //! time as it fits a counted child. Rows resting on few samples are
 //! rough, and the notes under the table say so.
 
+pub(crate) mod expand;
+
 use crate::site::{CallSite, SiteKind};
-use crate::tree::{TNode, Tree};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// What an address is, once resolved.
@@ -102,7 +107,7 @@ fn at(pc: u64) -> Arc<At> {
     } else {
         Vec::new()
     };
-    let a = Arc::new(if f.first().is_some_and(|(n, _)| is_tickprof(n)) {
+    let a = Arc::new(if is_instrumentation(&f) {
         At::Instrumentation
     } else {
         At::Chain(f.into_iter().rev().collect())
@@ -111,6 +116,29 @@ fn at(pc: u64) -> Arc<At> {
         c.insert(pc, a.clone());
     }
     a
+}
+
+/// Whether the functions at an address (innermost first) are tickprof's
+/// instrumentation: the innermost that is not the standard library's
+/// (whose code tickprof's inlines: an atomic's store, `rdtsc`) is
+/// tickprof's. The runtime's functions that run a marked function's body
+/// (`__private::timed` and the like, the body inlined in them) count only
+/// with line information: then an address in their own code (their
+/// frame's set-up) is theirs, an address in the body has the body's
+/// functions inside; without it, every address there is theirs.
+fn is_instrumentation(frames: &[(String, String)]) -> bool {
+    let Some((name, file)) = frames.iter().find(|(n, _)| !is_std(n)) else {
+        return false;
+    };
+    is_tickprof(name) && (!name.contains("::__private::") || !file.is_empty())
+}
+
+/// Whether `name` is the standard library's (`core`, `std`, `alloc`).
+fn is_std(name: &str) -> bool {
+    let n = name.trim_start_matches('<');
+    ["core::", "std::", "alloc::", "__rustc::"]
+        .iter()
+        .any(|p| n.starts_with(p))
 }
 
 /// Whether `name` is one of tickprof's own functions.
@@ -130,9 +158,7 @@ fn is_program(name: &str, file: &str) -> bool {
     let n = name.trim_start_matches('<');
     name.contains("::")
         && !is_tickprof(name)
-        && !["core::", "std::", "alloc::", "__rustc::"]
-            .iter()
-            .any(|p| n.starts_with(p))
+        && !is_std(n)
         && !file.contains("/rustc/")
         && !file.starts_with("/rust/deps/")
         && (!file.is_empty() || !is_std_dependency(n))
@@ -350,92 +376,6 @@ fn site_of(name: &str, file: &str, inlined: bool) -> &'static CallSite {
     })
 }
 
-/// A copy of `c` with the rows of its program-counter samples in every
-/// tree, merged and per thread.
-pub(crate) fn expand_capture(c: &crate::record::Capture) -> crate::record::Capture {
-    let mut out = c.clone();
-    expand(&mut out.merged);
-    for t in &mut out.threads {
-        expand(&mut t.tree);
-    }
-    out
-}
-
-/// Adds the rows of `tree`'s program-counter samples (see the module
-/// docs) beneath their marked call paths.
-pub(crate) fn expand(tree: &mut Tree) {
-    if tree.pcs.is_empty() {
-        return;
-    }
-    // Per node: its own samples, and each row's (by its site's address).
-    type Rows = BTreeMap<usize, (&'static CallSite, u64)>;
-    let mut per_node: BTreeMap<u32, (u64, Rows)> = BTreeMap::new();
-    for (&(node, pc), &count) in &tree.pcs {
-        let Some(n) = tree.nodes.get(node as usize) else {
-            continue;
-        };
-        let Some(site) = n
-            .site
-            .filter(|s| !s.is_internal() && s.kind() != SiteKind::Inlined)
-        else {
-            continue;
-        };
-        if !n.is_regular() {
-            continue;
-        }
-        let At::Chain(chain) = &*at(pc) else {
-            continue;
-        };
-        let holder = site.function_path();
-        // Another marked function's code, outside its windows: its
-        // instrumentation, as far as the shares go.
-        let holder_key = key(&holder);
-        let other_mark = chain.iter().any(|(n, _)| {
-            let k = key(n);
-            let k = k.split("::{{closure}}").next().unwrap_or(&k);
-            k != holder_key && marked().contains(k)
-        });
-        if other_mark {
-            continue;
-        }
-        let e = per_node.entry(node).or_default();
-        match row_of(chain, &holder) {
-            None => e.0 += count,
-            Some((name, file, inlined)) => {
-                let row = site_of(name, file, inlined);
-                e.1.entry(row as *const CallSite as usize)
-                    .or_insert((row, 0))
-                    .1 += count;
-            }
-        }
-    }
-    for (node, (own, rows)) in per_node {
-        let i = node as usize;
-        let all = own + rows.values().map(|r| r.1).sum::<u64>();
-        let holder = tree.nodes[i].acc;
-        for (site, count) in rows.into_values() {
-            let share = count as f64 / all as f64;
-            let part = |x: u64| (x as f64 * share).round() as u64;
-            let h = &mut tree.nodes[i].acc;
-            let acc = crate::counters::Acc {
-                sampled: part(holder.sampled).min(h.sampled),
-                sampled_wait: part(holder.sampled_wait).min(h.sampled_wait),
-                pc_samples: count,
-                ..crate::counters::Acc::EMPTY
-            };
-            h.sampled -= acc.sampled;
-            h.sampled_wait -= acc.sampled_wait;
-            tree.nodes.push(TNode {
-                site: Some(site),
-                parent: node,
-                flags: 0,
-                acc,
-            });
-        }
-        tree.nodes[i].acc.pc_samples += own;
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -558,10 +498,73 @@ mod tests {
             std::hint::black_box(7)
         }
         let pc = marker as *const () as u64;
-        let At::Chain(c) = &*at(pc) else {
-            panic!("instrumentation?");
-        };
+        // `frames`, not `at`: this test's function is tickprof's own.
+        let c = frames(pc);
         assert!(c.iter().any(|(n, _)| n.ends_with("marker")), "{c:?}");
+    }
+
+    /// An address is tickprof's instrumentation when the innermost
+    /// function there that is not the standard library's is tickprof's;
+    /// in a function that runs a marked body (`__private::timed`), only
+    /// with line information (else the body's addresses are its too).
+    #[test]
+    fn tickprofs_code_is_the_innermost_function_past_the_standard_librarys() {
+        let at = |names: &[(&str, &str)]| {
+            let f: Vec<(String, String)> = names
+                .iter()
+                .map(|(n, f)| (n.to_string(), f.to_string()))
+                .collect();
+            is_instrumentation(&f)
+        };
+        let lib = "src/lib.rs";
+        // The clock read inlined in the guard's exit, in `timed`.
+        assert!(at(&[
+            ("core::core_arch::x86::rdtsc::_rdtsc", "/rustc/x/rdtsc.rs"),
+            ("tickprof_runtime::clock::ticks", "runtime/src/clock.rs"),
+            (
+                "tickprof_runtime::record::guard::Guard::end",
+                "runtime/src/record/guard.rs"
+            ),
+            (
+                "tickprof_runtime::__private::timed<app::f::{{closure}}>",
+                "runtime/src/private.rs"
+            ),
+        ]));
+        // A counted child's check, inlined in the marked function.
+        assert!(at(&[
+            (
+                "core::sync::atomic::AtomicPtr<T>::load",
+                "/rustc/x/atomic.rs"
+            ),
+            (
+                "tickprof_runtime::record::counted::Counted::enter_any",
+                "runtime/src/record/counted.rs"
+            ),
+            ("app::f", lib),
+        ]));
+        // The body in `timed`: the program's.
+        assert!(!at(&[
+            ("core::slice::iter::next", "/rustc/x/iter.rs"),
+            ("app::f::{{closure}}", lib),
+            (
+                "tickprof_runtime::__private::timed<app::f::{{closure}}>",
+                "runtime/src/private.rs"
+            ),
+        ]));
+        // `timed`'s own code (its frame's set-up) with line information;
+        // without, the body's and its own cannot be told: not counted.
+        assert!(at(&[(
+            "tickprof_runtime::__private::timed<app::f::{{closure}}>",
+            "runtime/src/private.rs"
+        )]));
+        assert!(!at(&[(
+            "tickprof_runtime::__private::timed<app::f::{{closure}}>",
+            ""
+        )]));
+        // The program's code, the standard library's, a C library's.
+        assert!(!at(&[("app::f", lib)]));
+        assert!(!at(&[("core::fmt::write", "/rustc/x/mod.rs")]));
+        assert!(!at(&[("__memmove_avx_unaligned", "")]));
     }
 
     /// The standard library's own crates are not the program's, by their

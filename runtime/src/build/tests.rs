@@ -718,6 +718,25 @@ fn timed_and_counted_calls_are_priced_apart() {
         r.run
     );
     assert!((12.0 * timed + 630.0 * counted - 243.0).abs() < 1e-6);
+    // The counted calls' entries found (399 periods), the timed calls'
+    // exits in one (their own: 2, under 4): a timed call at its
+    // calibrated cost (0.5 ticks, under the average 401 / 642), not the
+    // average, and the counted calls the rest.
+    let t = Tree::from_nodes(vec![
+        with(TNode::ROOT, 0, 0),
+        with(sampled(timed_parent(), 4_000, 0, 0), 400, 1),
+        sampled(counted_leaf(), 60, 0, 0),
+    ]);
+    let mut f = facts(true);
+    f.calibration = Calibration { timed: 0.5 };
+    let r = build(&capture(vec![t]), &f);
+    let (timed, counted) = r.run.per_kind_ns();
+    assert!((timed - 0.5).abs() < 1e-9, "{:?}", r.run);
+    assert!(
+        (counted - (401.0 - 6.0) / 630.0).abs() < 1e-9,
+        "{:?}",
+        r.run
+    );
 }
 
 /// A counted subtree: a counted parent whose children count too. Each

@@ -79,7 +79,8 @@ impl Counted {
             // `Acquire` orders nothing here (this thread wrote the entry;
             // on x86_64 it is the same `mov`): it keeps the compiler from
             // merging this load with the one above, which put an extra
-            // instruction on the one-entry cache's hit (21 instead of 20,
+            // instruction on the one-entry cache's hit (21 instead of 20
+            // when `#[profile]` read the extra entries too,
             // `scripts/callgrind_overhead.sh`).
             way_hit(parent, key)?.load(Ordering::Acquire)
         } else {

@@ -152,7 +152,17 @@ impl Instrumentation {
             && found(counted)
             && self.cal.timed > 0.0
         {
-            self.timed_at_floor(per_call)
+            // Only the counted calls' instrumentation found (a few timed
+            // calls among millions counted: indexmap's workload marked by
+            // `cargo tickprof`, whose program-counter samples find its
+            // counted calls' code): the whole to the counted calls, and
+            // the calibrated cost below gives the timed calls theirs. One
+            // average for both read 17.6 to 48.2 ns a timed call over 8
+            // identical runs, as the counted calls' figure moved.
+            Rates {
+                timed: 0.0,
+                counted: per_call * (timed.1 + counted.1) as f64 / counted.1 as f64,
+            }
         } else {
             Rates {
                 timed: per_call,
@@ -163,24 +173,6 @@ impl Instrumentation {
             self.at_least_calibrated(rates)
         } else {
             rates
-        }
-    }
-
-    /// The rates of a run whose counted calls' instrumentation was found
-    /// and whose timed calls' was not (a few timed calls among millions
-    /// counted: indexmap's workload marked by `cargo tickprof`, whose
-    /// program-counter samples found its counted calls' code): a timed
-    /// call at its calibrated cost (at most the whole over the timed
-    /// calls), the counted calls the rest of the whole (`per_call` over
-    /// every call). One average for both read 17.6 to 48.2 ns a timed
-    /// call over 8 identical runs, as the counted calls' figure moved.
-    fn timed_at_floor(&self, per_call: f64) -> Rates {
-        let [(_, timed_calls), (_, counted_calls)] = self.own;
-        let whole = per_call * (timed_calls + counted_calls) as f64;
-        let timed = self.cal.timed.min(whole / timed_calls as f64);
-        Rates {
-            timed,
-            counted: ((whole - timed * timed_calls as f64) / counted_calls as f64).max(0.0),
         }
     }
 

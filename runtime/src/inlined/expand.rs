@@ -112,7 +112,8 @@ pub(crate) fn expand(tree: &mut Tree) {
         let h = &mut tree.nodes[i].acc;
         h.sampled -= moved;
         h.sampled_inst += moved;
-        let shared = counts.own + counts.rows.values().map(|r| r.1).sum::<u64>();
+        // The samples the rows and the node's own code share.
+        let shared = counts.all() - counts.inst;
         let holder = *h;
         for (site, count) in counts.rows.into_values() {
             let share = count as f64 / shared as f64;

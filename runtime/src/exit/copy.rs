@@ -46,8 +46,13 @@ use std::cell::Cell;
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::time::Duration;
+
 #[cfg(target_os = "linux")]
-use std::time::Instant;
+mod wait;
+#[cfg(all(test, target_os = "linux"))]
+use wait::ended;
+#[cfg(target_os = "linux")]
+use wait::{futex, wait, Why};
 
 /// How long a copy may take to make its first allocation (the probe of the
 /// program's allocator) before it is taken for deadlocked, killed, and the
@@ -70,6 +75,10 @@ struct Page {
     answered: AtomicU32,
     /// The parts of the work the copy finished ([`once`]), a bit each.
     done: AtomicU64,
+    /// Set by the copy when its work is over, just before `_exit`: the
+    /// program's wait ([`wait`]) sleeps on it (a futex) rather than in
+    /// naps of up to 5 ms past the copy's end.
+    finished: AtomicU32,
 }
 
 thread_local! {
@@ -238,6 +247,11 @@ fn copy_life(work: impl FnOnce(), program: u32, parent: libc::pid_t, page: *mut 
         (*page).answered.store(1, Ordering::Release);
     }
     let ok = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).is_ok();
+    // SAFETY: `page` is mapped (shared); the wake names its word.
+    unsafe {
+        (*page).finished.store(1, Ordering::Release);
+        futex(&(*page).finished, libc::FUTEX_WAKE, 1, std::ptr::null());
+    }
     // SAFETY: ends the copy at once, running nothing of the program's (no
     // destructor, no `atexit` handler).
     unsafe { libc::_exit(if ok { 0 } else { PANICKED }) }
@@ -250,82 +264,6 @@ const PROBE_BYTES: usize = 64 * 1024;
 
 /// The exit code of a copy whose work panicked.
 const PANICKED: i32 = 101;
-
-/// Waits for the copy `pid` to end, killing it past [`ANSWER`] without an
-/// answer from its allocator or past [`LIFE`]; `Err` says how it ended
-/// badly.
-#[cfg(target_os = "linux")]
-fn wait(pid: libc::pid_t, page: *mut Page) -> Result<(), Why> {
-    let start = Instant::now();
-    let mut nap = Duration::from_micros(100);
-    loop {
-        let mut status = 0;
-        // SAFETY: `status` is a valid out-pointer; WNOHANG never blocks.
-        let r = unsafe { libc::waitpid(pid, &mut status, WCLONE | libc::WNOHANG) };
-        if r == pid {
-            return ended(status);
-        }
-        if r < 0 && std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
-            // Reaped by someone else (`__WALL`): its end is unknown, and
-            // it is over.
-            return Ok(());
-        }
-        std::thread::sleep(nap);
-        nap = (nap * 2).min(Duration::from_millis(5));
-        // SAFETY: `page` is mapped until `run` returns.
-        let answered = unsafe { (*page).answered.load(Ordering::Acquire) } != 0;
-        let age = start.elapsed();
-        if (!answered && age >= ANSWER) || age >= LIFE {
-            // SAFETY: signals and reaps our own copy.
-            unsafe {
-                libc::kill(pid, libc::SIGKILL);
-                libc::waitpid(pid, &mut status, WCLONE);
-            }
-            return Err(Why::Late);
-        }
-    }
-}
-
-/// How a copy ended badly.
-#[cfg(target_os = "linux")]
-enum Why {
-    Exited(i32),
-    Signal(i32),
-    /// Killed past its deadline: the work is done here.
-    Late,
-}
-
-#[cfg(target_os = "linux")]
-impl std::fmt::Display for Why {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match *self {
-            Why::Exited(PANICKED) => f.write_str("panicked"),
-            Why::Exited(code) => write!(f, "exited with code {code}"),
-            Why::Signal(libc::SIGABRT) => f.write_str(
-                "died of SIGABRT (the program's global allocator may refuse the report's allocations)",
-            ),
-            Why::Signal(sig) => write!(f, "died of signal {sig}"),
-            Why::Late => f.write_str("was killed past its deadline"),
-        }
-    }
-}
-
-/// The end of a copy from its wait status, decoded as Linux encodes it
-/// (glibc's and musl's `WIFSIGNALED`, `WTERMSIG`, `WEXITSTATUS`): libc
-/// before 0.2.67 declares these `unsafe fn`, later ones safe, and a
-/// program's lock may pin either (szip 1.0.0's pins 0.2.66).
-#[cfg(target_os = "linux")]
-fn ended(status: i32) -> Result<(), Why> {
-    let signal = status & 0x7f;
-    if signal != 0 && signal != 0x7f {
-        Err(Why::Signal(signal))
-    } else {
-        match (status >> 8) & 0xff {
-            0 => Ok(()),
-            code => Err(Why::Exited(code)),
-        }
-    }
-}
 
 /// Reads `/proc/PID/NAME` (`PID` 0: `self`) into `buf`, without allocating;
 /// the bytes read.

@@ -182,6 +182,10 @@ pub(crate) fn main(args: Args) -> Result<ExitCode, String> {
         .arg("--manifest-path")
         .arg(&copied_manifest)
         .args(&config)
+        .args(deps::debug_config(
+            &chosen_deps,
+            &probe::profile_names(&args.cargo_args),
+        ))
         .args(&args.cargo_args)
         .env("CARGO_TARGET_DIR", dir.join("target"));
     // Debug information (`limited`: the functions' full paths, which line

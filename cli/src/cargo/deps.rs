@@ -203,9 +203,69 @@ pub(crate) fn sync(
     ])
 }
 
+/// `--config` arguments that keep debug information (`limited`) for the
+/// packages the report reads it of — the workspace's (cargo's `*` leaves
+/// them alone) and the marked dependencies — and leave it out of every
+/// other one (tickprof's runtime, its symboliser, dependencies not
+/// marked), in each profile the command may build with, unless the
+/// user's environment sets the profile's `debug`. What the report looks
+/// up at exit is then the marked code's only: semver's workload read 414
+/// compilation units (326 of them tickprof's and its symboliser's) and
+/// 16 MB, now 50 units and 6.8 MB; a function of an unmarked package is
+/// still named by its symbol.
+pub(crate) fn debug_config(deps: &[Dep], profiles: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    for p in profiles {
+        let env = format!("CARGO_PROFILE_{}_DEBUG", p.to_uppercase().replace('-', "_"));
+        if std::env::var_os(env).is_some() {
+            continue;
+        }
+        out.push("--config".into());
+        out.push(format!("profile.{p}.package.\"*\".debug=0"));
+        for dep in deps {
+            out.push("--config".into());
+            out.push(format!(
+                "profile.{p}.package.\"{}\".debug=\"limited\"",
+                dep.package.name
+            ));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
-    use super::patch_table;
+    use super::{debug_config, patch_table, Dep};
+    use crate::cargo::meta::Package;
+
+    #[test]
+    fn debug_info_for_the_marked_packages_only_in_every_profile() {
+        let dep = Dep {
+            package: Package {
+                name: "lz4-flex".into(),
+                manifest: "/r/lz4-flex/Cargo.toml".into(),
+                targets: Vec::new(),
+            },
+            version: "0.11.3".into(),
+            patch: "crates-io".into(),
+        };
+        // A profile named in no environment variable here.
+        let profiles = ["release".to_string(), "tp-test-no-env".to_string()];
+        assert_eq!(
+            debug_config(&[dep], &profiles),
+            [
+                "--config",
+                "profile.release.package.\"*\".debug=0",
+                "--config",
+                "profile.release.package.\"lz4-flex\".debug=\"limited\"",
+                "--config",
+                "profile.tp-test-no-env.package.\"*\".debug=0",
+                "--config",
+                "profile.tp-test-no-env.package.\"lz4-flex\".debug=\"limited\"",
+            ]
+        );
+        assert_eq!(debug_config(&[], &profiles[1..]).len(), 2);
+    }
 
     #[test]
     fn patch_tables() {

@@ -313,7 +313,16 @@ fn command(r: &Request<'_>, manifest: &Path, target: &Path) -> Command {
 /// The profiles the command may build with, as environment variable
 /// parts: cargo's four and a `--profile` given.
 pub(crate) fn profiles(cargo_args: &[String]) -> Vec<String> {
-    let mut out: Vec<String> = ["DEV", "RELEASE", "TEST", "BENCH"]
+    profile_names(cargo_args)
+        .iter()
+        .map(|p| p.to_uppercase().replace('-', "_"))
+        .collect()
+}
+
+/// The profiles the command may build with, as cargo names them: its
+/// four and a `--profile` given.
+pub(crate) fn profile_names(cargo_args: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = ["dev", "release", "test", "bench"]
         .map(String::from)
         .to_vec();
     let mut args = cargo_args.iter();
@@ -324,7 +333,6 @@ pub(crate) fn profiles(cargo_args: &[String]) -> Vec<String> {
             None => None,
         };
         if let Some(p) = named {
-            let p = p.to_uppercase().replace('-', "_");
             if !out.contains(&p) {
                 out.push(p);
             }
@@ -409,7 +417,7 @@ impl Messages {
 
 #[cfg(test)]
 mod tests {
-    use super::{profiles, Built, Kept, Messages};
+    use super::{profile_names, profiles, Built, Kept, Messages};
     use std::path::{Path, PathBuf};
 
     #[test]
@@ -453,6 +461,9 @@ mod tests {
         assert_eq!(p(&["--release"]), ["DEV", "RELEASE", "TEST", "BENCH"]);
         assert_eq!(p(&["--profile", "prof-1"]).last().unwrap(), "PROF_1");
         assert_eq!(p(&["--profile=fast"]).last().unwrap(), "FAST");
+        let n = |a: &[&str]| profile_names(&a.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        assert_eq!(n(&["--profile", "prof-1"]).last().unwrap(), "prof-1");
+        assert_eq!(n(&["--profile", "release"]).len(), 4);
     }
 
     #[test]

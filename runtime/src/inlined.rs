@@ -32,6 +32,7 @@
 //! rough, and the notes under the table say so.
 
 pub(crate) mod expand;
+mod units;
 
 use crate::site::{CallSite, SiteKind};
 use std::collections::HashMap;
@@ -102,7 +103,7 @@ fn at(pc: u64) -> Arc<At> {
     if let Some(a) = cache().lock().ok().and_then(|c| c.get(&pc).cloned()) {
         return a;
     }
-    let f = if in_marked_object(pc) {
+    let f = if in_marked_object(pc) && !units::in_std_code(pc) {
         frames(pc)
     } else {
         Vec::new()

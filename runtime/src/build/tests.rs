@@ -1245,3 +1245,37 @@ fn with_no_sampler_a_counted_estimate_stays_within_the_threads_wall_time() {
     assert!(a.total_ns <= p.total_ns, "{a:?} {p:?}");
     assert_invariants(&r);
 }
+
+/// A row of inlined code (feature `inlined`) found in fewer periods than
+/// a counted node needs for a figure of its own keeps the share of its
+/// holder's time its samples found: its holder gave that share up, and
+/// no timed sample stands in for it (every row of semver's workload read
+/// 0, the time lost).
+#[cfg(all(feature = "inlined", target_os = "linux"))]
+#[test]
+fn a_row_found_in_a_period_or_two_keeps_its_share() {
+    static ROW: crate::site::CallSite =
+        crate::site::CallSite::inlined("a::row (inlined)", "a.rs", 0);
+    let row = TNode {
+        site: Some(&ROW),
+        parent: 1,
+        flags: 0,
+        acc: Acc {
+            sampled: 2,
+            pc_samples: 2,
+            ..Acc::EMPTY
+        },
+    };
+    // The timed parent's 10,000 ticks, all the program's, 2 of them the
+    // row's (given to it by `inlined::expand`).
+    let t = tree(vec![TNode::ROOT, sampled(timed_parent(), 9_998, 0, 0), row]);
+    let r = report(t);
+    let (p, row) = (
+        r.site(SITES[0].name().as_str()).unwrap(),
+        r.site("a::row (inlined)").unwrap(),
+    );
+    assert_eq!((row.total_ns, row.self_ns, row.pc_samples), (2, 2, 2));
+    assert!(row.too_few_samples());
+    assert_eq!((p.total_ns, p.self_ns), (10_000, 9_998));
+    assert_invariants(&r);
+}

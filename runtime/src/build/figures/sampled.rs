@@ -177,8 +177,16 @@ pub(crate) fn own_figures(
         }
         own.inside[i] = ins;
         // The sampler's figure, where it looked at the threads enough and
-        // found this node a few times at least.
-        if est.sampled && p >= est.min_found {
+        // found this node a few times at least; a row of inlined code
+        // (feature `inlined`) always: its figure is the share of its
+        // holder's that its program-counter samples found, however small
+        // (no timed sample stands in for it, and its holder gave that
+        // share up: under `min_found` it read 0, and the time was lost —
+        // every row of semver's workload, 1 to 5 samples each).
+        let row = node
+            .site
+            .is_some_and(|x| x.kind() == crate::site::SiteKind::Inlined);
+        if est.sampled && (p >= est.min_found || row) {
             own.set_found(i, s, stretch);
             continue;
         }

@@ -154,7 +154,7 @@ settings! {
             var: "TICKPROF_SAMPLE",
             parse: Whole(0),
             default: DEFAULT_SAMPLE_HZ,
-            help: "samples per second of each recording thread's current marked call, taken by a thread of tickprof's own: where the time of counted sites is found, and what the instrumentation costs (see [the sampler](accuracy.md#the-sampler)); `0`: no sampler: times are raw, and a counted site's come from its timed (learning) calls; at most `10000` (above: one warning, and `10000`)",
+            help: "samples per second of each recording thread's current marked call, taken by a thread of tickprof's own: where the time of counted sites is found, and what the instrumentation costs (see [the sampler](accuracy.md#the-sampler)); with the `inlined` feature (`cargo tickprof`), each thread's program counter at half this rate (see [inlined rows](accuracy.md#inlined-and-unmarked-rows)); `0`: no sampler: times are raw, and a counted site's come from its timed (learning) calls; at most `10000` (above: one warning, and `10000`)",
         },
         /// Show figures with the instrumentation the sampler measured
         /// taken out (true) or raw (false).

@@ -4,7 +4,7 @@
 //! left unmarked) by their share of its time.
 //!
 //! Each recording thread has a clock of its CPU time that signals it at
-//! the sampler's rate: a perf event (`perf_event_open`, a software
+//! half the sampler's rate ([`EVERY`]): a perf event (`perf_event_open`, a software
 //! task-clock event, the high-resolution timer `perf record` uses), or
 //! where the system refuses one (`kernel.perf_event_paranoid` 3, a
 //! container's seccomp profile) a POSIX timer (`timer_create` with
@@ -30,6 +30,18 @@ use table::{Pcs, Source};
 
 /// The signal the timers deliver.
 const SIGNAL: libc::c_int = libc::SIGURG;
+
+/// The program counter is sampled once every this many of the sampler's
+/// periods (500 times a second of a thread's CPU time by default). Each
+/// sample is a signal, which on a 2-vCPU KVM guest costs 30 to 90 µs of
+/// the program's time (the timer's interrupt and the signal's delivery,
+/// the exits to the host they take; a memory-bound workload suffers
+/// most): at every period, 5% of semver's workload and 10% of indexmap's
+/// (paired runs against no signal); at every second period semver's
+/// marked run took 1.27× its unmarked time against 1.34×, with its rows'
+/// agreement with perf 86.8% against 86.4%; at every fourth, 1.28× but
+/// 79.7% (58 samples a run: a row of 3% got 2). See `docs/measured.md`.
+pub(crate) const EVERY: u64 = 2;
 
 /// The timers' period, set at start-up from `TICKPROF_SAMPLE` (0: no
 /// program-counter samples).
@@ -63,7 +75,7 @@ pub(crate) fn install(hz: u64) {
             return;
         }
     }
-    PERIOD_NS.store(1_000_000_000 / hz.max(1), Ordering::Relaxed);
+    PERIOD_NS.store(1_000_000_000 / hz.max(1) * EVERY, Ordering::Relaxed);
 }
 
 /// Starts the calling thread's samples, counting into `pcs`: a perf

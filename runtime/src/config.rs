@@ -156,6 +156,13 @@ settings! {
             default: DEFAULT_SAMPLE_HZ,
             help: "samples per second of each recording thread's current marked call, taken by a thread of tickprof's own: where the time of counted sites is found, and what the instrumentation costs (see [the sampler](accuracy.md#the-sampler)); with the `inlined` feature (`cargo tickprof`), each thread's program counter at half this rate (see [inlined rows](accuracy.md#inlined-and-unmarked-rows)); `0`: no sampler: times are raw, and a counted site's come from its timed (learning) calls; at most `10000` (above: one warning, and `10000`)",
         },
+        /// Program-counter samples of the kernel's time too (`inlined`).
+        pc_kernel: bool {
+            var: "TICKPROF_PC_KERNEL",
+            parse: Switch,
+            default: true,
+            help: "with the `inlined` feature (`cargo tickprof`): `on`: the program-counter samples count each thread's time in the kernel too (a page fault, a system call), where the system allows it (`perf_event_paranoid` 1 or below, or `CAP_PERFMON`), each at the program's address that entered the kernel, as perf's call chains put it; such a sample can make a call that a signal handler always interrupts (`poll`, `nanosleep`, `epoll_wait`) return `EINTR`, about 1 in 100 such calls in `examples/pc_samples.rs` (see [inlined rows](accuracy.md#inlined-and-unmarked-rows)); `off`: user mode only (the POSIX-timer fallback's clock counts both whatever this says)",
+        },
         /// Show figures with the instrumentation the sampler measured
         /// taken out (true) or raw (false).
         compensate: bool {

@@ -64,7 +64,7 @@ fn init_runtime() -> Runtime {
     record::sampler::set_job(record::calibrate::job);
     #[cfg(all(feature = "inlined", target_os = "linux"))]
     if config.enabled {
-        record::pcs::install(config.sample_hz);
+        record::pcs::install(config.sample_hz, config.pc_kernel);
     }
     switches::apply(&config, clock.nominal_hz());
     record::timing::set_time_mode(config.time);

@@ -48,13 +48,15 @@ pub(crate) const EVERY: u64 = 2;
 static PERIOD_NS: AtomicU64 = AtomicU64::new(0);
 
 /// Installs the handler (once, at start-up, before any thread of the
-/// program records) for `hz` samples a second of each thread (0: none).
+/// program records) for `hz` samples a second of each thread (0: none),
+/// of their time in the kernel too if `kernel` (where the system allows).
 /// A signal whose disposition the program set already (not the default)
 /// is left alone: no samples then.
-pub(crate) fn install(hz: u64) {
+pub(crate) fn install(hz: u64, kernel: bool) {
     if hz == 0 {
         return;
     }
+    KERNEL.store(kernel, Ordering::Relaxed);
     // SAFETY: reading the current disposition into a zeroed struct.
     let mut old: libc::sigaction = unsafe { core::mem::zeroed() };
     // SAFETY: a valid signal and a valid out pointer; null new action.
@@ -95,7 +97,7 @@ pub(crate) fn start_thread(pcs: &Pcs) {
     let source = if PERF_REFUSED.load(Ordering::Relaxed) {
         None
     } else {
-        perf::open(tid, ns)
+        perf::open(tid, ns, KERNEL.load(Ordering::Relaxed))
     };
     let source = source.or_else(|| {
         PERF_REFUSED.store(true, Ordering::Relaxed);
@@ -137,6 +139,10 @@ pub(crate) fn given_up() -> bool {
 pub(crate) fn stop_other(pcs: &Pcs) {
     close(pcs.take_source());
 }
+
+/// Whether the perf events count the threads' time in the kernel too
+/// (`TICKPROF_PC_KERNEL`), set at start-up.
+static KERNEL: AtomicBool = AtomicBool::new(true);
 
 /// Set when the system refused a perf event: every later thread takes a
 /// timer without asking again.

@@ -7,6 +7,7 @@
 
 use super::table::Source;
 use super::SIGNAL;
+use core::sync::atomic::{AtomicBool, Ordering};
 
 /// `perf_event_attr` up to `config2` (`PERF_ATTR_SIZE_VER1`, 72 bytes);
 /// the kernel takes the size given and zeroes the rest.
@@ -63,11 +64,23 @@ struct Owner {
 /// only). The POSIX timer fallback counts both already (its clock is the
 /// thread's CPU time).
 pub(super) fn open(tid: libc::pid_t, ns: u64, kernel: bool) -> Option<Source> {
-    kernel
-        .then(|| open_with(tid, ns, EXCLUDE_HV))
-        .flatten()
-        .or_else(|| open_with(tid, ns, EXCLUDE_KERNEL_HV))
+    if kernel && !USER_ONLY.load(Ordering::Relaxed) {
+        if let Some(source) = open_with(tid, ns, EXCLUDE_HV) {
+            return Some(source);
+        }
+    }
+    let source = open_with(tid, ns, EXCLUDE_KERNEL_HV);
+    if kernel && source.is_some() {
+        // The kernel's time refused, user mode allowed: later threads ask
+        // for user mode at once.
+        USER_ONLY.store(true, Ordering::Relaxed);
+    }
+    source
 }
+
+/// Set when the system allowed a user-mode event after refusing one with
+/// the kernel's time: each later thread makes one `perf_event_open`.
+static USER_ONLY: AtomicBool = AtomicBool::new(false);
 
 /// [`open`] with the `exclude_*` `flags` given.
 fn open_with(tid: libc::pid_t, ns: u64, flags: u64) -> Option<Source> {

@@ -161,7 +161,7 @@ settings! {
             var: "TICKPROF_PC_KERNEL",
             parse: Switch,
             default: true,
-            help: "with the `inlined` feature (`cargo tickprof`): `on`: the program-counter samples count each thread's time in the kernel too (a page fault, a system call), where the system allows it (`perf_event_paranoid` 1 or below, or `CAP_PERFMON`), each at the program's address that entered the kernel, as perf's call chains put it; such a sample can make a call that a signal handler always interrupts (`poll`, `nanosleep`, `epoll_wait`) return `EINTR`, about 1 in 100 such calls in `examples/pc_samples.rs` (see [inlined rows](accuracy.md#inlined-and-unmarked-rows)); `off`: user mode only (the POSIX-timer fallback's clock counts both whatever this says)",
+            help: "with the `inlined` feature (`cargo tickprof`): `on`: the program-counter samples count each thread's time in the kernel too (a page fault, a system call), where the system allows it (`perf_event_paranoid` 1 or below, or `CAP_PERFMON`), each at the program's address that entered the kernel, as perf's call chains put it; such a sample can make a call that a signal handler always interrupts (`poll`, `nanosleep`, `epoll_wait`) return `EINTR`, 2 to 10 of 1,200 such calls in `examples/pc_samples.rs` (see [inlined rows](accuracy.md#inlined-and-unmarked-rows)); `off`: user mode only (the POSIX-timer fallback's clock counts both whatever this says)",
         },
         /// Show figures with the instrumentation the sampler measured
         /// taken out (true) or raw (false).

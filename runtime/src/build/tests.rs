@@ -699,44 +699,35 @@ fn timed_and_counted_calls_are_priced_apart() {
     let text = r.to_text();
     assert!(!text.contains(" a timed call, "), "{text}");
     assert!(text.contains(" per call measured: "), "{text}");
-    // With a calibrated cost of 10 ticks a timed call, a timed call reads
-    // that at least, the counted calls the rest of the whole (243 ticks
-    // over 12 timed and 630 counted calls).
-    let t = Tree::from_nodes(vec![
-        with(TNode::ROOT, 20, 20),
-        with(sampled(timed_parent(), 4_000, 0, 0), 103, 100),
-        sampled(counted_leaf(), 60, 0, 0),
-    ]);
-    let mut f = facts(true);
-    f.calibration = Calibration { timed: 10.0 };
-    let r = build(&capture(vec![t]), &f);
-    let (timed, counted) = r.run.per_kind_ns();
-    assert!((timed - 10.0).abs() < 1e-9, "{:?}", r.run);
-    assert!(
-        (counted - (243.0 - 120.0) / 630.0).abs() < 1e-9,
-        "{:?}",
-        r.run
-    );
+    // With a calibrated cost a timed call, the per-kind figures of the
+    // tree whose root and parent have `(inst, exit)` found: `(timed,
+    // counted, whole)`.
+    let priced = |root: (u64, u64), parent: (u64, u64), cal: f64| {
+        let t = Tree::from_nodes(vec![
+            with(TNode::ROOT, root.0, root.1),
+            with(sampled(timed_parent(), 4_000, 0, 0), parent.0, parent.1),
+            sampled(counted_leaf(), 60, 0, 0),
+        ]);
+        let mut f = facts(true);
+        f.calibration = Calibration { timed: cal };
+        let r = build(&capture(vec![t]), &f);
+        let (timed, counted) = r.run.per_kind_ns();
+        (timed, counted, format!("{:?}", r.run))
+    };
+    // A calibrated cost of 10 ticks: a timed call reads that at least,
+    // the counted calls the rest of the whole (243 ticks over 12 timed and
+    // 630 counted calls).
+    let (timed, counted, run) = priced((20, 20), (103, 100), 10.0);
+    assert!((timed - 10.0).abs() < 1e-9, "{run}");
+    assert!((counted - (243.0 - 120.0) / 630.0).abs() < 1e-9, "{run}");
     assert!((12.0 * timed + 630.0 * counted - 243.0).abs() < 1e-6);
     // The counted calls' entries found (399 periods), the timed calls'
     // exits in one (their own: 2, under 4): a timed call at its
     // calibrated cost (0.5 ticks, under the average 401 / 642), not the
     // average, and the counted calls the rest.
-    let t = Tree::from_nodes(vec![
-        with(TNode::ROOT, 0, 0),
-        with(sampled(timed_parent(), 4_000, 0, 0), 400, 1),
-        sampled(counted_leaf(), 60, 0, 0),
-    ]);
-    let mut f = facts(true);
-    f.calibration = Calibration { timed: 0.5 };
-    let r = build(&capture(vec![t]), &f);
-    let (timed, counted) = r.run.per_kind_ns();
-    assert!((timed - 0.5).abs() < 1e-9, "{:?}", r.run);
-    assert!(
-        (counted - (401.0 - 6.0) / 630.0).abs() < 1e-9,
-        "{:?}",
-        r.run
-    );
+    let (timed, counted, run) = priced((0, 0), (400, 1), 0.5);
+    assert!((timed - 0.5).abs() < 1e-9, "{run}");
+    assert!((counted - (401.0 - 6.0) / 630.0).abs() < 1e-9, "{run}");
 }
 
 /// A counted subtree: a counted parent whose children count too. Each

@@ -56,7 +56,7 @@ pub(crate) fn install(hz: u64, kernel: bool) {
     if hz == 0 {
         return;
     }
-    KERNEL.store(kernel, Ordering::Relaxed);
+    perf::ask_kernel(kernel);
     // SAFETY: reading the current disposition into a zeroed struct.
     let mut old: libc::sigaction = unsafe { core::mem::zeroed() };
     // SAFETY: a valid signal and a valid out pointer; null new action.
@@ -97,7 +97,7 @@ pub(crate) fn start_thread(pcs: &Pcs) {
     let source = if PERF_REFUSED.load(Ordering::Relaxed) {
         None
     } else {
-        perf::open(tid, ns, KERNEL.load(Ordering::Relaxed))
+        perf::open(tid, ns)
     };
     let source = source.or_else(|| {
         PERF_REFUSED.store(true, Ordering::Relaxed);
@@ -139,10 +139,6 @@ pub(crate) fn given_up() -> bool {
 pub(crate) fn stop_other(pcs: &Pcs) {
     close(pcs.take_source());
 }
-
-/// Whether the perf events count the threads' time in the kernel too
-/// (`TICKPROF_PC_KERNEL`), set at start-up.
-static KERNEL: AtomicBool = AtomicBool::new(true);
 
 /// Set when the system refused a perf event: every later thread takes a
 /// timer without asking again.

@@ -52,8 +52,8 @@ struct Owner {
 }
 
 /// Opens thread `tid`'s event, signalling it every `ns` of its CPU time —
-/// in the kernel too if `kernel` (`TICKPROF_PC_KERNEL`) and the system
-/// allows it, else in user mode only; `None` when the system refuses.
+/// in the kernel too if asked ([`ask_kernel`]) and the system allows it,
+/// else in user mode only; `None` when the system refuses.
 ///
 /// A sample taken in the kernel (a page fault, a system call made for the
 /// program) is delivered when the thread returns to user mode, and its
@@ -63,24 +63,32 @@ struct Owner {
 /// fresh pages: 25% of perf's samples, 9% of tickprof's in user mode
 /// only). The POSIX timer fallback counts both already (its clock is the
 /// thread's CPU time).
-pub(super) fn open(tid: libc::pid_t, ns: u64, kernel: bool) -> Option<Source> {
-    if kernel && !USER_ONLY.load(Ordering::Relaxed) {
+pub(super) fn open(tid: libc::pid_t, ns: u64) -> Option<Source> {
+    if KERNEL.load(Ordering::Relaxed) {
         if let Some(source) = open_with(tid, ns, EXCLUDE_HV) {
             return Some(source);
         }
     }
     let source = open_with(tid, ns, EXCLUDE_KERNEL_HV);
-    if kernel && source.is_some() {
-        // The kernel's time refused, user mode allowed: later threads ask
-        // for user mode at once.
-        USER_ONLY.store(true, Ordering::Relaxed);
+    if source.is_some() {
+        // The kernel's time refused (or not asked), user mode allowed:
+        // later threads ask for user mode at once.
+        KERNEL.store(false, Ordering::Relaxed);
     }
     source
 }
 
-/// Set when the system allowed a user-mode event after refusing one with
-/// the kernel's time: each later thread makes one `perf_event_open`.
-static USER_ONLY: AtomicBool = AtomicBool::new(false);
+/// Whether the next event asks for the kernel's time too: set at start-up
+/// from `TICKPROF_PC_KERNEL` ([`ask_kernel`]), cleared once the system
+/// refused it and allowed user mode (each later thread then makes one
+/// `perf_event_open`).
+static KERNEL: AtomicBool = AtomicBool::new(true);
+
+/// Sets whether the events ask for the kernel's time too
+/// (`TICKPROF_PC_KERNEL`).
+pub(super) fn ask_kernel(kernel: bool) {
+    KERNEL.store(kernel, Ordering::Relaxed);
+}
 
 /// [`open`] with the `exclude_*` `flags` given.
 fn open_with(tid: libc::pid_t, ns: u64, flags: u64) -> Option<Source> {

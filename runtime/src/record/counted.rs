@@ -1,10 +1,11 @@
 //! A counted call inline in the marked function ([`Counted`]): when the
-//! parent's child cache (its one-entry cache, then its two extra entries)
-//! holds the site as counted, the call is counted (one add) and its node
-//! is the thread's top while its body runs; nothing else. Anything else
-//! takes [`super::guard::Guard`]'s path.
+//! parent's child cache (its one-entry cache, then, for `always` marks,
+//! its two extra entries and the thread's table of recent lookups) holds
+//! the site as counted, the call is counted (one add) and its node is the
+//! thread's top while its body runs; nothing else. Anything else takes
+//! [`super::guard::Guard`]'s path.
 
-use super::node::{Kind, Node};
+use super::node::{Kind, Node, KIND_BITS};
 use super::stack::{current, ENTRY};
 use super::timing;
 use crate::site::CallSite;
@@ -41,12 +42,17 @@ impl Counted {
     }
 
     /// [`Counted::enter`], finding `site` in any entry of the child cache
-    /// (the one-entry cache, then the two extra entries): what
-    /// `#[profile(always)]` calls (the marks `cargo tickprof` places on
-    /// every function the optimiser keeps, where a parent alternates
-    /// between small counted children). A counted call found in an extra
-    /// entry: 24 instructions instead of 53 through `timed`'s guard; a
-    /// timed call pays the two compares (75 instead of 71).
+    /// (the one-entry cache, then the two extra entries), then in the
+    /// thread's table of recent lookups (inline, in the function's cold
+    /// part): what `#[profile(always)]` calls (the marks `cargo tickprof`
+    /// places on every function the optimiser keeps, where a parent
+    /// alternates between small counted children). A counted call found
+    /// in an extra entry: 24 instructions instead of 53 through `timed`'s
+    /// guard; one found in the table runs its body here too, not in
+    /// `timed`'s closure (pulldown-cmark's workload, whose `Parser::next`
+    /// calls a dozen: 0.84 times the marked run's time before). A timed
+    /// call pays the compares (80 instructions instead of 71,
+    /// `scripts/callgrind_overhead.sh`).
     #[inline(always)]
     pub fn enter_any(site: &'static CallSite) -> Option<Counted> {
         Counted::enter_with(site, true)
@@ -82,7 +88,14 @@ impl Counted {
             // instruction on the one-entry cache's hit (21 instead of 20
             // when `#[profile]` read the extra entries too,
             // `scripts/callgrind_overhead.sh`).
-            way_hit(parent, key)?.load(Ordering::Acquire)
+            match way_hit(parent, key) {
+                Some(child) => child.load(Ordering::Acquire),
+                // A parent calling more than three children in turn
+                // (pulldown-cmark's `Parser::next`): the thread's table of
+                // recent lookups, inline, so that the body still runs
+                // here, not in `timed`'s closure behind the guard.
+                None => recent_hit(s, parent, site, cached ^ key <= KIND_BITS)?.cast_mut(),
+            }
         } else {
             return None;
         }
@@ -116,6 +129,24 @@ impl Drop for Counted {
             super::cold::unwound(self.node);
         }
     }
+}
+
+/// [`ThreadState::recent_counted_inline`], in the cold part of the marked
+/// function.
+#[cold]
+#[inline(always)]
+fn recent_hit(
+    s: &super::stack::ThreadState,
+    parent: *const Node,
+    site: &'static CallSite,
+    held: bool,
+) -> Option<*const Node> {
+    if held {
+        // The one-entry cache holds the site, not counted (a timed call):
+        // the guard's path, which finds it there.
+        return None;
+    }
+    s.recent_counted_inline(parent, site)
 }
 
 /// The entry holding the node of the counted child `key` (its site plus

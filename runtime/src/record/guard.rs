@@ -253,6 +253,19 @@ pub(super) fn enter_other(s: &ThreadState, p: &Node, site: &'static CallSite) ->
 #[cold]
 #[inline(never)]
 pub(super) fn enter_slow(s: &ThreadState, site: &'static CallSite) -> Frame {
+    // A counted child its parent's child cache does not hold (a parent
+    // calling more than three children in turn: pulldown-cmark's
+    // `Parser::next`) found in the thread's table of recent lookups:
+    // counted at once, without the set-up checks and the push below.
+    if !super::sampler::idle() {
+        let parent = s.top();
+        if let Some(node) = s.recent_counted(parent, site) {
+            // SAFETY: `recent_counted` returns nodes of this thread's arena.
+            timing::count(unsafe { &*node });
+            s.set_top(node);
+            return (node.wrapping_byte_add(COUNTED_TAG), parent as usize);
+        }
+    }
     let (node, word) = cold::enter_recording(s, site);
     if node.is_null() || word == super::frame::DETACHED {
         return (node, word);

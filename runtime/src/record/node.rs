@@ -192,6 +192,7 @@ impl Node {
     }
 
     /// Whether the node is an overflow node (past `TICKPROF_MAX_NODES`).
+    #[inline(always)]
     pub(super) fn is_overflow(&self) -> bool {
         self.flags.load(Ordering::Relaxed) != 0
     }

@@ -165,6 +165,7 @@ pub(super) fn count(node: &Node) {
 }
 
 /// How the calls of a node in state `s` are measured.
+#[inline(always)]
 fn kind_of_state(s: u64) -> Kind {
     match s {
         0 => Kind::Timed,
@@ -176,6 +177,7 @@ fn kind_of_state(s: u64) -> Kind {
 /// How `node`'s calls are measured now (for a child cache's entry). An
 /// overflow node's take the cold paths, which count them open (their
 /// depth is not the tree's): [`Kind::Settle`].
+#[inline(always)]
 pub(super) fn kind(node: &Node) -> Kind {
     if node.is_overflow() {
         return Kind::Settle;
@@ -207,6 +209,12 @@ fn set_state(node: &Node, s: u64) {
     node.c
         .untimed
         .store((w & !STATE_MASK) | s, Ordering::Relaxed);
+}
+
+/// Makes `node`'s calls counted, as a decision would (tests).
+#[cfg(test)]
+pub(super) fn make_counted(node: &Node) {
+    set_state(node, COUNTED);
 }
 
 /// The state of `node`.

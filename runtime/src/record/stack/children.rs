@@ -4,7 +4,7 @@
 //! overflow node).
 
 use super::{Frame, ThreadState};
-use crate::record::node::Node;
+use crate::record::node::{Kind, Node, KIND_BITS};
 use crate::record::pagemap::PageMap;
 use crate::record::sigmask;
 use crate::site::CallSite;
@@ -185,6 +185,71 @@ impl ThreadState {
         );
         self.set_top(node);
         (node, parent as usize)
+    }
+
+    /// The node of a counted call of `site` from `parent` (the top word
+    /// as it is, maybe tagged) in the thread's table of recent lookups,
+    /// for [`crate::record::counted::Counted::enter_any`] past its
+    /// parent's child cache: inline, no call (a call on the way to the
+    /// marked function's body makes every call of it save registers),
+    /// nothing cached. `None`: a tagged top, a sentinel or the root
+    /// (index 0: a sentinel's is the root's, so a root's child in the
+    /// table would be taken for the sentinel's), tickprof's own work, an
+    /// overflow parent, no entry, a child not (or not yet) counted.
+    #[inline(always)]
+    pub(in crate::record) fn recent_counted_inline(
+        &self,
+        parent: *const Node,
+        site: &'static CallSite,
+    ) -> Option<*const Node> {
+        let recent = self.recent.get();
+        if parent as usize % core::mem::align_of::<Node>() != 0
+            || recent.is_null()
+            || self.busy.get()
+        {
+            return None;
+        }
+        // SAFETY: an untagged top is a sentinel or a node of this thread's
+        // arena, which outlives the state; a sentinel's index is 0.
+        let p = unsafe { &*parent };
+        if p.index.load(Ordering::Relaxed) == 0 || p.is_overflow() {
+            return None;
+        }
+        // SAFETY: not null: set up, freed by the teardown after it is
+        // nulled; this thread's own.
+        let node = recent_child(unsafe { &*recent }.slot(p, site), p, site)?;
+        // SAFETY: the table's nodes are nodes of this thread's arena.
+        if crate::record::timing::kind(unsafe { &*node }) != Kind::Counted {
+            return None;
+        }
+        Some(node)
+    }
+
+    /// A counted call's node that its parent's child cache does not hold
+    /// under any kind but the thread's table of recent lookups does (a
+    /// parent calling more than three children in turn), for the guard's
+    /// cold entry to count at once, without the set-up checks and the
+    /// push; cached in the parent's caches as [`ThreadState::push_miss`]
+    /// caches it. `None` sends the call on to the push: the site held in
+    /// the parent's caches (under another kind), and whatever
+    /// [`ThreadState::recent_counted_inline`] turns away.
+    pub(in crate::record) fn recent_counted(
+        &self,
+        parent: *const Node,
+        site: &'static CallSite,
+    ) -> Option<*const Node> {
+        let node = self.recent_counted_inline(parent, site)?;
+        // SAFETY: a parent `recent_counted_inline` accepts is a node of
+        // this thread's arena.
+        let p = unsafe { &*parent };
+        let site_ptr = (site as *const CallSite).cast_mut();
+        if p.mru_site.load(Ordering::Relaxed) as usize ^ site_ptr as usize <= KIND_BITS
+            || !p.way_child(site_ptr).is_null()
+        {
+            return None;
+        }
+        p.cache_child(site_ptr, node.cast_mut(), Kind::Counted, self.coin());
+        Some(node)
     }
 
     /// The slot of (`parent`, `site`) in this thread's table of recent

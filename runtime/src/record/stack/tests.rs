@@ -397,3 +397,78 @@ fn counted_children_in_turn_are_found_in_every_cache_entry() {
         assert!(pop(s, p, 1));
     });
 }
+
+/// A counted child out of its parent's caches but in the thread's table
+/// of recent lookups is counted without a push: inline by
+/// `Counted::enter_any` (its node on top, the parent's caches left as they
+/// are), and by the guard's cold entry (its frame tagged counted, cached
+/// in the parent again); a child held in the parent's caches, a timed
+/// child, a tagged parent, the root and the sentinels are not answered.
+#[test]
+fn a_counted_child_in_the_recent_table_is_counted_without_a_push() {
+    use crate::record::counted::Counted;
+    use crate::record::frame::COUNTED_TAG;
+    on_fresh_thread(|s| {
+        let p = push(s, &A);
+        let parent = node(p.0);
+        let first = push(s, &KIDS[0]);
+        assert!(pop(s, first, 1));
+        crate::record::timing::make_counted(node(first.0));
+        // Held in the parent's caches: not the table's to answer.
+        assert_eq!(s.recent_counted(p.0, &KIDS[0]), None);
+        let evict = |s: &ThreadState, kids: &'static [CallSite], site: &'static CallSite| {
+            for kid in kids.iter().cycle().take(100) {
+                if !in_caches(parent, site) {
+                    break;
+                }
+                let c = push(s, kid);
+                assert!(pop(s, c, 1));
+            }
+            assert!(!in_caches(parent, site), "evicted by the others");
+        };
+        evict(s, &KIDS[1..], &KIDS[0]);
+        let counted =
+            || node(first.0).c.untimed.load(Ordering::Relaxed) >> crate::counters::STATE_BITS;
+        // Tagged parents, the root and the sentinels: none.
+        for tag in [ENTRY, EXIT] {
+            assert_eq!(
+                s.recent_counted_inline(p.0.wrapping_byte_add(tag), &KIDS[0]),
+                None
+            );
+        }
+        for sentinel in [&BUSY, &UNSET, &DEAD] {
+            assert_eq!(s.recent_counted_inline(sentinel, &KIDS[0]), None);
+        }
+        let root = parent.parent.load(Ordering::Relaxed);
+        assert_eq!(root, 0, "A is the root's child");
+        // Inline, as `#[profile(always)]` enters: counted once, on top,
+        // the parent's caches as they were.
+        let before = counted();
+        let c = Counted::enter_any(&KIDS[0]).expect("found in the table");
+        assert_eq!(s.top(), first.0);
+        c.exit();
+        assert_eq!(s.top(), p.0);
+        assert_eq!(counted(), before + 1);
+        assert!(
+            !in_caches(parent, &KIDS[0]),
+            "not cached by the inline path"
+        );
+        // The guard's cold entry: counted once, on top, cached again.
+        let (n, word) = crate::record::guard::enter_slow(s, &KIDS[0]);
+        assert_eq!(n, first.0.wrapping_byte_add(COUNTED_TAG));
+        assert_eq!(word, p.0 as usize);
+        assert_eq!(s.top(), first.0);
+        assert_eq!(counted(), before + 2);
+        assert!(in_caches(parent, &KIDS[0]), "cached again");
+        s.set_top(p.0);
+        // A timed child in the table: not answered.
+        let timed = push(s, &KIDS[3]);
+        assert!(pop(s, timed, 1));
+        evict(s, &KIDS[..3], &KIDS[3]);
+        assert_ne!(crate::record::timing::kind(node(timed.0)), Kind::Counted);
+        assert_eq!(s.recent_counted_inline(p.0, &KIDS[3]), None);
+        assert!(Counted::enter_any(&KIDS[3]).is_none());
+        s.set_top(p.0);
+        assert!(pop(s, p, 1));
+    });
+}
